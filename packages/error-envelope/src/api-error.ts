@@ -1,0 +1,242 @@
+/**
+ * @module The error class every Resourceful package throws, and one-line constructors for the
+ * common cases.
+ */
+import { ERROR_CATALOGUE, type ErrorCode } from './catalogue.js';
+
+/** One further error of the same request (spec: "details"). */
+export interface ErrorDetail {
+  code: string;
+  message: string;
+  target?: string;
+}
+
+/** Service-chosen, nested, more specific information (spec: "innererror"). */
+export interface InnerError {
+  code?: string;
+  innererror?: InnerError;
+  [key: string]: unknown;
+}
+
+/** The object under the envelope's single `error` key. */
+export interface ErrorObject {
+  code: string;
+  message: string;
+  target?: string;
+  details?: ErrorDetail[];
+  innererror?: InnerError;
+}
+
+/** `{ "error": { … } }`, the only error body Resourceful sends. */
+export interface ErrorEnvelope {
+  error: ErrorObject;
+}
+
+export interface ApiErrorInit {
+  status: number;
+  code: ErrorCode | (string & {});
+  message: string;
+  target?: string;
+  details?: readonly ErrorDetail[];
+  innererror?: InnerError;
+  /** Response headers sent with the error, for instance `Retry-After` or `Accept-Patch`. */
+  headers?: Readonly<Record<string, string>>;
+  /**
+   * Marks a rejection because of throttling: the spec does not count it as a fault even when
+   * its status is 5xx (a 503 with `Retry-After` from a rate limiter, say). 429 always is one.
+   */
+  throttling?: boolean;
+  cause?: unknown;
+}
+
+/** Options shared by the one-line constructors. */
+export interface ErrorOptions {
+  target?: string;
+  details?: readonly ErrorDetail[];
+  innererror?: InnerError;
+  headers?: Readonly<Record<string, string>>;
+  cause?: unknown;
+}
+
+export interface RetryableErrorOptions extends ErrorOptions {
+  /** Seconds, or the date after which the client may retry. Sent as `Retry-After`. */
+  retryAfter?: number | Date;
+}
+
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly status: number;
+  readonly code: string;
+  readonly target: string | undefined;
+  readonly details: readonly ErrorDetail[];
+  readonly innererror: InnerError | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly throttling: boolean;
+
+  constructor(init: ApiErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    if (!Number.isInteger(init.status) || init.status < 400 || init.status > 599) {
+      throw new RangeError(`ApiError status must be an integer from 400 to 599, got ${init.status}`);
+    }
+    this.status = init.status;
+    this.code = init.code;
+    this.target = init.target;
+    this.details = init.details ?? [];
+    this.innererror = init.innererror;
+    this.headers = init.headers ?? {};
+    this.throttling = init.throttling ?? init.status === 429;
+  }
+
+  /** The envelope as sent. Never includes the stack or the cause. */
+  toJSON(): ErrorEnvelope {
+    const error: ErrorObject = { code: this.code, message: this.message };
+    if (this.target !== undefined) error.target = this.target;
+    if (this.details.length > 0) error.details = this.details.map((detail) => ({ ...detail }));
+    if (this.innererror !== undefined) error.innererror = this.innererror;
+    return { error };
+  }
+
+  /** 400 `INVALID_REQUEST`: a parameter, header or field is wrong; name it in `target`. */
+  static invalidRequest(message: string, options?: ErrorOptions): ApiError {
+    return fromCatalogue('INVALID_REQUEST', message, options);
+  }
+
+  /** 400 `MALFORMED_REQUEST`: the body could not be parsed. */
+  static malformedRequest(message = 'The request body is not valid JSON.', options?: ErrorOptions) {
+    return fromCatalogue('MALFORMED_REQUEST', message, options);
+  }
+
+  /** 400 `VALIDATION_ERROR` with one detail per problem. */
+  static validation(details: readonly ErrorDetail[], message?: string, options?: ErrorOptions) {
+    const count = details.length;
+    return fromCatalogue(
+      'VALIDATION_ERROR',
+      message ?? `The request failed validation (${count} ${count === 1 ? 'problem' : 'problems'}).`,
+      { target: count === 1 ? details[0]?.target : undefined, ...options, details },
+    );
+  }
+
+  /** 400 `READ_ONLY_FIELD`: `target` is the field the request tried to change. */
+  static readOnlyField(target: string, message?: string, options?: ErrorOptions): ApiError {
+    return fromCatalogue('READ_ONLY_FIELD', message ?? `The field "${target}" is read-only.`, {
+      ...options,
+      target,
+    });
+  }
+
+  /** 401 `UNAUTHENTICATED`. */
+  static unauthenticated(message = 'Authentication is required.', options?: ErrorOptions) {
+    return fromCatalogue('UNAUTHENTICATED', message, options);
+  }
+
+  /** 404 `NOT_FOUND`: the resource (or route) does not exist. */
+  static notFound(message = 'The requested resource does not exist.', options?: ErrorOptions) {
+    return fromCatalogue('NOT_FOUND', message, options);
+  }
+
+  /** 405 `METHOD_NOT_ALLOWED` with the `Allow` header. */
+  static methodNotAllowed(allow: readonly string[], options?: ErrorOptions): ApiError {
+    return fromCatalogue('METHOD_NOT_ALLOWED', 'The resource does not support this method.', {
+      ...options,
+      headers: { Allow: allow.join(', '), ...options?.headers },
+    });
+  }
+
+  /** 409 `CONFLICT`. */
+  static conflict(message: string, options?: RetryableErrorOptions): ApiError {
+    return fromCatalogue('CONFLICT', message, options);
+  }
+
+  /** 412 `PRECONDITION_FAILED`. */
+  static preconditionFailed(message = 'A request precondition failed.', options?: ErrorOptions) {
+    return fromCatalogue('PRECONDITION_FAILED', message, options);
+  }
+
+  /** 413 `PAYLOAD_TOO_LARGE`. */
+  static payloadTooLarge(message = 'The request body is too large.', options?: ErrorOptions) {
+    return fromCatalogue('PAYLOAD_TOO_LARGE', message, options);
+  }
+
+  /** 414 `URI_TOO_LONG`. */
+  static uriTooLong(message = 'The request URL is too long.', options?: ErrorOptions) {
+    return fromCatalogue('URI_TOO_LONG', message, options);
+  }
+
+  /** 415 `UNSUPPORTED_MEDIA_TYPE`. */
+  static unsupportedMediaType(
+    message = 'The request body media type is not supported.',
+    options?: ErrorOptions,
+  ): ApiError {
+    return fromCatalogue('UNSUPPORTED_MEDIA_TYPE', message, options);
+  }
+
+  /** 422 `UNPROCESSABLE_ENTITY`. */
+  static unprocessable(message: string, options?: ErrorOptions): ApiError {
+    return fromCatalogue('UNPROCESSABLE_ENTITY', message, options);
+  }
+
+  /** 428 `PRECONDITION_REQUIRED`. */
+  static preconditionRequired(message = 'This request requires If-Match.', options?: ErrorOptions) {
+    return fromCatalogue('PRECONDITION_REQUIRED', message, options);
+  }
+
+  /** 429 `TOO_MANY_REQUESTS`; a throttling rejection, never counted as a fault. */
+  static tooManyRequests(message = 'Too many requests.', options?: RetryableErrorOptions) {
+    return fromCatalogue('TOO_MANY_REQUESTS', message, options);
+  }
+
+  /** 500 `INTERNAL_SERVER_ERROR`. */
+  static internal(message = 'The service failed to process the request.', options?: ErrorOptions) {
+    return fromCatalogue('INTERNAL_SERVER_ERROR', message, options);
+  }
+
+  /** 502 (or 504 when `timeout`) `UPSTREAM_ERROR`. */
+  static upstream(
+    message: string,
+    options?: RetryableErrorOptions & { timeout?: boolean },
+  ): ApiError {
+    return new ApiError({
+      ...withRetryAfter(options),
+      status: options?.timeout ? 504 : 502,
+      code: 'UPSTREAM_ERROR',
+      message,
+    });
+  }
+
+  /** 503 `SERVICE_UNAVAILABLE`, with `Retry-After` when given. */
+  static serviceUnavailable(
+    message = 'The service is temporarily unavailable.',
+    options?: RetryableErrorOptions & { throttling?: boolean },
+  ): ApiError {
+    return new ApiError({
+      ...withRetryAfter(options),
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+      message,
+      throttling: options?.throttling,
+    });
+  }
+}
+
+export function isApiError(value: unknown): value is ApiError {
+  return value instanceof ApiError;
+}
+
+function fromCatalogue(
+  code: ErrorCode,
+  message: string,
+  options?: RetryableErrorOptions,
+): ApiError {
+  return new ApiError({ ...withRetryAfter(options), status: ERROR_CATALOGUE[code].status, code, message });
+}
+
+function withRetryAfter(options: RetryableErrorOptions | undefined): ErrorOptions {
+  if (options === undefined) return {};
+  const { retryAfter, ...rest } = options;
+  if (retryAfter === undefined) return rest;
+  const value =
+    retryAfter instanceof Date
+      ? retryAfter.toUTCString()
+      : String(Math.max(0, Math.ceil(retryAfter)));
+  return { ...rest, headers: { ...rest.headers, 'Retry-After': value } };
+}

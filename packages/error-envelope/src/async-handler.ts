@@ -1,0 +1,32 @@
+/**
+ * @module Express 5 passes a rejected promise from a handler to `next`; Express 4 does not.
+ * Wrapping a handler gives Express 4 the same behaviour.
+ */
+
+type Next = (err?: unknown) => void;
+
+/** Wraps an async route handler so that a rejection reaches `next(err)` exactly once. */
+export function asyncHandler<Req, Res>(
+  handler: (req: Req, res: Res, next: Next) => unknown,
+): (req: Req, res: Res, next: Next) => void {
+  return function asyncRouteHandler(req, res, next) {
+    let result: unknown;
+    try {
+      result = handler(req, res, next);
+    } catch (error) {
+      next(error);
+      return;
+    }
+    if (isThenable(result)) {
+      result.then(undefined, (error: unknown) => next(error ?? new Error('Promise rejected')));
+    }
+  };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}

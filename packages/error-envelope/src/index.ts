@@ -1,0 +1,41 @@
+export {
+  ApiError,
+  type ApiErrorInit,
+  type ErrorDetail,
+  type ErrorEnvelope,
+  type ErrorObject,
+  type ErrorOptions,
+  type InnerError,
+  isApiError,
+  type RetryableErrorOptions,
+} from './api-error.js';
+export { asyncHandler } from './async-handler.js';
+export {
+  type CatalogueEntry,
+  codeForStatus,
+  ERROR_CATALOGUE,
+  type ErrorCode,
+} from './catalogue.js';
+export {
+  type ParsedError,
+  type ParsedErrorResponse,
+  parseErrorBody,
+  type ResponseLike,
+  readErrorResponse,
+} from './client.js';
+export {
+  classifyError,
+  type ErrorHandlerOptions,
+  type ErrorKind,
+  type ErrorReport,
+  errorHandler,
+} from './error-handler.js';
+export { type NotFoundHandlerOptions, notFoundHandler } from './not-found-handler.js';
+export {
+  formatFieldPath,
+  fromZodError,
+  isZodError,
+  type NormalizeOptions,
+  toApiError,
+} from './normalize.js';
+export { DEFAULT_CODE_HEADER, type SendErrorOptions, sendError } from './send-error.js';

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, ERROR_CATALOGUE, isApiError } from '../src/index.js';
+
+describe('ApiError', () => {
+  it('serialises to exactly one "error" key with code and message', () => {
+    const error = new ApiError({ status: 400, code: 'INVALID_REQUEST', message: 'bad' });
+    expect(JSON.parse(JSON.stringify(error))).toEqual({
+      error: { code: 'INVALID_REQUEST', message: 'bad' },
+    });
+  });
+
+  it('carries target, details and innererror into the envelope', () => {
+    const error = new ApiError({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: 'invalid',
+      target: 'number',
+      details: [{ code: 'VALIDATION_ERROR', message: 'too short', target: 'number' }],
+      innererror: { code: 'CARD_NUMBER_TOO_SHORT', innererror: { code: 'LUHN' } },
+    });
+    expect(error.toJSON()).toEqual({
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: 'invalid',
+        target: 'number',
+        details: [{ code: 'VALIDATION_ERROR', message: 'too short', target: 'number' }],
+        innererror: { code: 'CARD_NUMBER_TOO_SHORT', innererror: { code: 'LUHN' } },
+      },
+    });
+  });
+
+  it('never serialises the cause or the stack', () => {
+    const error = ApiError.internal(undefined, { cause: new Error('db password is hunter2') });
+    const text = JSON.stringify(error);
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('stack');
+  });
+
+  it('refuses a status outside 400-599', () => {
+    expect(() => new ApiError({ status: 200, code: 'X', message: 'x' })).toThrow(RangeError);
+    expect(() => new ApiError({ status: 600, code: 'X', message: 'x' })).toThrow(RangeError);
+    expect(() => new ApiError({ status: 404.5, code: 'X', message: 'x' })).toThrow(RangeError);
+  });
+
+  it('is an Error and is recognised by isApiError', () => {
+    const error = ApiError.notFound();
+    expect(error).toBeInstanceOf(Error);
+    expect(isApiError(error)).toBe(true);
+    expect(isApiError(new Error('x'))).toBe(false);
+    expect(error.name).toBe('ApiError');
+  });
+});
+
+describe('ApiError constructors', () => {
+  const cases: [string, ApiError, number, string][] = [
+    ['invalidRequest', ApiError.invalidRequest('x', { target: 'page' }), 400, 'INVALID_REQUEST'],
+    ['malformedRequest', ApiError.malformedRequest(), 400, 'MALFORMED_REQUEST'],
+    ['validation', ApiError.validation([]), 400, 'VALIDATION_ERROR'],
+    ['readOnlyField', ApiError.readOnlyField('id'), 400, 'READ_ONLY_FIELD'],
+    ['unauthenticated', ApiError.unauthenticated(), 401, 'UNAUTHENTICATED'],
+    ['notFound', ApiError.notFound(), 404, 'NOT_FOUND'],
+    ['methodNotAllowed', ApiError.methodNotAllowed(['GET']), 405, 'METHOD_NOT_ALLOWED'],
+    ['conflict', ApiError.conflict('x'), 409, 'CONFLICT'],
+    ['preconditionFailed', ApiError.preconditionFailed(), 412, 'PRECONDITION_FAILED'],
+    ['payloadTooLarge', ApiError.payloadTooLarge(), 413, 'PAYLOAD_TOO_LARGE'],
+    ['uriTooLong', ApiError.uriTooLong(), 414, 'URI_TOO_LONG'],
+    ['unsupportedMediaType', ApiError.unsupportedMediaType(), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['unprocessable', ApiError.unprocessable('x'), 422, 'UNPROCESSABLE_ENTITY'],
+    ['preconditionRequired', ApiError.preconditionRequired(), 428, 'PRECONDITION_REQUIRED'],
+    ['tooManyRequests', ApiError.tooManyRequests(), 429, 'TOO_MANY_REQUESTS'],
+    ['internal', ApiError.internal(), 500, 'INTERNAL_SERVER_ERROR'],
+    ['upstream', ApiError.upstream('x'), 502, 'UPSTREAM_ERROR'],
+    ['upstream timeout', ApiError.upstream('x', { timeout: true }), 504, 'UPSTREAM_ERROR'],
+    ['serviceUnavailable', ApiError.serviceUnavailable(), 503, 'SERVICE_UNAVAILABLE'],
+  ];
+
+  it.each(cases)('%s answers %i with its catalogue code', (_name, error, status, code) => {
+    expect(error.status).toBe(status);
+    expect(error.code).toBe(code);
+    expect(Object.keys(ERROR_CATALOGUE)).toContain(code);
+  });
+
+  it('puts retryAfter seconds into the Retry-After header, rounded up', () => {
+    expect(ApiError.serviceUnavailable('down', { retryAfter: 1.2 }).headers).toEqual({
+      'Retry-After': '2',
+    });
+  });
+
+  it('puts a retryAfter date into Retry-After as an HTTP date', () => {
+    const when = new Date('2030-01-02T03:04:05Z');
+    expect(ApiError.tooManyRequests(undefined, { retryAfter: when }).headers['Retry-After']).toBe(
+      'Wed, 02 Jan 2030 03:04:05 GMT',
+    );
+  });
+
+  it('sends Allow with methodNotAllowed', () => {
+    expect(ApiError.methodNotAllowed(['GET', 'HEAD']).headers).toEqual({ Allow: 'GET, HEAD' });
+  });
+
+  it('uses the target of a single validation detail as the top-level target', () => {
+    const error = ApiError.validation([{ code: 'VALIDATION_ERROR', message: 'm', target: 'a' }]);
+    expect(error.target).toBe('a');
+    expect(error.message).toBe('The request failed validation (1 problem).');
+  });
+
+  it('marks 429 and throttling 503s as throttling, other errors not', () => {
+    expect(ApiError.tooManyRequests().throttling).toBe(true);
+    expect(ApiError.serviceUnavailable('busy', { throttling: true }).throttling).toBe(true);
+    expect(ApiError.serviceUnavailable().throttling).toBe(false);
+    expect(ApiError.internal().throttling).toBe(false);
+  });
+});

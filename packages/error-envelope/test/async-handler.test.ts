@@ -1,0 +1,36 @@
+import { describe, expect, it, vi } from 'vitest';
+import { asyncHandler } from '../src/index.js';
+
+describe('asyncHandler', () => {
+  it('passes a rejection to next exactly once', async () => {
+    const next = vi.fn();
+    const failure = new Error('x');
+    asyncHandler(async () => {
+      throw failure;
+    })({}, {}, next);
+    await vi.waitFor(() => expect(next).toHaveBeenCalledTimes(1));
+    expect(next).toHaveBeenCalledWith(failure);
+  });
+
+  it('passes a synchronous throw to next', () => {
+    const next = vi.fn();
+    asyncHandler(() => {
+      throw new Error('sync');
+    })({}, {}, next);
+    expect(next).toHaveBeenCalledTimes(1);
+  });
+
+  it('turns a rejection without a reason into an Error', async () => {
+    const next = vi.fn();
+    asyncHandler(() => Promise.reject(undefined))({}, {}, next);
+    await vi.waitFor(() => expect(next).toHaveBeenCalledTimes(1));
+    expect(next.mock.calls[0]?.[0]).toBeInstanceOf(Error);
+  });
+
+  it('does not call next when the handler resolves', async () => {
+    const next = vi.fn();
+    asyncHandler(async () => 'done')({}, {}, next);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(next).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,281 @@
+import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/test-support';
+import type { Request, Response } from 'express';
+import request from 'supertest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  ApiError,
+  asyncHandler,
+  type ErrorHandlerOptions,
+  type ErrorReport,
+  errorHandler,
+  notFoundHandler,
+} from '../src/index.js';
+
+const cardSchema = z.object({
+  number: z.string().min(12),
+  expire_month: z.string(),
+  billing_address: z.object({ city: z.string() }).optional(),
+  tags: z.array(z.string()).optional(),
+});
+
+describeEachExpress('errorHandler', (express, version) => {
+  let reports: ErrorReport[];
+
+  function app(options: ErrorHandlerOptions = {}) {
+    const app = express();
+    app.use(express.json({ limit: '1kb' }));
+    app.post('/cards', (req: Request, res: Response) => {
+      res.status(201).json(cardSchema.parse(req.body));
+    });
+    app.get('/api-error', () => {
+      throw ApiError.serviceUnavailable('Store down.', { retryAfter: 30 });
+    });
+    app.get('/boom', () => {
+      throw new Error('secret connection string postgres://u:p@db');
+    });
+    app.get('/throws-string', () => {
+      throw 'a string';
+    });
+    app.get('/http-error', (_req, _res, next) => {
+      next(Object.assign(new Error('Nope, teapot'), { status: 418, expose: true }));
+    });
+    app.get('/http-error-hidden', (_req, _res, next) => {
+      next(Object.assign(new Error('internal detail'), { statusCode: 403 }));
+    });
+    app.get(
+      '/async',
+      asyncHandler(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        throw ApiError.conflict('async conflict');
+      }),
+    );
+    app.get('/etag-then-fail', (_req, res) => {
+      res.setHeader('ETag', '"v1"');
+      res.setHeader('Location', '/x');
+      res.setHeader('Vary', 'Prefer');
+      throw ApiError.preconditionFailed();
+    });
+    app.get('/half-sent', (_req, res, next) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('partial');
+      next(new Error('failed mid-stream'));
+    });
+    app.get('/sent-then-fail', (_req, res, next) => {
+      res.json({ ok: true });
+      next(new Error('after the end'));
+    });
+    app.use(notFoundHandler());
+    app.use(errorHandler({ onError: (report) => reports.push(report), ...options }));
+    return app;
+  }
+
+  beforeEach(() => {
+    reports = [];
+  });
+
+  describe('when the JSON body is malformed', () => {
+    it('answers 400 MALFORMED_REQUEST', async () => {
+      const res = await request(app())
+        .post('/cards')
+        .set('Content-Type', 'application/json')
+        .send('{"number": ');
+      expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST' });
+      expect(res.headers['error-code']).toBe('MALFORMED_REQUEST');
+    });
+
+    it('does not echo the body back', async () => {
+      const res = await request(app())
+        .post('/cards')
+        .set('Content-Type', 'application/json')
+        .send('{"<script>alert(1)</script>"');
+      expect(res.status).toBe(400);
+      expect(res.text).not.toContain('script');
+    });
+  });
+
+  it('answers 413 PAYLOAD_TOO_LARGE when the body exceeds the parser limit', async () => {
+    const res = await request(app())
+      .post('/cards')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ number: 'x'.repeat(4096) }));
+    expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('answers 415 UNSUPPORTED_MEDIA_TYPE for an unsupported charset', async () => {
+    const res = await request(app())
+      .post('/cards')
+      .set('Content-Type', 'application/json; charset=klingon')
+      .send('{}');
+    expectErrorEnvelope(res, 415, { code: 'UNSUPPORTED_MEDIA_TYPE', target: 'Content-Type' });
+  });
+
+  it('answers 415 UNSUPPORTED_MEDIA_TYPE for an unsupported content encoding', async () => {
+    const res = await request(app())
+      .post('/cards')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'compress-9000')
+      .send('{}');
+    expectErrorEnvelope(res, 415, { code: 'UNSUPPORTED_MEDIA_TYPE', target: 'Content-Encoding' });
+  });
+
+  describe('when a zod schema rejects the body', () => {
+    it('answers 400 with one detail per issue, targets as field paths', async () => {
+      const res = await request(app())
+        .post('/cards')
+        .send({ number: 'short', billing_address: { city: 7 }, tags: ['a', 3] });
+      expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR' });
+      const targets = res.body.error.details.map((d: { target: string }) => d.target).sort();
+      expect(targets).toEqual(['billing_address.city', 'expire_month', 'number', 'tags[1]']);
+      for (const detail of res.body.error.details) {
+        expect(detail.code).toBe('VALIDATION_ERROR');
+        expect(detail.message).toBeTypeOf('string');
+      }
+    });
+
+    it('names the field as the top-level target when there is one issue', async () => {
+      const res = await request(app())
+        .post('/cards')
+        .send({ number: '4111111111111111' });
+      expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', target: 'expire_month' });
+    });
+  });
+
+  describe('when the error is unknown', () => {
+    it('answers 500 with a generic message and no internals', async () => {
+      const res = await request(app()).get('/boom');
+      expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+      expect(res.text).not.toContain('postgres');
+      expect(res.text).not.toContain('at ');
+      expect(res.body.error.innererror).toBeUndefined();
+    });
+
+    it('handles a thrown non-Error', async () => {
+      const res = await request(app()).get('/throws-string');
+      expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+    });
+
+    it('shows message and stack in innererror with exposeInternals', async () => {
+      const res = await request(app({ exposeInternals: true })).get('/boom');
+      expectErrorEnvelope(res, 500);
+      expect(res.body.error.innererror.message).toContain('postgres');
+      expect(res.body.error.innererror.stack).toContain('Error');
+    });
+  });
+
+  it('sends an ApiError with its status, headers and Retry-After', async () => {
+    const res = await request(app()).get('/api-error');
+    expectErrorEnvelope(res, 503, { code: 'SERVICE_UNAVAILABLE' });
+    expect(res.headers['retry-after']).toBe('30');
+    expect(res.body.error.message).toBe('Store down.');
+  });
+
+  it('maps an exposed http-errors style 4xx to the catalogue with its message', async () => {
+    const res = await request(app()).get('/http-error');
+    expectErrorEnvelope(res, 418, { code: 'INVALID_REQUEST' });
+    expect(res.body.error.message).toBe('Nope, teapot');
+  });
+
+  it('hides the message of an unexposed 4xx', async () => {
+    const res = await request(app()).get('/http-error-hidden');
+    expectErrorEnvelope(res, 403);
+    expect(res.text).not.toContain('internal detail');
+  });
+
+  it(`routes async rejections to the handler under ${version.name}`, async () => {
+    const res = await request(app()).get('/async');
+    expectErrorEnvelope(res, 409, { code: 'CONFLICT' });
+    expect(reports).toHaveLength(1);
+  });
+
+  it('removes representation headers set before the failure, keeps Vary', async () => {
+    const res = await request(app()).get('/etag-then-fail');
+    expectErrorEnvelope(res, 412);
+    expect(res.headers.etag).toBeUndefined();
+    expect(res.headers.location).toBeUndefined();
+    expect(res.headers.vary).toBe('Prefer');
+  });
+
+  it('answers HEAD with the status and headers but no body', async () => {
+    const res = await request(app()).head('/api-error');
+    expect(res.status).toBe(503);
+    expect(res.headers['error-code']).toBe('SERVICE_UNAVAILABLE');
+    expect(res.text ?? '').toBe('');
+  });
+
+  it('uses a custom code header, or none', async () => {
+    const custom = await request(app({ codeHeader: 'x-ms-error-code' })).get('/api-error');
+    expect(custom.headers['x-ms-error-code']).toBe('SERVICE_UNAVAILABLE');
+    expect(custom.headers['error-code']).toBeUndefined();
+    const none = await request(app({ codeHeader: false })).get('/api-error');
+    expect(none.headers['error-code']).toBeUndefined();
+  });
+
+  describe('when headers were already sent', () => {
+    it('cuts the connection instead of crashing', async () => {
+      const server = await listen(app());
+      try {
+        await expect(fetch(`${server.url}/half-sent`).then((r) => r.text())).rejects.toThrow();
+        expect(reports[0]?.headersSent).toBe(true);
+        // The server keeps serving.
+        const next = await fetch(`${server.url}/api-error`);
+        expect(next.status).toBe(503);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('keeps a finished response as it was', async () => {
+      const res = await request(app()).get('/sent-then-fail');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ok: true });
+      expect(reports[0]).toMatchObject({ headersSent: true, status: 500 });
+    });
+  });
+
+  describe('onError', () => {
+    it('reports a 5xx as a fault', async () => {
+      await request(app()).get('/boom');
+      expect(reports).toHaveLength(1);
+      expect(reports[0]).toMatchObject({ status: 500, kind: 'fault', fault: true });
+      expect((reports[0]?.cause as Error).message).toContain('postgres');
+    });
+
+    it('reports a 4xx as a client error', async () => {
+      await request(app()).get('/nowhere');
+      expect(reports[0]).toMatchObject({ status: 404, kind: 'client-error', fault: false });
+    });
+
+    it('reports a throttling 503 as throttled, not a fault', async () => {
+      const throttled = express();
+      throttled.get('/', () => {
+        throw ApiError.serviceUnavailable('busy', { throttling: true, retryAfter: 1 });
+      });
+      throttled.use(errorHandler({ onError: (report) => reports.push(report) }));
+      await request(throttled).get('/');
+      expect(reports[0]).toMatchObject({ status: 503, kind: 'throttled', fault: false });
+    });
+  });
+});
+
+describeEachExpress('notFoundHandler', (express) => {
+  it('answers 404 NOT_FOUND for an unmatched route without echoing the path', async () => {
+    const app = express();
+    app.get('/known', (_req, res) => {
+      res.json({});
+    });
+    app.use(notFoundHandler());
+    app.use(errorHandler());
+    const res = await request(app).get('/unknown-%3Cb%3E');
+    expectErrorEnvelope(res, 404, { code: 'NOT_FOUND' });
+    expect(res.text).not.toContain('unknown');
+  });
+
+  it('takes a custom message', async () => {
+    const app = express();
+    app.use(notFoundHandler({ message: 'Nothing here.' }));
+    app.use(errorHandler());
+    const res = await request(app).post('/x');
+    expect(res.body.error.message).toBe('Nothing here.');
+  });
+});

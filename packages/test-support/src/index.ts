@@ -1,0 +1,8 @@
+export { type EnvelopeExpectation, expectErrorEnvelope } from './error-assertions.js';
+export {
+  describeEachExpress,
+  type ExpressModule,
+  type ExpressVersion,
+  expressVersions,
+} from './express-versions.js';
+export { closeServer, freePort, listen, type RunningServer, waitFor } from './servers.js';

@@ -1,0 +1,28 @@
+import { readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+// Workspace packages export their TypeScript sources under the "source" condition, so the
+// tests run against src/ without a build step. CI tests the built output separately.
+const conditions = ['source', 'module', 'node', 'development|production'];
+
+const projectDirs = ['packages', 'examples']
+  .flatMap((group) => readdirSync(group).map((name) => join(group, name)))
+  .filter((dir) => existsSync(join(dir, 'test')));
+
+export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ['source'] } },
+  test: {
+    projects: projectDirs.map((dir) => ({
+      extends: true,
+      test: {
+        name: dir.split('/')[1],
+        root: dir,
+        include: ['test/**/*.test.ts'],
+        testTimeout: 20_000,
+        hookTimeout: 60_000,
+      },
+    })),
+  },
+});
