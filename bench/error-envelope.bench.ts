@@ -8,7 +8,9 @@ import { type Comparison, compare, load } from './harness.js';
 function bare() {
   const app = express();
   app.use((_req, res) => {
-    res.status(404).json({ error: { code: 'NOT_FOUND', message: 'No resource matches this path.' } });
+    res
+      .status(404)
+      .json({ error: { code: 'NOT_FOUND', message: 'No resource matches this path.' } });
   });
   return app;
 }

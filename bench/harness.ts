@@ -47,9 +47,7 @@ export async function loadUrl(
     body: request.body,
     duration: options.duration ?? 4,
     connections: options.connections ?? 10,
-    requests: request.setupRequest
-      ? [{ setupRequest: request.setupRequest as never }]
-      : undefined,
+    requests: request.setupRequest ? [{ setupRequest: request.setupRequest as never }] : undefined,
   });
   return {
     requestsPerSecond: result.requests.average,

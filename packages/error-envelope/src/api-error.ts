@@ -76,7 +76,9 @@ export class ApiError extends Error {
   constructor(init: ApiErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     if (!Number.isInteger(init.status) || init.status < 400 || init.status > 599) {
-      throw new RangeError(`ApiError status must be an integer from 400 to 599, got ${init.status}`);
+      throw new RangeError(
+        `ApiError status must be an integer from 400 to 599, got ${init.status}`,
+      );
     }
     this.status = init.status;
     this.code = init.code;
@@ -111,7 +113,8 @@ export class ApiError extends Error {
     const count = details.length;
     return fromCatalogue(
       'VALIDATION_ERROR',
-      message ?? `The request failed validation (${count} ${count === 1 ? 'problem' : 'problems'}).`,
+      message ??
+        `The request failed validation (${count} ${count === 1 ? 'problem' : 'problems'}).`,
       { target: count === 1 ? details[0]?.target : undefined, ...options, details },
     );
   }
@@ -227,7 +230,12 @@ function fromCatalogue(
   message: string,
   options?: RetryableErrorOptions,
 ): ApiError {
-  return new ApiError({ ...withRetryAfter(options), status: ERROR_CATALOGUE[code].status, code, message });
+  return new ApiError({
+    ...withRetryAfter(options),
+    status: ERROR_CATALOGUE[code].status,
+    code,
+    message,
+  });
 }
 
 function withRetryAfter(options: RetryableErrorOptions | undefined): ErrorOptions {

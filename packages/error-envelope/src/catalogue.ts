@@ -23,7 +23,10 @@ export const ERROR_CATALOGUE = {
   PRECONDITION_FAILED: { status: 412, meaning: 'If-Match or If-None-Match did not hold.' },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The body is larger than the service accepts.' },
   URI_TOO_LONG: { status: 414, meaning: 'The URL is longer than the service can process.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The body media type or charset is not supported.' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    meaning: 'The body media type or charset is not supported.',
+  },
   UNPROCESSABLE_ENTITY: {
     status: 422,
     meaning: 'The request is well-formed but cannot be processed as sent.',

@@ -76,6 +76,14 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
       sendError(res, error, { codeHeader });
     }
     const kind = classifyError(error);
-    onError({ error, cause, status: error.status, kind, fault: kind === 'fault', headersSent, req });
+    onError({
+      error,
+      cause,
+      status: error.status,
+      kind,
+      fault: kind === 'fault',
+      headersSent,
+      req,
+    });
   };
 }

@@ -30,7 +30,6 @@ export {
   type ErrorReport,
   errorHandler,
 } from './error-handler.js';
-export { type NotFoundHandlerOptions, notFoundHandler } from './not-found-handler.js';
 export {
   formatFieldPath,
   fromZodError,
@@ -38,4 +37,5 @@ export {
   type NormalizeOptions,
   toApiError,
 } from './normalize.js';
+export { type NotFoundHandlerOptions, notFoundHandler } from './not-found-handler.js';
 export { DEFAULT_CODE_HEADER, type SendErrorOptions, sendError } from './send-error.js';

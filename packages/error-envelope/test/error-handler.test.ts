@@ -134,9 +134,7 @@ describeEachExpress('errorHandler', (express, version) => {
     });
 
     it('names the field as the top-level target when there is one issue', async () => {
-      const res = await request(app())
-        .post('/cards')
-        .send({ number: '4111111111111111' });
+      const res = await request(app()).post('/cards').send({ number: '4111111111111111' });
       expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', target: 'expire_month' });
     });
   });
@@ -238,7 +236,7 @@ describeEachExpress('errorHandler', (express, version) => {
       await request(app()).get('/boom');
       expect(reports).toHaveLength(1);
       expect(reports[0]).toMatchObject({ status: 500, kind: 'fault', fault: true });
-      expect((reports[0]?.cause as Error).message).toContain('postgres');
+      expect((reports[0]!.cause as Error).message).toContain('postgres');
     });
 
     it('reports a 4xx as a client error', async () => {

@@ -15,8 +15,7 @@ export interface RunningServer {
 
 /** Listens on 127.0.0.1 on a free port. Accepts an Express app or any request listener. */
 export async function listen(handler: RequestListener | Server): Promise<RunningServer> {
-  const server =
-    typeof handler === 'function' ? createServer(handler as RequestListener) : handler;
+  const server = typeof handler === 'function' ? createServer(handler as RequestListener) : handler;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {

@@ -1,0 +1,55 @@
+/**
+ * @module The payments API as an Express app, built by a function so tests can run it under
+ * Express 4 and 5 and with their own clock.
+ */
+import {
+  type ErrorHandlerOptions,
+  errorHandler,
+  notFoundHandler,
+} from '@resourceful/error-envelope';
+import express5 from 'express';
+import { MemoryCollection } from './memory-collection.js';
+import { requireJson } from './require-json.js';
+import { mountCreditCards, type StoredCard } from './resources/credit-cards.js';
+import { seedCards } from './seed.js';
+
+export type ExpressModule = typeof express5;
+
+export interface AppOptions {
+  /** The Express module to build with (tests pass Express 4 and 5). @default express 5 */
+  express?: ExpressModule;
+  /** @default () => new Date() */
+  now?: () => Date;
+  /** Absolute base for links, e.g. `https://api.example.com`; else taken from the request. */
+  publicBaseUrl?: string;
+  /** Express's `trust proxy` setting. @default false */
+  trustProxy?: boolean | number | string;
+  /** Start with the seeded records. @default true */
+  seed?: boolean;
+  onError?: ErrorHandlerOptions['onError'];
+}
+
+export function createApp(options: AppOptions = {}) {
+  const express = options.express ?? express5;
+  const now = options.now ?? (() => new Date());
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy ?? false);
+  if (options.publicBaseUrl !== undefined) {
+    app.set('public base url', options.publicBaseUrl.replace(/\/+$/, ''));
+  }
+
+  const cards = new MemoryCollection<StoredCard>('CARD');
+  if (options.seed ?? true) seedCards(cards, now());
+
+  app.use(requireJson());
+  app.use(express.json({ limit: '100kb' }));
+
+  const v1 = express.Router();
+  mountCreditCards({ router: v1, cards, now });
+  app.use('/v1', v1);
+
+  app.use(notFoundHandler());
+  app.use(errorHandler({ onError: options.onError }));
+  return app;
+}

@@ -1,0 +1,42 @@
+/**
+ * @module Absolute links. Built from the configured public base URL when there is one,
+ * otherwise from Express's trust-proxy-aware protocol and host.
+ */
+import type { Request } from 'express';
+
+export interface Link {
+  href: string;
+  rel: string;
+  method: string;
+}
+
+// Host and X-Forwarded-Host are client input that ends up in links: accept host[:port] only.
+const HOST_PATTERN = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/** Host with port, honouring X-Forwarded-Host only from a trusted proxy (as Express 5's req.host). */
+function requestHost(req: Request): string {
+  const trust = req.app.get('trust proxy fn') as (
+    address: string | undefined,
+    hop: number,
+  ) => boolean;
+  const forwarded = req.get('X-Forwarded-Host');
+  const host =
+    forwarded !== undefined && trust(req.socket.remoteAddress, 0)
+      ? forwarded.split(',')[0]!.trim()
+      : req.get('Host');
+  return host !== undefined && HOST_PATTERN.test(host) ? host : 'localhost';
+}
+
+export function baseUrl(req: Request): string {
+  const configured = req.app.get('public base url') as string | undefined;
+  return configured ?? `${req.protocol}://${requestHost(req)}`;
+}
+
+/** `path` is an absolute path such as `/v1/vault/credit-cards/CARD-1`. */
+export function absoluteUrl(req: Request, path: string): string {
+  return baseUrl(req) + path;
+}
+
+export function link(req: Request, path: string, rel: string, method = 'GET'): Link {
+  return { href: absoluteUrl(req, path), rel, method };
+}

@@ -1,0 +1,115 @@
+/**
+ * @module Stored payment cards: `/vault/credit-cards` (spec: "Stored payment card").
+ */
+import { ApiError } from '@resourceful/error-envelope';
+import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
+import { type Link, link } from '../links.js';
+import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+
+export const COLLECTION_PATH = '/vault/credit-cards';
+
+export const BillingAddress = z.object({
+  line1: z.string().min(1).max(300),
+  city: z.string().min(1).max(120),
+  country_code: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code'),
+  state: z.string().max(120).optional(),
+  postal_code: z.string().max(60).optional(),
+});
+
+const month = z.string().regex(/^(0?[1-9]|1[0-2])$/, 'must be a month from 1 to 12');
+const year = z.string().regex(/^\d{4}$/, 'must be a four-digit year');
+
+export const CreditCardCreate = z.object({
+  payer_id: z.string().min(1).max(256),
+  type: z.enum(['visa', 'mastercard', 'amex', 'discover', 'maestro']),
+  number: z.string().regex(/^\d{12,19}$/, 'must be 12 to 19 digits'),
+  expire_month: month,
+  expire_year: year,
+  first_name: z.string().min(1).max(100).optional(),
+  last_name: z.string().min(1).max(100).optional(),
+  billing_address: BillingAddress.optional(),
+});
+
+export type CreditCardInput = z.infer<typeof CreditCardCreate>;
+
+export interface StoredCard extends StoredRecord, CreditCardInput {
+  state: 'ok';
+  valid_until: string;
+}
+
+export interface CreditCard extends Omit<StoredCard, 'number'> {
+  number: string;
+  links: Link[];
+}
+
+/** PayPal style: every digit but the last four replaced by `x`. */
+export function maskNumber(number: string): string {
+  return 'x'.repeat(Math.max(0, number.length - 4)) + number.slice(-4);
+}
+
+/** The card expires at the end of its expiry month. */
+export function validUntil(expireMonth: string, expireYear: string): string {
+  const endOfMonth = new Date(Date.UTC(Number(expireYear), Number(expireMonth), 1) - 1000);
+  return endOfMonth.toISOString().replace('.000Z', 'Z');
+}
+
+export function cardPath(id: string): string {
+  return `/v1${COLLECTION_PATH}/${encodeURIComponent(id)}`;
+}
+
+export function toRepresentation(req: Request, card: StoredCard): CreditCard {
+  const path = cardPath(card.id);
+  return {
+    ...card,
+    number: maskNumber(card.number),
+    links: [
+      link(req, path, 'self'),
+      link(req, path, 'delete', 'DELETE'),
+      link(req, path, 'replace', 'PUT'),
+      link(req, path, 'patch', 'PATCH'),
+    ],
+  };
+}
+
+export function newCard(id: string, input: CreditCardInput, now: string): StoredCard {
+  return {
+    id,
+    state: 'ok',
+    ...input,
+    valid_until: validUntil(input.expire_month, input.expire_year),
+    create_time: now,
+    update_time: now,
+  };
+}
+
+export interface CreditCardRoutesOptions {
+  router: Router;
+  cards: MemoryCollection<StoredCard>;
+  now: () => Date;
+}
+
+export function findCard(cards: MemoryCollection<StoredCard>, id: string): StoredCard {
+  const card = cards.get(id);
+  if (card === undefined) {
+    throw ApiError.notFound('The credit card does not exist.', { target: 'credit_card_id' });
+  }
+  return card;
+}
+
+export function mountCreditCards({ router, cards, now }: CreditCardRoutesOptions): void {
+  router.get(COLLECTION_PATH, (req: Request, res: Response) => {
+    res.json({ items: cards.all().map((card) => toRepresentation(req, card)) });
+  });
+
+  router.post(COLLECTION_PATH, (req: Request, res: Response) => {
+    const input = CreditCardCreate.parse(req.body);
+    const card = cards.set(newCard(cards.newId(), input, now().toISOString()));
+    const body = toRepresentation(req, card);
+    res.status(201).location(body.links[0]!.href).json(body);
+  });
+
+  router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
+    res.json(toRepresentation(req, findCard(cards, String(req.params.id))));
+  });
+}
