@@ -8,10 +8,15 @@ import {
   notFoundHandler,
 } from '@resourceful/error-envelope';
 import express5 from 'express';
-import { MemoryCollection } from './memory-collection.js';
 import { requireJson } from './require-json.js';
-import { mountCreditCards, type StoredCard } from './resources/credit-cards.js';
-import { seedCards } from './seed.js';
+import { mountBillingAgreements } from './resources/billing-agreements.js';
+import { mountCreditCards } from './resources/credit-cards.js';
+import { mountCustomers } from './resources/customers.js';
+import { mountRefunds } from './resources/refunds.js';
+import { mountRisk } from './resources/risk.js';
+import { mountWebhooks } from './resources/webhooks.js';
+import { seed } from './seed.js';
+import { createStores } from './stores.js';
 
 export type ExpressModule = typeof express5;
 
@@ -39,14 +44,19 @@ export function createApp(options: AppOptions = {}) {
     app.set('public base url', options.publicBaseUrl.replace(/\/+$/, ''));
   }
 
-  const cards = new MemoryCollection<StoredCard>('CARD');
-  if (options.seed ?? true) seedCards(cards, now());
+  const stores = createStores();
+  if (options.seed ?? true) seed(stores, now());
 
   app.use(requireJson());
   app.use(express.json({ limit: '100kb' }));
 
   const v1 = express.Router();
-  mountCreditCards({ router: v1, cards, now });
+  mountCreditCards({ router: v1, cards: stores.cards, now });
+  mountCustomers({ router: v1, customers: stores.customers, now });
+  mountBillingAgreements({ router: v1, agreements: stores.agreements, now });
+  mountWebhooks({ router: v1, webhooks: stores.webhooks, now });
+  mountRefunds({ router: v1, captures: stores.captures, refunds: stores.refunds, now });
+  mountRisk({ router: v1, decisions: stores.decisions, now });
   app.use('/v1', v1);
 
   app.use(notFoundHandler());

@@ -1,9 +1,12 @@
 /**
- * @module The records the example starts with, so every list has something to show.
+ * @module The records the example starts with, so every list has something to show and the
+ * billing agreements have enough to page through.
  */
-
-import type { MemoryCollection } from './memory-collection.js';
-import { type CreditCardInput, newCard, type StoredCard } from './resources/credit-cards.js';
+import { newAgreement } from './resources/billing-agreements.js';
+import { type CreditCardInput, newCard } from './resources/credit-cards.js';
+import { newCustomer } from './resources/customers.js';
+import { newWebhook } from './resources/webhooks.js';
+import type { Stores } from './stores.js';
 
 const SEED_CARDS: readonly CreditCardInput[] = [
   {
@@ -42,9 +45,68 @@ const SEED_CARDS: readonly CreditCardInput[] = [
   },
 ];
 
-export function seedCards(cards: MemoryCollection<StoredCard>, start: Date): void {
+const HOUR = 3_600_000;
+
+/** Seed times lie in the past, one hour apart, oldest first. */
+function seedTime(start: Date, index: number, count: number): string {
+  return new Date(start.getTime() - (count - index) * HOUR).toISOString();
+}
+
+export function seed(stores: Stores, start: Date): void {
   SEED_CARDS.forEach((input, index) => {
-    const time = new Date(start.getTime() - (SEED_CARDS.length - index) * 3_600_000).toISOString();
-    cards.set(newCard(`CARD-SEED${index + 1}`, input, time));
+    stores.cards.set(newCard(`CARD-SEED${index + 1}`, input, seedTime(start, index, 3)));
+  });
+
+  const customers = [
+    ['merchant-cust-1', 'Betsy', 'Buyer'],
+    ['merchant-cust-2', 'Joe', 'Shopper'],
+    ['merchant-cust-3', 'Ada', 'Lovelace'],
+  ] as const;
+  customers.forEach(([merchantCustomerId, firstName, lastName], index) => {
+    const input = {
+      merchant_customer_id: merchantCustomerId,
+      merchant_id: 'MERCHANT-1',
+      first_name: firstName,
+      last_name: lastName,
+    };
+    stores.customers.set(newCustomer(`CUST-SEED${index + 1}`, input, seedTime(start, index, 3)));
+  });
+
+  const agreementCount = 25;
+  for (let index = 0; index < agreementCount; index++) {
+    const agreement = newAgreement(
+      `AGREEMENT-SEED${String(index + 1).padStart(2, '0')}`,
+      { description: `Monthly plan ${index + 1}` },
+      seedTime(start, index, agreementCount),
+    );
+    if (index % 5 === 4) agreement.state = 'SUSPENDED';
+    stores.agreements.set(agreement);
+  }
+
+  stores.webhooks.set(
+    newWebhook(
+      'WH-SEED1',
+      {
+        url: 'https://hooks.example.com/payments',
+        event_types: [
+          { name: 'PAYMENT.SALE.COMPLETED', description: 'A sale completed.' },
+          { name: 'PAYMENT.SALE.REFUNDED', description: 'A sale was refunded.' },
+          { name: 'BILLING.SUBSCRIPTION.SUSPENDED', description: 'An agreement was suspended.' },
+        ],
+      },
+      seedTime(start, 0, 1),
+    ),
+  );
+
+  ['10.00', '25.50', '99.99'].forEach((total, index) => {
+    const time = seedTime(start, index, 3);
+    stores.captures.set({
+      id: `CAPTURE-SEED${index + 1}`,
+      parent_payment: `PAY-SEED${index + 1}`,
+      amount: { total, currency: 'USD' },
+      state: 'completed',
+      create_time: time,
+      update_time: time,
+    });
   });
 }

@@ -1,11 +1,11 @@
 /**
  * @module Stored payment cards: `/vault/credit-cards` (spec: "Stored payment card").
  */
-import { ApiError } from '@resourceful/error-envelope';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import { findOr404, sendCreated } from '../responses.js';
 
 export const COLLECTION_PATH = '/vault/credit-cards';
 
@@ -90,11 +90,7 @@ export interface CreditCardRoutesOptions {
 }
 
 export function findCard(cards: MemoryCollection<StoredCard>, id: string): StoredCard {
-  const card = cards.get(id);
-  if (card === undefined) {
-    throw ApiError.notFound('The credit card does not exist.', { target: 'credit_card_id' });
-  }
-  return card;
+  return findOr404(cards, id, 'credit card', 'credit_card_id');
 }
 
 export function mountCreditCards({ router, cards, now }: CreditCardRoutesOptions): void {
@@ -105,8 +101,7 @@ export function mountCreditCards({ router, cards, now }: CreditCardRoutesOptions
   router.post(COLLECTION_PATH, (req: Request, res: Response) => {
     const input = CreditCardCreate.parse(req.body);
     const card = cards.set(newCard(cards.newId(), input, now().toISOString()));
-    const body = toRepresentation(req, card);
-    res.status(201).location(body.links[0]!.href).json(body);
+    sendCreated(res, toRepresentation(req, card));
   });
 
   router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {

@@ -1,0 +1,108 @@
+/**
+ * @module Billing agreements: `/payments/billing-agreements`, the `suspend` action (a
+ * sub-resource action, spec "Complex operations") and the `history` of its calls.
+ */
+import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
+import { type Link, link } from '../links.js';
+import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import { findOr404, sendCreated } from '../responses.js';
+import { BillingAddress } from './credit-cards.js';
+
+export const COLLECTION_PATH = '/payments/billing-agreements';
+
+export const AgreementCreate = z.object({
+  description: z.string().min(1).max(500),
+  shipping_address: BillingAddress.optional(),
+});
+
+export const SuspendRequest = z.object({ note: z.string().max(500).optional() });
+
+export type AgreementInput = z.infer<typeof AgreementCreate>;
+export type AgreementState = 'ACTIVE' | 'SUSPENDED';
+
+export interface HistoryEntry {
+  id: string;
+  action: 'suspend';
+  note?: string;
+  state_before: AgreementState;
+  state_after: AgreementState;
+  create_time: string;
+}
+
+export interface StoredAgreement extends StoredRecord, AgreementInput {
+  state: AgreementState;
+  history: HistoryEntry[];
+}
+
+export function agreementPath(id: string): string {
+  return `/v1${COLLECTION_PATH}/${encodeURIComponent(id)}`;
+}
+
+export function newAgreement(id: string, input: AgreementInput, now: string): StoredAgreement {
+  return { id, state: 'ACTIVE', ...input, create_time: now, update_time: now, history: [] };
+}
+
+export function toRepresentation(req: Request, agreement: StoredAgreement) {
+  const { history: _history, ...fields } = agreement;
+  const path = agreementPath(agreement.id);
+  const links: Link[] = [
+    link(req, path, 'self'),
+    link(req, path, 'patch', 'PATCH'),
+    link(req, `${path}/suspend`, 'suspend', 'POST'),
+    link(req, `${path}/history`, 'history'),
+  ];
+  return { ...fields, links };
+}
+
+export function findAgreement(agreements: MemoryCollection<StoredAgreement>, id: string) {
+  return findOr404(agreements, id, 'billing agreement', 'agreement_id');
+}
+
+export interface AgreementRoutesOptions {
+  router: Router;
+  agreements: MemoryCollection<StoredAgreement>;
+  now: () => Date;
+}
+
+export function mountBillingAgreements({ router, agreements, now }: AgreementRoutesOptions) {
+  router.post(COLLECTION_PATH, (req: Request, res: Response) => {
+    const input = AgreementCreate.parse(req.body);
+    const agreement = agreements.set(newAgreement(agreements.newId(), input, now().toISOString()));
+    sendCreated(res, toRepresentation(req, agreement));
+  });
+
+  router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
+    res.json(toRepresentation(req, findAgreement(agreements, String(req.params.id))));
+  });
+
+  router.get(`${COLLECTION_PATH}/:id/history`, (req: Request, res: Response) => {
+    const agreement = findAgreement(agreements, String(req.params.id));
+    res.json({ items: agreement.history });
+  });
+
+  // Spec: 200 with the resource when the state changed, 204 when it did not. Every call is
+  // recorded in the agreement's history, including the ones that changed nothing.
+  router.post(`${COLLECTION_PATH}/:id/suspend`, (req: Request, res: Response) => {
+    const agreement = findAgreement(agreements, String(req.params.id));
+    const { note } = SuspendRequest.parse(req.body ?? {});
+    const time = now().toISOString();
+    const before = agreement.state;
+    const entry: HistoryEntry = {
+      id: `${agreement.id}-H${agreement.history.length + 1}`,
+      action: 'suspend',
+      state_before: before,
+      state_after: 'SUSPENDED',
+      create_time: time,
+    };
+    if (note !== undefined) entry.note = note;
+    agreement.history.push(entry);
+    if (before === 'SUSPENDED') {
+      res.status(204).end();
+      return;
+    }
+    agreement.state = 'SUSPENDED';
+    agreement.update_time = time;
+    res.status(200).json(toRepresentation(req, agreement));
+  });
+}

@@ -1,0 +1,61 @@
+/**
+ * @module Customers: `/customers/customers` (spec: "Customer").
+ */
+import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
+import { type Link, link } from '../links.js';
+import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import { findOr404, sendCreated } from '../responses.js';
+
+export const COLLECTION_PATH = '/customers/customers';
+
+export const CustomerCreate = z.object({
+  merchant_customer_id: z.string().min(1).max(256),
+  merchant_id: z.string().min(1).max(256),
+  first_name: z.string().min(1).max(100).optional(),
+  last_name: z.string().min(1).max(100).optional(),
+});
+
+export type CustomerInput = z.infer<typeof CustomerCreate>;
+export type StoredCustomer = StoredRecord & CustomerInput;
+
+export function customerPath(id: string): string {
+  return `/v1${COLLECTION_PATH}/${encodeURIComponent(id)}`;
+}
+
+export function newCustomer(id: string, input: CustomerInput, now: string): StoredCustomer {
+  return { id, ...input, create_time: now, update_time: now };
+}
+
+export function toRepresentation(req: Request, customer: StoredCustomer) {
+  const path = customerPath(customer.id);
+  const links: Link[] = [
+    link(req, path, 'self'),
+    link(req, path, 'replace', 'PUT'),
+    link(req, path, 'patch', 'PATCH'),
+    link(req, path, 'delete', 'DELETE'),
+  ];
+  return { ...customer, links };
+}
+
+export function findCustomer(customers: MemoryCollection<StoredCustomer>, id: string) {
+  return findOr404(customers, id, 'customer', 'customer_id');
+}
+
+export interface CustomerRoutesOptions {
+  router: Router;
+  customers: MemoryCollection<StoredCustomer>;
+  now: () => Date;
+}
+
+export function mountCustomers({ router, customers, now }: CustomerRoutesOptions): void {
+  router.post(COLLECTION_PATH, (req: Request, res: Response) => {
+    const input = CustomerCreate.parse(req.body);
+    const customer = customers.set(newCustomer(customers.newId(), input, now().toISOString()));
+    sendCreated(res, toRepresentation(req, customer));
+  });
+
+  router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
+    res.json(toRepresentation(req, findCustomer(customers, String(req.params.id))));
+  });
+}

@@ -1,0 +1,76 @@
+/**
+ * @module Webhooks: `/notifications/webhooks` and the `event-types` sub-collection.
+ */
+import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
+import { type Link, link } from '../links.js';
+import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import { findOr404, sendCreated } from '../responses.js';
+
+export const COLLECTION_PATH = '/notifications/webhooks';
+
+export const EventType = z.object({
+  name: z
+    .string()
+    .regex(/^[A-Z0-9_.*-]{1,100}$/, 'must be an event name like PAYMENT.SALE.COMPLETED'),
+  description: z.string().max(500).optional(),
+});
+
+export const WebhookCreate = z.object({
+  url: z
+    .string()
+    .max(2048)
+    .url()
+    .refine((value) => /^https?:\/\//i.test(value), 'must be an http or https URL'),
+  event_types: z.array(EventType).min(1).max(50),
+});
+
+export type WebhookInput = z.infer<typeof WebhookCreate>;
+export type StoredWebhook = StoredRecord & WebhookInput;
+
+export function webhookPath(id: string): string {
+  return `/v1${COLLECTION_PATH}/${encodeURIComponent(id)}`;
+}
+
+export function newWebhook(id: string, input: WebhookInput, now: string): StoredWebhook {
+  return { id, ...input, create_time: now, update_time: now };
+}
+
+export function toRepresentation(req: Request, webhook: StoredWebhook) {
+  const path = webhookPath(webhook.id);
+  const links: Link[] = [
+    link(req, path, 'self'),
+    link(req, path, 'patch', 'PATCH'),
+    link(req, path, 'delete', 'DELETE'),
+    link(req, `${path}/event-types`, 'event_types'),
+  ];
+  return { ...webhook, links };
+}
+
+export function findWebhook(webhooks: MemoryCollection<StoredWebhook>, id: string) {
+  return findOr404(webhooks, id, 'webhook', 'webhook_id');
+}
+
+export interface WebhookRoutesOptions {
+  router: Router;
+  webhooks: MemoryCollection<StoredWebhook>;
+  now: () => Date;
+}
+
+export function mountWebhooks({ router, webhooks, now }: WebhookRoutesOptions): void {
+  router.post(COLLECTION_PATH, (req: Request, res: Response) => {
+    const input = WebhookCreate.parse(req.body);
+    const webhook = webhooks.set(newWebhook(webhooks.newId(), input, now().toISOString()));
+    sendCreated(res, toRepresentation(req, webhook));
+  });
+
+  router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
+    res.json(toRepresentation(req, findWebhook(webhooks, String(req.params.id))));
+  });
+
+  router.delete(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
+    // Spec: repeated DELETE answers 204 too, never 404.
+    webhooks.delete(String(req.params.id));
+    res.status(204).end();
+  });
+}

@@ -1,0 +1,26 @@
+/**
+ * @module Small answers every resource gives the same way.
+ */
+import { ApiError } from '@resourceful/error-envelope';
+import type { Response } from 'express';
+import type { Link } from './links.js';
+import type { MemoryCollection, StoredRecord } from './memory-collection.js';
+
+/** The record, or a 404 envelope naming the path parameter. */
+export function findOr404<T extends StoredRecord>(
+  collection: MemoryCollection<T>,
+  id: string,
+  label: string,
+  target: string,
+): T {
+  const record = collection.get(id);
+  if (record === undefined) throw ApiError.notFound(`The ${label} does not exist.`, { target });
+  return record;
+}
+
+/** 201 with `Location` set to the body's `self` link (spec: "Create"). */
+export function sendCreated(res: Response, body: { links: Link[] }): void {
+  const self = body.links.find((link) => link.rel === 'self');
+  if (self !== undefined) res.location(self.href);
+  res.status(201).json(body);
+}
