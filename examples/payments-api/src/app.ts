@@ -7,7 +7,7 @@ import {
   errorHandler,
   notFoundHandler,
 } from '@resourceful/error-envelope';
-import express5 from 'express';
+import express5, { type Express } from 'express';
 import { requireJson } from './require-json.js';
 import { mountBillingAgreements } from './resources/billing-agreements.js';
 import { mountCreditCards } from './resources/credit-cards.js';
@@ -34,7 +34,7 @@ export interface AppOptions {
   onError?: ErrorHandlerOptions['onError'];
 }
 
-export function createApp(options: AppOptions = {}) {
+export function createApp(options: AppOptions = {}): Express {
   const express = options.express ?? express5;
   const now = options.now ?? (() => new Date());
   const app = express();
