@@ -63,8 +63,13 @@ export interface RetryableErrorOptions extends ErrorOptions {
   retryAfter?: number | Date;
 }
 
+// A registered symbol, not `instanceof`: an app may load the CommonJS build of one package and
+// the ESM build of another (the dual-package hazard), giving two ApiError classes.
+const API_ERROR_BRAND = Symbol.for('@resourceful/error-envelope.ApiError');
+
 export class ApiError extends Error {
   override readonly name = 'ApiError';
+  readonly [API_ERROR_BRAND] = true;
   readonly status: number;
   readonly code: string;
   readonly target: string | undefined;
@@ -221,8 +226,13 @@ export class ApiError extends Error {
   }
 }
 
+/** True for an ApiError from any copy or build (ESM or CommonJS) of this package. */
 export function isApiError(value: unknown): value is ApiError {
-  return value instanceof ApiError;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { [API_ERROR_BRAND]?: unknown })[API_ERROR_BRAND] === true
+  );
 }
 
 function fromCatalogue(

@@ -110,3 +110,15 @@ describe('ApiError constructors', () => {
     expect(ApiError.internal().throttling).toBe(false);
   });
 });
+
+describe('isApiError across copies of the package', () => {
+  it('recognises an ApiError built by another copy (dual-package hazard)', () => {
+    const foreign = Object.assign(new Error('from the other build'), {
+      [Symbol.for('@resourceful/error-envelope.ApiError')]: true,
+      status: 409,
+      code: 'CONFLICT',
+    });
+    expect(isApiError(foreign)).toBe(true);
+    expect(isApiError({ status: 409, code: 'CONFLICT' })).toBe(false);
+  });
+});

@@ -20,7 +20,7 @@ describe('error catalogue', () => {
   it('is documented in the README, every code with its status', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
-      expect(readme).toMatch(new RegExp(`\\| \`${code}\` \\| ${entry.status}`));
+      expect(readme).toMatch(new RegExp(`\\|\\s*\`${code}\`\\s*\\|\\s*${entry.status}\\s*\\|`));
     }
   });
 

@@ -1,0 +1,86 @@
+/**
+ * @module Answering a create, replace or update the way `Prefer: return=…` asks (RFC 7240 §4.2).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getPreferences } from './get-preferences.js';
+import { appendPreferenceApplied, appendVary } from './header-values.js';
+
+/** The write operations of the spec's "Standard operations" table. */
+export type PreferredOperation = 'create' | 'replace' | 'update';
+
+export interface SendPreferredOptions {
+  /** `create` (POST, or PUT creating with a client id), `replace` (PUT) or `update` (PATCH). */
+  operation: PreferredOperation;
+  /** The created or updated resource; sent when a representation is returned. */
+  body: unknown;
+}
+
+interface Answer {
+  status: number;
+  withBody: boolean;
+}
+
+/**
+ * Spec defaults ("Standard operations"): create → 201 with the resource; replace and partial
+ * update → 204 without body. `return=representation` turns 204 into 200 with the resource;
+ * `return=minimal` drops the body of a 201.
+ */
+const ANSWERS: Record<
+  PreferredOperation,
+  Record<'default' | 'minimal' | 'representation', Answer>
+> = {
+  create: {
+    default: { status: 201, withBody: true },
+    minimal: { status: 201, withBody: false },
+    representation: { status: 201, withBody: true },
+  },
+  replace: {
+    default: { status: 204, withBody: false },
+    minimal: { status: 204, withBody: false },
+    representation: { status: 200, withBody: true },
+  },
+  update: {
+    default: { status: 204, withBody: false },
+    minimal: { status: 204, withBody: false },
+    representation: { status: 200, withBody: true },
+  },
+};
+
+/**
+ * Answers a create/replace/update honouring `return=minimal|representation`.
+ * Sets `Preference-Applied: return=…` when a return preference was honoured; always adds
+ * `Vary: Prefer` (merged, never overwritten). Other headers (ETag, Location) are the caller's
+ * job, set before calling. Writes JSON with `Content-Type: application/json; charset=utf-8`.
+ *
+ * @example
+ * res.location(`/v1/vault/credit-cards/${card.id}`);
+ * sendPreferred(req, res, { operation: 'create', body: card });
+ */
+export function sendPreferred(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: SendPreferredOptions,
+): void {
+  const answers = Object.hasOwn(ANSWERS, options?.operation)
+    ? ANSWERS[options.operation]
+    : undefined;
+  if (answers === undefined) {
+    throw new TypeError(
+      `sendPreferred: operation must be "create", "replace" or "update", got ${String(options?.operation)}.`,
+    );
+  }
+  const preference = getPreferences(req).return;
+  const answer = answers[preference ?? 'default'];
+  appendVary(res, 'Prefer');
+  if (preference !== undefined) appendPreferenceApplied(res, `return=${preference}`);
+  res.statusCode = answer.status;
+  if (!answer.withBody) {
+    if (answer.status !== 204) res.setHeader('Content-Length', '0');
+    res.end();
+    return;
+  }
+  const json = JSON.stringify(options.body ?? null);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(req.method === 'HEAD' ? undefined : json);
+}

@@ -1,0 +1,170 @@
+import type { IncomingMessage } from 'node:http';
+import { describeEachExpress } from '@resourceful/test-support';
+import type { Request, Response } from 'express';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { getPreferences, type PreferHeaderOptions, preferHeader } from '../src/index.js';
+
+/** Several field lines of one header (Node sends an array as separate lines). */
+function lines(...values: string[]): string {
+  return values as unknown as string;
+}
+
+describeEachExpress('preferHeader', (express) => {
+  function app(options?: PreferHeaderOptions) {
+    const app = express();
+    app.use(preferHeader(options));
+    app.use((req: Request, res: Response) => {
+      const preferences = req.preferences;
+      res.json({
+        return: preferences?.return ?? null,
+        respondAsync: preferences?.respondAsync,
+        wait: preferences?.wait ?? null,
+        handling: preferences?.handling ?? null,
+        names: [...(preferences?.all.keys() ?? [])],
+        same: preferences === getPreferences(req),
+      });
+    });
+    return app;
+  }
+
+  it('puts the parsed header on req.preferences', async () => {
+    const res = await request(app())
+      .post('/v1/things')
+      .set('Prefer', 'return=minimal, respond-async, wait=10, handling=strict, foo; bar');
+    expect(res.body).toEqual({
+      return: 'minimal',
+      respondAsync: true,
+      wait: 10,
+      handling: 'strict',
+      names: ['return', 'respond-async', 'wait', 'handling', 'foo'],
+      same: true,
+    });
+  });
+
+  it('combines several Prefer header fields, the first occurrence winning', async () => {
+    const res = await request(app())
+      .get('/x')
+      .set('Prefer', lines('return=representation', 'wait=5, return=minimal'));
+    expect(res.body).toMatchObject({ return: 'representation', wait: 5 });
+  });
+
+  it('keeps a later field line when an earlier one has an unbalanced quote', async () => {
+    const res = await request(app()).get('/x').set('Prefer', lines('foo="open', 'return=minimal'));
+    expect(res.body).toMatchObject({ return: 'minimal', names: ['return'] });
+  });
+
+  it('answers normally when Prefer is malformed', async () => {
+    const res = await request(app()).get('/x').set('Prefer', '"";;;==,,"\\');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ return: null, names: [] });
+  });
+
+  it('reads a 15 KiB header up to the bound without failing', async () => {
+    const res = await request(app())
+      .get('/x')
+      .set('Prefer', `return=minimal, x=${'a'.repeat(15 * 1024)}, wait=1`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ return: 'minimal', wait: null, names: ['return'] });
+  });
+
+  describe('the Prefer query parameter', () => {
+    it('is read when the header is absent', async () => {
+      const res = await request(app()).get('/x?Prefer=return%3Dminimal%2C%20wait%3D3');
+      expect(res.body).toMatchObject({ return: 'minimal', wait: 3 });
+    });
+
+    it('is matched case-insensitively and repeated parameters combine like field lines', async () => {
+      const res = await request(app()).get('/x?prefer=wait=3&PREFER=return=representation');
+      expect(res.body).toMatchObject({ return: 'representation', wait: 3 });
+    });
+
+    it('is ignored when the header is present', async () => {
+      const res = await request(app()).get('/x?Prefer=return=minimal').set('Prefer', 'wait=1');
+      expect(res.body).toMatchObject({ return: null, wait: 1 });
+    });
+
+    it('is read inside a mounted router', async () => {
+      const outer = express();
+      const router = express.Router();
+      router.use(preferHeader());
+      router.get('/cards', (req: Request, res: Response) => {
+        res.json({ return: req.preferences?.return });
+      });
+      outer.use('/v1', router);
+      const res = await request(outer).get('/v1/cards?Prefer=return=minimal');
+      expect(res.body).toEqual({ return: 'minimal' });
+    });
+
+    it('can be renamed or turned off', async () => {
+      const renamed = await request(app({ queryParameter: 'preference' })).get(
+        '/x?Prefer=wait=1&preference=return=minimal',
+      );
+      expect(renamed.body).toMatchObject({ return: 'minimal', wait: null });
+      const off = await request(app({ queryParameter: false })).get('/x?Prefer=return=minimal');
+      expect(off.body).toMatchObject({ return: null });
+    });
+
+    it('copes with malformed percent-encoding', async () => {
+      const res = await request(app()).get('/x?Prefer=%E0%A4%A&Prefer=return=minimal');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ return: 'minimal' });
+    });
+  });
+
+  it('honours maxLength', async () => {
+    const res = await request(app({ maxLength: 10 }))
+      .get('/x')
+      .set('Prefer', 'wait=1, return=minimal');
+    expect(res.body).toMatchObject({ wait: 1, return: null });
+  });
+});
+
+describe('getPreferences', () => {
+  function fakeRequest(headers: Record<string, string>, url = '/'): IncomingMessage {
+    return { headers, url } as unknown as IncomingMessage;
+  }
+
+  it('caches the result on the request', () => {
+    const req = fakeRequest({ prefer: 'return=minimal' });
+    const first = getPreferences(req);
+    req.headers.prefer = 'return=representation';
+    expect(getPreferences(req)).toBe(first);
+  });
+
+  it('reads the joined header when headersDistinct is not available', () => {
+    expect(getPreferences(fakeRequest({ prefer: 'wait=1, return=minimal' })).return).toBe(
+      'minimal',
+    );
+  });
+
+  it('reads the query when there is no header, ignoring a fragment', () => {
+    expect(getPreferences(fakeRequest({}, '/a?x=1&Prefer=wait=7#Prefer=wait=8')).wait).toBe(7);
+    expect(getPreferences(fakeRequest({}, '/a')).all.size).toBe(0);
+  });
+});
+
+describe('preferHeader options', () => {
+  it('accepts (), {} and undefined values', () => {
+    expect(preferHeader().name).toBe('preferHeaderMiddleware');
+    expect(() => preferHeader({})).not.toThrow();
+    expect(() => preferHeader({ maxLength: undefined, queryParameter: undefined })).not.toThrow();
+  });
+
+  it('does not mutate the options object', () => {
+    const options = Object.freeze({ maxLength: 100, queryParameter: 'p' });
+    expect(() => preferHeader(options)).not.toThrow();
+  });
+
+  it.each([
+    [{ maxLenght: 10 }, /unknown option "maxLenght". Did you mean "maxLength"\?/],
+    [{ maxLength: 0 }, /maxLength must be a positive integer/],
+    [{ maxLength: '10' }, /maxLength must be a positive integer/],
+    [{ queryParameter: true }, /queryParameter must be/],
+    [{ queryParameter: 'a b' }, /queryParameter must be/],
+    [null, /options must be an object/],
+    [[], /options must be an object/],
+  ])('refuses %j', (options, message) => {
+    expect(() => preferHeader(options as PreferHeaderOptions)).toThrow(message);
+  });
+});

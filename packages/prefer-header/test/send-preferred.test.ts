@@ -1,0 +1,126 @@
+import { describeEachExpress } from '@resourceful/test-support';
+import type { Request, Response } from 'express';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { type PreferredOperation, sendPreferred } from '../src/index.js';
+
+const card = { id: 'CARD-1', number: 'xxxxxxxxxxxx1111', links: [] };
+
+describeEachExpress('sendPreferred', (express) => {
+  function app() {
+    const app = express();
+    app.post('/cards', (req: Request, res: Response) => {
+      res.location('/cards/CARD-1');
+      sendPreferred(req, res, { operation: 'create', body: card });
+    });
+    app.put('/cards/:id', (req: Request, res: Response) => {
+      sendPreferred(req, res, { operation: 'replace', body: card });
+    });
+    app.patch('/cards/:id', (req: Request, res: Response) => {
+      res.setHeader('Vary', 'Accept-Encoding');
+      res.setHeader('Preference-Applied', 'respond-async');
+      sendPreferred(req, res, { operation: 'update', body: card });
+    });
+    app.post('/weird', (req: Request, res: Response) => {
+      try {
+        sendPreferred(req, res, { operation: 'upsert' as PreferredOperation, body: card });
+      } catch (error) {
+        res.status(500).json({ message: (error as Error).message });
+      }
+    });
+    app.post('/vary-star', (req: Request, res: Response) => {
+      res.setHeader('Vary', '*');
+      sendPreferred(req, res, { operation: 'create', body: card });
+    });
+    return app;
+  }
+
+  describe('create', () => {
+    it('answers 201 with the resource by default, without Preference-Applied', async () => {
+      const res = await request(app()).post('/cards');
+      expect(res.status).toBe(201);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.body).toEqual(card);
+      expect(res.headers.location).toBe('/cards/CARD-1');
+      expect(res.headers['preference-applied']).toBeUndefined();
+      expect(res.headers.vary).toBe('Prefer');
+    });
+
+    it('answers 201 with an empty body to "return=minimal"', async () => {
+      const res = await request(app()).post('/cards').set('Prefer', 'return=minimal');
+      expect(res.status).toBe(201);
+      expect(res.text).toBe('');
+      expect(res.headers['content-length']).toBe('0');
+      expect(res.headers['content-type']).toBeUndefined();
+      expect(res.headers.location).toBe('/cards/CARD-1');
+      expect(res.headers['preference-applied']).toBe('return=minimal');
+      expect(res.headers.vary).toBe('Prefer');
+    });
+
+    it('answers 201 with the resource to "return=representation"', async () => {
+      const res = await request(app()).post('/cards').set('Prefer', 'return=representation');
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual(card);
+      expect(res.headers['preference-applied']).toBe('return=representation');
+    });
+
+    it('honours the Prefer query parameter', async () => {
+      const res = await request(app()).post('/cards?Prefer=return=minimal');
+      expect(res.status).toBe(201);
+      expect(res.text).toBe('');
+      expect(res.headers['preference-applied']).toBe('return=minimal');
+    });
+  });
+
+  describe.each(['put', 'patch'] as const)('%s (replace / update)', (method) => {
+    it('answers 204 without body by default', async () => {
+      const res = await request(app())[method]('/cards/CARD-1');
+      expect(res.status).toBe(204);
+      expect(res.text).toBe('');
+      expect(res.headers['content-type']).toBeUndefined();
+      expect(res.headers['preference-applied']).toBe(
+        method === 'patch' ? 'respond-async' : undefined,
+      );
+    });
+
+    it('answers 200 with the resource to "return=representation"', async () => {
+      const res = await request(app())
+        [method]('/cards/CARD-1')
+        .set('Prefer', 'return=representation');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(card);
+      expect(res.headers['content-length']).toBe(String(Buffer.byteLength(JSON.stringify(card))));
+    });
+
+    it('answers 204 to "return=minimal" and says the preference was applied', async () => {
+      const res = await request(app())[method]('/cards/CARD-1').set('Prefer', 'return=minimal');
+      expect(res.status).toBe(204);
+      expect(res.headers['preference-applied']).toMatch(/(^|, )return=minimal$/);
+    });
+
+    it('ignores an unknown return value and other preferences', async () => {
+      const res = await request(app())
+        [method]('/cards/CARD-1')
+        .set('Prefer', 'return=full, wait=3');
+      expect(res.status).toBe(204);
+      expect(res.headers.vary).toMatch(/Prefer/);
+    });
+  });
+
+  it('merges Vary and Preference-Applied with what was set before', async () => {
+    const res = await request(app()).patch('/cards/CARD-1').set('Prefer', 'return=representation');
+    expect(res.headers.vary).toBe('Accept-Encoding, Prefer');
+    expect(res.headers['preference-applied']).toBe('respond-async, return=representation');
+  });
+
+  it('leaves "Vary: *" alone', async () => {
+    const res = await request(app()).post('/vary-star');
+    expect(res.headers.vary).toBe('*');
+  });
+
+  it('refuses an unknown operation', async () => {
+    const res = await request(app()).post('/weird');
+    expect(res.status).toBe(500);
+    expect(res.body.message).toMatch(/operation must be "create", "replace" or "update"/);
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_DISCOVERY_PATH,
+  formatStructuredDate,
+  isVersionLike,
+  MOUNTED_VERSIONS,
+  type VersionedRouterOptions,
+  versionedRouter,
+} from '../src/index.js';
+
+const router = () => {};
+
+describe('versionedRouter options', () => {
+  it('returns a named middleware that lists its versions for the route checker', () => {
+    const middleware = versionedRouter({ versions: { v1: router, 'v2.0': { router } } });
+    expect(middleware.name).toBe('versionedRouterMiddleware');
+    expect(middleware[MOUNTED_VERSIONS].map((v) => v.prefix)).toEqual(['/v1', '/v2.0']);
+    expect(DEFAULT_DISCOVERY_PATH).toBe('/api');
+  });
+
+  it('accepts undefined optional values and does not mutate the options', () => {
+    const options = Object.freeze({
+      versions: Object.freeze({ v1: router }),
+      discoveryPath: undefined,
+      header: undefined,
+    });
+    expect(() => versionedRouter(options)).not.toThrow();
+    expect(() =>
+      versionedRouter({ versions: { v1: router }, header: false, discoveryPath: false }),
+    ).not.toThrow();
+  });
+
+  it.each([
+    [undefined, /options must be an object/],
+    [{}, /versions must be an object/],
+    [{ versions: {} }, /at least one version/],
+    [
+      { versions: { v1: router }, headers: 'Api-Version' },
+      /unknown option "headers". Did you mean "header"\?/,
+    ],
+    [{ versions: { V1: router } }, /version "V1" must look like "v1" or "v1.0"/],
+    [{ versions: { v01: router } }, /version "v01" must look like/],
+    [{ versions: { '1': router } }, /version "1" must look like/],
+    [{ versions: { 'v1.2.3': router } }, /must look like/],
+    [{ versions: { v1: router, 'v1.0': router } }, /"v1" and "v1.0" name the same version/],
+    [{ versions: { v1: 'router' } }, /versions.v1 must be a router or \{ router, deprecation \}/],
+    [{ versions: { v1: {} } }, /versions.v1.router must be an Express router/],
+    [
+      { versions: { v1: { router, deprecated: {} } } },
+      /unknown option "deprecated". Did you mean "deprecation"\?/,
+    ],
+    [{ versions: { v1: { router, deprecation: true } } }, /deprecation must be an object/],
+    [{ versions: { v1: { router, deprecation: {} } } }, /deprecation.date must be a Date/],
+    [
+      { versions: { v1: { router, deprecation: { date: 'soon' } } } },
+      /deprecation.date must be a Date/,
+    ],
+    [
+      { versions: { v1: { router, deprecation: { date: '2025-01-01', sunset: '2024-01-01' } } } },
+      /sunset must not be earlier than .*date/,
+    ],
+    [
+      { versions: { v1: { router, deprecation: { date: '2025-01-01', link: 'a b' } } } },
+      /link must be a URL without spaces/,
+    ],
+    [
+      { versions: { v1: { router, deprecation: { date: '2025-01-01', link: 'x>; rel="next"' } } } },
+      /link must be a URL without spaces/,
+    ],
+    [
+      { versions: { v1: { router, deprecation: { date: '2025-01-01', link: 'no-scheme' } } } },
+      /link must be an absolute URL or a path/,
+    ],
+    [
+      { versions: { v1: { router, deprecation: { date: 0, until: 1 } } } },
+      /unknown option "until"/,
+    ],
+    [
+      { versions: { v1: router }, discoveryPath: 'api' },
+      /discoveryPath must be a path such as "\/api"/,
+    ],
+    [{ versions: { v1: router }, discoveryPath: '/a b' }, /discoveryPath must be a path/],
+    [
+      { versions: { v1: router }, discoveryPath: '/v2/list' },
+      /must not start with a version segment/,
+    ],
+    [{ versions: { v1: router }, header: 'Api Version' }, /header must be a header name/],
+    [{ versions: { v1: router }, header: true }, /header must be a header name/],
+  ])('refuses %j', (options, message) => {
+    expect(() => versionedRouter(options as unknown as VersionedRouterOptions)).toThrow(message);
+  });
+
+  it('accepts a relative link and a sunset equal to the deprecation date', () => {
+    expect(() =>
+      versionedRouter({
+        versions: { v1: { router, deprecation: { date: 0, sunset: 0, link: '/docs/migrate' } } },
+      }),
+    ).not.toThrow();
+  });
+});
+
+describe('formatStructuredDate', () => {
+  it('writes an RFC 9651 Date: "@" and whole seconds since the epoch', () => {
+    expect(formatStructuredDate(new Date('2023-06-30T23:59:59.999Z'))).toBe('@1688169599');
+    expect(formatStructuredDate(new Date(0))).toBe('@0');
+  });
+});
+
+describe('isVersionLike', () => {
+  it.each([
+    ['v1', true],
+    ['V2', true],
+    ['v1.0', true],
+    ['v01', true],
+    ['v', false],
+    ['v1.', false],
+    ['v1.0.0', false],
+    ['version', false],
+    ['1', false],
+  ])('%s → %s', (segment, expected) => {
+    expect(isVersionLike(segment)).toBe(expected);
+  });
+});
