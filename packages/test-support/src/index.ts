@@ -5,4 +5,10 @@ export {
   type ExpressVersion,
   expressVersions,
 } from './express-versions.js';
+export {
+  findRedisServer,
+  hasRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from './redis-server.js';
 export { closeServer, freePort, listen, type RunningServer, waitFor } from './servers.js';

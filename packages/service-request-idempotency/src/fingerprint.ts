@@ -1,0 +1,87 @@
+/**
+ * @module The request fingerprint: what makes a repeat "the same request" (draft §2.4). Method,
+ * path with query, and body; JSON bodies are compared by content, not by key order.
+ */
+import { createHash, type Hash } from 'node:crypto';
+
+export interface FingerprintRequest {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  /** Express keeps the full URL here when a router has stripped a mount path from `url`. */
+  readonly originalUrl?: string | undefined;
+  /** The parsed body (mount the middleware after the body parser). */
+  readonly body?: unknown;
+}
+
+function withoutParams(url: string, names: readonly string[]): string {
+  const queryStart = url.indexOf('?');
+  if (queryStart < 0 || names.length === 0) return url;
+  const lower = new Set(names.map((name) => name.toLowerCase()));
+  const params = new URLSearchParams(url.slice(queryStart + 1));
+  const kept = [...params].filter(([key]) => !lower.has(key.toLowerCase()));
+  if (kept.length === [...params].length) return url;
+  const query = new URLSearchParams(kept).toString();
+  return url.slice(0, queryStart) + (query === '' ? '' : `?${query}`);
+}
+
+type Frame = readonly ['value', unknown] | readonly ['text', string];
+
+/**
+ * Feeds a canonical form of `value` (object keys sorted) to the hash. Iterative, so a deeply
+ * nested body cannot overflow the stack.
+ */
+function hashCanonical(hash: Hash, value: unknown): void {
+  const stack: Frame[] = [['value', value]];
+  // Bounded by the size of the value: each frame is popped once and pushes only its children.
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    if (frame[0] === 'text') {
+      hash.update(frame[1]);
+      continue;
+    }
+    const current = frame[1];
+    if (Array.isArray(current)) {
+      stack.push(['text', ']']);
+      for (let index = current.length - 1; index >= 0; index--) {
+        stack.push(['value', current[index]]);
+        if (index > 0) stack.push(['text', ',']);
+      }
+      hash.update('[');
+    } else if (current !== null && typeof current === 'object' && !ArrayBuffer.isView(current)) {
+      const record = current as Record<string, unknown>;
+      const keys = Object.keys(record).sort();
+      stack.push(['text', '}']);
+      for (let index = keys.length - 1; index >= 0; index--) {
+        const key = keys[index]!;
+        stack.push(['value', record[key]]);
+        stack.push(['text', `${JSON.stringify(key)}:`]);
+        if (index > 0) stack.push(['text', ',']);
+      }
+      hash.update('{');
+    } else if (ArrayBuffer.isView(current)) {
+      hash.update(`b${current.byteLength}:`);
+      hash.update(new Uint8Array(current.buffer, current.byteOffset, current.byteLength));
+    } else if (current === undefined) {
+      hash.update('u');
+    } else if (typeof current === 'bigint' || typeof current === 'symbol') {
+      hash.update(String(current));
+    } else if (typeof current === 'function') {
+      hash.update('f');
+    } else {
+      hash.update(JSON.stringify(current));
+    }
+  }
+}
+
+/**
+ * The default fingerprint: SHA-256 over method, URL (without the id's own query parameters)
+ * and body, hex-encoded.
+ * @param idNames the header names of the id, left out of the query when compared
+ */
+export function requestFingerprint(req: FingerprintRequest, idNames: readonly string[] = []) {
+  const hash = createHash('sha256');
+  hash.update(`${req.method ?? ''}\n`);
+  hash.update(`${withoutParams(req.originalUrl ?? req.url ?? '', idNames)}\n`);
+  hashCanonical(hash, req.body);
+  return hash.digest('hex');
+}

@@ -1,0 +1,201 @@
+/**
+ * @module The in-memory store, the default: one process only, bounded in entries and bytes,
+ * expired entries evicted as new ones arrive (no timers).
+ */
+import type {
+  AcquireResult,
+  Completion,
+  IdempotencyStore,
+  LockRequest,
+  StoredResponse,
+  StoreEntry,
+} from './types.js';
+
+export interface MemoryStoreOptions {
+  /**
+   * Most entries (locks and responses) kept. When full, expired entries go first, then the
+   * oldest responses; locks are never evicted, so a store full of locks refuses new ones (503).
+   * @default 10000
+   */
+  maxEntries?: number;
+  /**
+   * Most bytes of stored responses (bodies, headers, bookkeeping). The oldest go first.
+   * @default 67108864 (64 MiB)
+   */
+  maxBytes?: number;
+  /** Clock, for tests. @default Date.now */
+  now?: () => number;
+}
+
+/** The memory store, with its current size for monitoring and tests. */
+export interface MemoryStore extends IdempotencyStore {
+  /** Entries currently held (expired ones may still count until evicted). */
+  readonly size: number;
+  /** Bytes currently accounted for. */
+  readonly bytes: number;
+  clear(): void;
+}
+
+type Held =
+  | { state: 'in-flight'; fingerprint: string; token: string; expiresAt: number; bytes: number }
+  | {
+      state: 'completed';
+      fingerprint: string;
+      response: StoredResponse;
+      expiresAt: number;
+      bytes: number;
+    };
+
+/** Entries examined for expiry on each new lock: keeps the work per request constant. */
+const SWEEP_PER_ACQUIRE = 8;
+const ENTRY_OVERHEAD_BYTES = 200;
+
+const MEMORY_STORE_OPTIONS = new Set(['maxEntries', 'maxBytes', 'now']);
+
+function positiveInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(`memoryStore: "${name}" must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+function responseBytes(key: string, fingerprint: string, response: StoredResponse): number {
+  let bytes = ENTRY_OVERHEAD_BYTES + key.length + fingerprint.length;
+  bytes += response.body?.byteLength ?? 0;
+  for (const [name, value] of Object.entries(response.headers)) {
+    bytes += name.length + (typeof value === 'string' ? value.length : value.join('').length);
+  }
+  return bytes;
+}
+
+export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  for (const name of Object.keys(options)) {
+    if (!MEMORY_STORE_OPTIONS.has(name)) {
+      throw new TypeError(
+        `memoryStore: unknown option "${name}"; expected one of ${[...MEMORY_STORE_OPTIONS].join(', ')}`,
+      );
+    }
+  }
+  const maxEntries = positiveInteger('maxEntries', options.maxEntries, 10_000);
+  const maxBytes = positiveInteger('maxBytes', options.maxBytes, 64 * 1024 * 1024);
+  if (options.now !== undefined && typeof options.now !== 'function') {
+    throw new TypeError('memoryStore: "now" must be a function returning milliseconds');
+  }
+  const now = options.now ?? Date.now;
+  // Insertion order is age order: completing an entry re-inserts it at the end.
+  const entries = new Map<string, Held>();
+  let totalBytes = 0;
+
+  function remove(key: string): void {
+    const held = entries.get(key);
+    if (held === undefined) return;
+    entries.delete(key);
+    totalBytes -= held.bytes;
+  }
+
+  function live(key: string): Held | undefined {
+    const held = entries.get(key);
+    if (held !== undefined && held.expiresAt <= now()) {
+      remove(key);
+      return undefined;
+    }
+    return held;
+  }
+
+  function sweep(limit: number): void {
+    const time = now();
+    let seen = 0;
+    for (const [key, held] of entries) {
+      if (seen++ >= limit) break;
+      if (held.expiresAt <= time) remove(key);
+    }
+  }
+
+  /** Evicts expired entries, then the oldest responses, until the bounds hold. */
+  function evict(entriesWanted: number, keep?: string): void {
+    if (entries.size <= entriesWanted && totalBytes <= maxBytes) return;
+    sweep(entries.size);
+    for (const [key, held] of entries) {
+      if (entries.size <= entriesWanted && totalBytes <= maxBytes) return;
+      if (held.state === 'completed' && key !== keep) remove(key);
+    }
+  }
+
+  function view(held: Held): StoreEntry {
+    return held.state === 'in-flight'
+      ? {
+          state: 'in-flight',
+          fingerprint: held.fingerprint,
+          expiresInMs: Math.max(0, held.expiresAt - now()),
+        }
+      : { state: 'completed', fingerprint: held.fingerprint, response: held.response };
+  }
+
+  return {
+    get size() {
+      return entries.size;
+    },
+    get bytes() {
+      return totalBytes;
+    },
+    clear() {
+      entries.clear();
+      totalBytes = 0;
+    },
+
+    async acquire(key: string, lock: LockRequest): Promise<AcquireResult> {
+      sweep(SWEEP_PER_ACQUIRE);
+      const held = live(key);
+      if (held !== undefined) return view(held);
+      evict(maxEntries - 1);
+      if (entries.size >= maxEntries) {
+        throw new Error('memoryStore: every entry is an in-flight lock; no room for another');
+      }
+      const bytes = ENTRY_OVERHEAD_BYTES + key.length + lock.fingerprint.length;
+      entries.set(key, {
+        state: 'in-flight',
+        fingerprint: lock.fingerprint,
+        token: lock.token,
+        expiresAt: now() + lock.lockTtlMs,
+        bytes,
+      });
+      totalBytes += bytes;
+      return { state: 'acquired' };
+    },
+
+    async complete(key: string, completion: Completion): Promise<void> {
+      const held = live(key);
+      if (held !== undefined && (held.state !== 'in-flight' || held.token !== completion.token)) {
+        return;
+      }
+      remove(key);
+      let response = completion.response;
+      let bytes = responseBytes(key, completion.fingerprint, response);
+      if (bytes > maxBytes) {
+        // Too large to keep at all: keep that it happened, so a repeat is refused, not re-run.
+        response = { ...response, body: null };
+        bytes = responseBytes(key, completion.fingerprint, response);
+      }
+      entries.set(key, {
+        state: 'completed',
+        fingerprint: completion.fingerprint,
+        response,
+        expiresAt: now() + completion.ttlMs,
+        bytes,
+      });
+      totalBytes += bytes;
+      evict(maxEntries, key);
+    },
+
+    async release(key: string, token: string): Promise<void> {
+      const held = entries.get(key);
+      if (held?.state === 'in-flight' && held.token === token) remove(key);
+    },
+
+    async get(key: string): Promise<StoreEntry | undefined> {
+      const held = live(key);
+      return held === undefined ? undefined : view(held);
+    },
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * @module The middleware: a POST with `Service-Request-Id` runs once; repeats get the stored
+ * response. Semantics the spec does not show follow the IETF httpapi draft "The Idempotency-Key
+ * HTTP Header Field".
+ * @see https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/
+ */
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { type CapturedResponse, captureResponse } from './capture.js';
+import {
+  ambiguousIdError,
+  inProgressError,
+  invalidIdError,
+  notReplayableError,
+  requiredIdError,
+  reusedIdError,
+  storeUnavailableError,
+} from './errors.js';
+import {
+  type IdempotentRequest,
+  type ResolvedOptions,
+  resolveOptions,
+  type ServiceRequestIdempotencyOptions,
+} from './options.js';
+import { readRequestId } from './request-id.js';
+import { scopedKey } from './scope.js';
+import type { AcquireResult, StoredResponse } from './types.js';
+
+type Next = (err?: unknown) => void;
+
+/**
+ * Statuses after which the id stays usable: server failures, and refusals that say "try again"
+ * (408 Request Timeout, 429 Too Many Requests). Everything else is stored and replayed.
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 429;
+}
+
+/** Statuses whose responses carry no body, so no `Content-Length` either (RFC 9110 §8.6). */
+function hasNoBody(status: number): boolean {
+  return status < 200 || status === 204 || status === 304;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Writes a stored response: its status, allow-listed headers, body, and the replay marker. */
+function replay(res: ServerResponse, response: StoredResponse, config: ResolvedOptions): void {
+  res.statusCode = response.status;
+  for (const [name, value] of Object.entries(response.headers)) {
+    const configured = config.replayHeaders.get(name);
+    if (configured !== undefined) res.setHeader(configured, value);
+  }
+  res.setHeader(config.replayedHeader, 'true');
+  const body = Buffer.from(response.body ?? new Uint8Array());
+  if (hasNoBody(response.status)) {
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Length', body.length);
+  res.end(res.req?.method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * Makes POST idempotent by `Service-Request-Id`. Mount it after the body parser and before
+ * the create handlers: `app.post('/v1/things', serviceRequestIdempotency(), createThing)`.
+ */
+export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOptions = {}) {
+  const config = resolveOptions(options);
+  const { store } = config;
+
+  /** Runs a store call; a failure becomes a 503, or `undefined` when failing open. */
+  async function fromStore<T>(call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      config.onStoreError(error);
+      if (config.failOpen) return undefined;
+      throw storeUnavailableError(config.retryAfterSeconds, error);
+    }
+  }
+
+  /**
+   * Stores the outcome, retrying while the lock would still be ours, so that a short store
+   * outage after the handler ran does not make the id runnable again.
+   */
+  function settle(key: string, token: string, fingerprint: string, captured: CapturedResponse) {
+    const deadline = Date.now() + config.lockTtlMs;
+    const attempt = (delay: number): void => {
+      const call = isRetryableStatus(captured.status)
+        ? store.release(key, token)
+        : store.complete(key, {
+            token,
+            fingerprint,
+            response: captured,
+            ttlMs: config.ttlMs,
+          });
+      call.then(undefined, (error: unknown) => {
+        config.onStoreError(error);
+        if (Date.now() + delay >= deadline) return;
+        setTimeout(() => attempt(Math.min(delay * 2, 2_000)), delay).unref();
+      });
+    };
+    attempt(100);
+  }
+
+  async function handle(req: IdempotentRequest, res: ServerResponse): Promise<'next' | 'done'> {
+    const read = readRequestId(req, {
+      names: config.idNames,
+      query: config.query,
+      maxLength: config.maxIdLength,
+    });
+    if (read.kind === 'absent') {
+      if (config.required) throw requiredIdError(config.header);
+      return 'next';
+    }
+    if (read.kind !== 'found') {
+      throw read.kind === 'invalid'
+        ? invalidIdError(read.source, config.maxIdLength)
+        : ambiguousIdError(read.source);
+    }
+
+    const target = read.source;
+    const key = scopedKey((await config.principal(req)) ?? '', read.id);
+    const fingerprint = await config.fingerprint(req);
+    const token = randomUUID();
+    const lock = { token, fingerprint, lockTtlMs: config.lockTtlMs };
+
+    let result: AcquireResult | undefined = await fromStore(() => store.acquire(key, lock));
+    const deadline = Date.now() + config.waitTimeoutMs;
+    let pollMs = 10;
+    // Each turn either returns, throws, or sleeps; the wait is bounded by `waitTimeoutMs`.
+    for (;;) {
+      if (result === undefined) return 'next'; // store down, failing open
+      if (result.state === 'acquired') {
+        captureResponse(res, {
+          maxBodyBytes: config.maxBodyBytes,
+          keepHeaders: new Set(config.replayHeaders.keys()),
+          stripHeader: config.replayedHeader,
+          onEnd: (captured) => settle(key, token, fingerprint, captured),
+        });
+        return 'next';
+      }
+      if (result.fingerprint !== fingerprint) throw reusedIdError(target);
+      if (result.state === 'completed') {
+        if (result.response.body === null) throw notReplayableError(target, result.response.status);
+        replay(res, result.response, config);
+        return 'done';
+      }
+      const remaining = deadline - Date.now();
+      if (!config.waitForInFlight || remaining <= 0) {
+        throw inProgressError(target, config.retryAfterSeconds);
+      }
+      await sleep(Math.min(pollMs, remaining));
+      pollMs = Math.min(pollMs * 2, 200);
+      result = await fromStore(async () => (await store.get(key)) ?? store.acquire(key, lock));
+    }
+  }
+
+  return function serviceRequestIdempotencyMiddleware(
+    req: IdempotentRequest,
+    res: ServerResponse,
+    next: Next,
+  ): void {
+    if (!config.methods.has(req.method ?? '')) {
+      next();
+      return;
+    }
+    handle(req, res).then(
+      (outcome) => {
+        if (outcome === 'next') next();
+      },
+      (error: unknown) => next(error),
+    );
+  };
+}

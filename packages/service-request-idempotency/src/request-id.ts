@@ -1,0 +1,80 @@
+/**
+ * @module Reading and validating the request id from the headers (and, as the spec allows for
+ * any header, from a query parameter of the same name).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { DEFAULT_MAX_ID_LENGTH, ID_PATTERN } from './constants.js';
+
+export interface ReadRequestIdOptions {
+  /** Header names to read, first the main one; matched case-insensitively. */
+  readonly names: readonly string[];
+  /** Also read query parameters of the same names. */
+  readonly query: boolean;
+  readonly maxLength: number;
+}
+
+/** The outcome of reading the id: absent, found, or a 400 naming where it came from. */
+export type RequestIdResult =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'found'; readonly id: string; readonly source: string }
+  | {
+      readonly kind: 'invalid' | 'ambiguous';
+      readonly source: string;
+    };
+
+/**
+ * Validates one id value. The draft sends it as a Structured Field string (`"8e03…"`); a bare
+ * value is accepted too. @returns the id, or undefined when it is empty, too long or has a
+ * character outside letters, digits and `-._~:+=/@`.
+ * @see https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/ §2.1
+ */
+export function parseRequestId(
+  value: string,
+  maxLength: number = DEFAULT_MAX_ID_LENGTH,
+): string | undefined {
+  let id = value.trim();
+  if (id.length >= 2 && id.startsWith('"') && id.endsWith('"')) id = id.slice(1, -1);
+  if (id.length === 0 || id.length > maxLength || !ID_PATTERN.test(id)) return undefined;
+  return id;
+}
+
+interface RequestLike {
+  readonly headers: IncomingHttpHeaders;
+  readonly url?: string | undefined;
+}
+
+function queryValues(url: string | undefined, names: readonly string[]): [string, string][] {
+  const queryStart = url?.indexOf('?') ?? -1;
+  if (url === undefined || queryStart < 0) return [];
+  const wanted = new Map(names.map((name) => [name.toLowerCase(), name]));
+  const found: [string, string][] = [];
+  for (const [key, value] of new URLSearchParams(url.slice(queryStart + 1))) {
+    const name = wanted.get(key.toLowerCase());
+    if (name !== undefined) found.push([name, value]);
+  }
+  return found;
+}
+
+/** Reads the id from every configured header and query parameter; they must agree. */
+export function readRequestId(req: RequestLike, options: ReadRequestIdOptions): RequestIdResult {
+  const values: [source: string, value: string][] = [];
+  for (const name of options.names) {
+    const raw = req.headers[name.toLowerCase()];
+    if (raw === undefined) continue;
+    // Node joins repeated headers with ", ", which no valid id contains; an array is only
+    // possible for a few well-known names, but is handled the same way.
+    if (Array.isArray(raw)) return { kind: 'ambiguous', source: name };
+    values.push([name, String(raw)]);
+  }
+  if (options.query) values.push(...queryValues(req.url, options.names));
+  if (values.length === 0) return { kind: 'absent' };
+
+  let found: { id: string; source: string } | undefined;
+  for (const [source, value] of values) {
+    const id = parseRequestId(value, options.maxLength);
+    if (id === undefined) return { kind: 'invalid', source };
+    if (found !== undefined && found.id !== id) return { kind: 'ambiguous', source };
+    found ??= { id, source };
+  }
+  return { kind: 'found', ...found! };
+}

@@ -1,0 +1,118 @@
+import { describeEachExpress, expectErrorEnvelope, waitFor } from '@resourceful/test-support';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { type IdempotencyStore, memoryStore } from '../src/index.js';
+import { startApp } from './helpers.js';
+
+/** A store whose every call fails, as when the database behind it is down. */
+function brokenStore(): IdempotencyStore & { calls: number } {
+  const fail = async (): Promise<never> => {
+    store.calls++;
+    throw new Error('ECONNREFUSED 127.0.0.1:6379');
+  };
+  const store = { calls: 0, acquire: fail, complete: fail, release: fail, get: fail };
+  return store;
+}
+
+describeEachExpress('failed first attempts', (express) => {
+  describe('when the handler throws', () => {
+    it('answers 500 and leaves the id free for a retry', async () => {
+      const app = await startApp(express);
+      const first = await request(app.url).post('/v1/flaky').set('Service-Request-Id', 'f');
+      expectErrorEnvelope(first, 500, { code: 'INTERNAL_SERVER_ERROR' });
+      const retry = await request(app.url).post('/v1/flaky').set('Service-Request-Id', 'f');
+      expect(retry.status).toBe(201);
+      expect(retry.body).toEqual({ n: 2 });
+      const replay = await request(app.url).post('/v1/flaky').set('Service-Request-Id', 'f');
+      expect(replay.body).toEqual({ n: 2 });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(app.runs.flaky).toBe(2);
+    });
+
+    it('leaves the id free after an async rejection too', async () => {
+      const app = await startApp(express);
+      const first = await request(app.url).post('/v1/flaky-async').set('Service-Request-Id', 'fa');
+      expect(first.status).toBe(500);
+      const retry = await request(app.url).post('/v1/flaky-async').set('Service-Request-Id', 'fa');
+      expect(retry.status).toBe(201);
+    });
+  });
+
+  it('does not store a 429, so the id can be retried', async () => {
+    const app = await startApp(express);
+    const first = await request(app.url).post('/v1/throttled').set('Service-Request-Id', 't');
+    expect(first.status).toBe(429);
+    const retry = await request(app.url).post('/v1/throttled').set('Service-Request-Id', 't');
+    expect(retry.status).toBe(201);
+    expect(app.runs.throttled).toBe(2);
+  });
+
+  describe('when the process dies mid-request (lock never released)', () => {
+    it('answers 409 while the lock lives and runs the handler once it expired', async () => {
+      const store = memoryStore();
+      const app = await startApp(express, { store, lockTtlMs: 200 });
+      // Another process took the lock with the same fingerprint and died.
+      const probe = await startApp(express, { store, lockTtlMs: 200 });
+      probe.gate = new Promise(() => undefined);
+      const abandoned = request(probe.url)
+        .post('/v1/things')
+        .set('Service-Request-Id', 'dead')
+        .timeout(100)
+        .then(
+          () => 'answered',
+          () => 'aborted',
+        );
+      expect(await abandoned).toBe('aborted');
+
+      const during = await request(app.url).post('/v1/things').set('Service-Request-Id', 'dead');
+      expectErrorEnvelope(during, 409, { code: 'CONFLICT' });
+      let status = 0;
+      await waitFor(
+        async () => {
+          status = (await request(app.url).post('/v1/things').set('Service-Request-Id', 'dead'))
+            .status;
+          return status !== 409;
+        },
+        { timeoutMs: 5_000, what: 'the lock to expire' },
+      );
+      expect(status).toBe(201);
+      expect(app.runs.things).toBe(1);
+    });
+  });
+
+  describe('when the store cannot be reached', () => {
+    it('answers 503 with Retry-After and does not run the handler', async () => {
+      const store = brokenStore();
+      const errors: unknown[] = [];
+      const app = await startApp(express, { store, onStoreError: (e) => errors.push(e) });
+      const res = await request(app.url).post('/v1/things').set('Service-Request-Id', 'down');
+      expectErrorEnvelope(res, 503, { code: 'SERVICE_UNAVAILABLE' });
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.body.error.innererror).toEqual({ code: 'IDEMPOTENCY_STORE_UNAVAILABLE' });
+      expect(res.text).not.toContain('ECONNREFUSED');
+      expect(app.runs.things).toBeUndefined();
+      expect(errors).toHaveLength(1);
+    });
+
+    it('sends the configured Retry-After', async () => {
+      const app = await startApp(express, { store: brokenStore(), retryAfterSeconds: 7 });
+      const res = await request(app.url).post('/v1/things').set('Service-Request-Id', 'down');
+      expect(res.headers['retry-after']).toBe('7');
+    });
+
+    it('runs the handler unprotected with failOpen', async () => {
+      const app = await startApp(express, { store: brokenStore(), failOpen: true });
+      const res = await request(app.url).post('/v1/things').set('Service-Request-Id', 'open');
+      expect(res.status).toBe(201);
+      expect(app.runs.things).toBe(1);
+    });
+
+    it('does not touch the store for requests without an id', async () => {
+      const store = brokenStore();
+      const app = await startApp(express, { store });
+      const res = await request(app.url).post('/v1/things');
+      expect(res.status).toBe(201);
+      expect(store.calls).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { authorizationPrincipal, requestFingerprint, scopedKey } from '../src/index.js';
+
+const base = { method: 'POST', url: '/v1/things' };
+
+describe('requestFingerprint', () => {
+  it('is the same for the same method, path and body content', () => {
+    expect(requestFingerprint({ ...base, body: { a: 1, b: [1, { c: 2, d: null }] } })).toBe(
+      requestFingerprint({ ...base, body: { b: [1, { d: null, c: 2 }], a: 1 } }),
+    );
+  });
+
+  it.each([
+    ['method', { ...base, method: 'PATCH', body: {} }],
+    ['path', { ...base, url: '/v1/other', body: {} }],
+    ['query', { ...base, url: '/v1/things?x=1', body: {} }],
+    ['body value', { ...base, body: { a: 1 } }],
+    ['array order', { ...base, body: [] }],
+  ])('changes with the %s', (_title, request) => {
+    expect(requestFingerprint(request)).not.toBe(requestFingerprint({ ...base, body: {} }));
+  });
+
+  it('tells apart values that print alike', () => {
+    const fingerprints = new Set(
+      [1, '1', [1], { 1: 1 }, null, undefined, true, 'true', Buffer.from('1')].map((body) =>
+        requestFingerprint({ ...base, body }),
+      ),
+    );
+    expect(fingerprints.size).toBe(9);
+  });
+
+  it('ignores the id given as a query parameter', () => {
+    expect(
+      requestFingerprint({ ...base, url: '/v1/things?Service-Request-Id=abc&x=1', body: {} }, [
+        'Service-Request-Id',
+      ]),
+    ).toBe(requestFingerprint({ ...base, url: '/v1/things?x=1', body: {} }));
+  });
+
+  it('prefers originalUrl over a router-relative url', () => {
+    expect(requestFingerprint({ ...base, url: '/', originalUrl: '/v1/things' })).toBe(
+      requestFingerprint(base),
+    );
+  });
+
+  it('hashes a body nested 100000 levels deep without overflowing the stack', () => {
+    const depth = 100_000;
+    const body: unknown = JSON.parse('['.repeat(depth) + ']'.repeat(depth));
+    expect(requestFingerprint({ ...base, body })).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('treats a __proto__ key as data', () => {
+    const body: unknown = JSON.parse('{"__proto__":{"admin":true}}');
+    expect(requestFingerprint({ ...base, body })).not.toBe(
+      requestFingerprint({ ...base, body: {} }),
+    );
+  });
+});
+
+describe('identity scoping', () => {
+  it('hashes the Authorization header and never keeps it', () => {
+    const principal = authorizationPrincipal({ headers: { authorization: 'Bearer secret' } });
+    expect(principal).toMatch(/^[0-9a-f]{64}$/);
+    expect(principal).not.toContain('secret');
+  });
+
+  it('uses the empty principal for anonymous callers', () => {
+    expect(authorizationPrincipal({ headers: {} })).toBe('');
+  });
+
+  it('gives each principal its own key for one id', () => {
+    expect(scopedKey('a', 'id')).not.toBe(scopedKey('b', 'id'));
+    expect(scopedKey('a', 'bid')).not.toBe(scopedKey('ab', 'id'));
+  });
+});

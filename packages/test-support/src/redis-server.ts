@@ -1,0 +1,198 @@
+/**
+ * @module A real `redis-server` for tests: started on a free loopback port with its own temp
+ * dir, stopped and restarted on the same port to simulate an outage. No system service needed.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { freePort, waitFor } from './servers.js';
+
+export interface RedisServer {
+  /** `redis://127.0.0.1:PORT`. */
+  readonly url: string;
+  readonly port: number;
+  /**
+   * Stops the server (`SHUTDOWN SAVE`, so the data survives a `restart()` as it would on a
+   * Redis with persistence). Resolves when the process has exited.
+   */
+  stop(): Promise<void>;
+  /** Starts the server again on the same port and dir; resolves when it answers PING. */
+  restart(): Promise<void>;
+  /** Stops the server and removes its temp dir. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // A crashed or interrupted test run must not leave servers behind.
+  process.once('exit', () => {
+    for (const child of running) child.kill('SIGKILL');
+  });
+}
+
+/** The `redis-server` binary (`REDIS_SERVER_BIN`, else found on PATH), or undefined. */
+export function findRedisServer(): string | undefined {
+  const candidates = process.env.REDIS_SERVER_BIN
+    ? [process.env.REDIS_SERVER_BIN]
+    : [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/sbin', '/usr/local/bin']
+        .filter((dir) => dir !== '')
+        .map((dir) => join(dir, 'redis-server'));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+let warned = false;
+
+/**
+ * Whether the Redis suites can run. Throws when `redis-server` is missing and `CI` is set (CI
+ * must run them); otherwise warns once and returns false, for `describe.skipIf(!hasRedisServer())`.
+ */
+export function hasRedisServer(): boolean {
+  if (findRedisServer() !== undefined) return true;
+  const message =
+    'redis-server was not found on PATH (or REDIS_SERVER_BIN); install it (Debian: apt-get install redis-server)';
+  if (process.env.CI) throw new Error(`${message}. CI must run the Redis suites.`);
+  if (!warned) {
+    warned = true;
+    console.warn(`${message}. Skipping the Redis suites.`);
+  }
+  return false;
+}
+
+/** Sends one RESP command on a fresh connection and resolves with the first reply line. */
+function sendRaw(port: number, args: readonly string[], timeoutMs = 2_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let reply = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('redis-server did not answer in time'));
+    }, timeoutMs);
+    const finish = (error?: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (error) reject(error);
+      else resolve(reply);
+    };
+    socket.once('error', finish);
+    socket.once('close', () => finish());
+    socket.on('data', (data) => {
+      reply += data.toString('utf8');
+      if (reply.includes('\r\n')) finish();
+    });
+    socket.once('connect', () => {
+      const frame = `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join('')}`;
+      socket.write(frame);
+    });
+  });
+}
+
+async function answersPing(port: number): Promise<boolean> {
+  try {
+    return (await sendRaw(port, ['PING'], 500)).startsWith('+PONG');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts `redis-server` on 127.0.0.1 on a free port (`--save '' --appendonly no`, temp dir) and
+ * resolves once it answers PING. Throws when the binary is missing.
+ */
+export async function startRedisServer(): Promise<RedisServer> {
+  const bin = findRedisServer();
+  if (bin === undefined) throw new Error('redis-server is not installed');
+  installExitHook();
+  const dir = mkdtempSync(join(tmpdir(), 'resourceful-redis-'));
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  let closed = false;
+
+  async function start(): Promise<void> {
+    const proc = spawn(
+      bin!,
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--daemonize',
+        'no',
+        '--loglevel',
+        'warning',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    proc.stderr?.on('data', (data: Buffer) => {
+      if (stderr.length < 4_000) stderr += data.toString('utf8');
+    });
+    running.add(proc);
+    proc.once('exit', () => running.delete(proc));
+    child = proc;
+    try {
+      await waitFor(
+        async () => {
+          if (proc.exitCode !== null || proc.signalCode !== null) {
+            throw new Error(`redis-server exited on start: ${stderr.trim()}`);
+          }
+          return answersPing(port);
+        },
+        { timeoutMs: 10_000, intervalMs: 25, what: `redis-server on port ${port}` },
+      );
+    } catch (error) {
+      proc.kill('SIGKILL');
+      throw error;
+    }
+  }
+
+  async function stop(): Promise<void> {
+    const proc = child;
+    child = undefined;
+    if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    // SHUTDOWN closes the connection without a reply on success; a failure is fine, the
+    // kill below is the fallback.
+    await sendRaw(port, ['SHUTDOWN', 'SAVE']).catch(() => undefined);
+    const killTimer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(killTimer);
+  }
+
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    async restart() {
+      if (closed) throw new Error('the redis-server was closed');
+      await stop();
+      await start();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
