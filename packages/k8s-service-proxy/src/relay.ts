@@ -1,0 +1,333 @@
+/**
+ * @module The relay core shared by the CLI and the middleware: one request (or upgrade) to the
+ * control plane over the credentials' agent, with hop-by-hop headers dropped (RFC 9110 §7.6.1),
+ * `X-Forwarded-For` appended, the body streamed both ways and failures mapped to 502/504.
+ */
+import type {
+  IncomingHttpHeaders,
+  IncomingMessage,
+  OutgoingHttpHeaders,
+  ServerResponse,
+} from 'node:http';
+import { request as httpRequest, STATUS_CODES } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Duplex } from 'node:stream';
+import { ApiError } from '@resourceful/error-envelope';
+import type { ClusterCredentials } from './cluster-credentials.js';
+import { UPSTREAM_TIMEOUT, upstreamError } from './upstream-errors.js';
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1 and the legacy ones Go's reverse proxy also drops). */
+export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+export interface RelayPolicy {
+  readonly credentials: ClusterCredentials;
+  /**
+   * `pass-through` (kubectl proxy): the client's `Authorization` goes upstream and ours is
+   * added only when it sent none. `strip`: the client's `Authorization` and `Cookie` are
+   * dropped and ours is always used.
+   */
+  readonly clientCredentials: 'pass-through' | 'strip';
+  /** Idle timeout toward the control plane in milliseconds; 0 waits forever. */
+  readonly timeoutMs: number;
+  /** Adjusts the upstream response headers (for instance `Location`) before they are sent. */
+  readonly mapResponseHeaders?: (headers: OutgoingHttpHeaders, status: number) => void;
+  /** Rewrites a whole (uncompressed, HTML) body; `undefined` leaves the response streamed. */
+  readonly rewriteBody?: (headers: IncomingHttpHeaders) => ((body: string) => string) | undefined;
+  /** Largest body `rewriteBody` buffers; larger ones pass unchanged. @default 10 MiB */
+  readonly rewriteLimit?: number;
+}
+
+function push(out: Record<string, string[]>, name: string, value: string): void {
+  const list = out[name];
+  if (list === undefined) out[name] = [value];
+  else list.push(value);
+}
+
+function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
+  const value = headers.connection;
+  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  return new Set(
+    text
+      .split(',')
+      .map((token) => token.trim().toLowerCase())
+      .filter((token) => token !== ''),
+  );
+}
+
+/** The headers to send upstream, from the client's raw headers. */
+export function upstreamHeaders(
+  req: IncomingMessage,
+  policy: RelayPolicy,
+  upgrade: boolean,
+): OutgoingHttpHeaders {
+  const listed = connectionTokens(req.headers);
+  const out: Record<string, string[]> = Object.create(null);
+  const forwardedFor: string[] = [];
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] ?? '').toLowerCase();
+    const value = raw[i + 1] ?? '';
+    if (name === 'host' || listed.has(name)) continue;
+    if (name === 'te' && value.trim().toLowerCase() === 'trailers' && !upgrade) {
+      push(out, 'te', value);
+      continue;
+    }
+    if (HOP_BY_HOP_HEADERS.has(name)) continue;
+    if (policy.clientCredentials === 'strip' && (name === 'authorization' || name === 'cookie')) {
+      continue;
+    }
+    if (name === 'x-forwarded-for') {
+      forwardedFor.push(value);
+      continue;
+    }
+    push(out, name, value);
+  }
+  const client = req.socket.remoteAddress;
+  if (client !== undefined) forwardedFor.push(client.replace(/^::ffff:(?=\d+\.)/, ''));
+  if (forwardedFor.length > 0) out['x-forwarded-for'] = [forwardedFor.join(', ')];
+  if (out.authorization === undefined) {
+    const authorization = policy.credentials.authorization();
+    if (authorization !== undefined) out.authorization = [authorization];
+  }
+  if (upgrade) {
+    out.connection = ['Upgrade'];
+    const protocol = req.headers.upgrade;
+    if (protocol !== undefined) out.upgrade = [protocol];
+  }
+  const headers: OutgoingHttpHeaders = Object.create(null);
+  for (const [name, values] of Object.entries(out)) {
+    headers[name] = values.length === 1 ? values[0] : values;
+  }
+  return headers;
+}
+
+/** The upstream response headers to send to the client (hop-by-hop dropped, repeats kept). */
+export function downstreamHeaders(res: IncomingMessage): OutgoingHttpHeaders {
+  const listed = connectionTokens(res.headers);
+  const out: Record<string, string[]> = Object.create(null);
+  const raw = res.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] ?? '').toLowerCase();
+    if (HOP_BY_HOP_HEADERS.has(name) || listed.has(name)) continue;
+    push(out, name, raw[i + 1] ?? '');
+  }
+  const headers: OutgoingHttpHeaders = Object.create(null);
+  for (const [name, values] of Object.entries(out)) {
+    headers[name] = values.length === 1 ? values[0] : values;
+  }
+  return headers;
+}
+
+function sendUpstream(
+  policy: RelayPolicy,
+  method: string,
+  path: string,
+  headers: OutgoingHttpHeaders,
+) {
+  const { server, agent, keepAliveMs } = policy.credentials;
+  const send = server.protocol === 'https:' ? httpsRequest : httpRequest;
+  const req = send({
+    agent,
+    hostname: server.hostname.replace(/^\[|\]$/g, ''),
+    port: server.port || (server.protocol === 'https:' ? 443 : 80),
+    method,
+    path,
+    headers,
+  });
+  if (keepAliveMs > 0) req.on('socket', (socket) => socket.setKeepAlive(true, keepAliveMs));
+  if (policy.timeoutMs > 0) {
+    req.setTimeout(policy.timeoutMs, () =>
+      req.destroy(Object.assign(new Error('upstream timed out'), { code: UPSTREAM_TIMEOUT })),
+    );
+  }
+  return req;
+}
+
+/**
+ * Relays `req` to `path` (already encoded, with query) on the control plane and streams the
+ * answer to `res`. Failures before the answer started reach `onError` once, as an ApiError;
+ * later ones cut the connection, the only honest signal left.
+ */
+export function relayRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  policy: RelayPolicy,
+  onError: (error: ApiError) => void,
+  body?: Buffer,
+): void {
+  let failed = false;
+  const fail = (error: ApiError) => {
+    if (failed) return;
+    failed = true;
+    if (res.headersSent) res.destroy();
+    else onError(error);
+  };
+  let upstream: ReturnType<typeof sendUpstream>;
+  try {
+    const headers = upstreamHeaders(req, policy, false);
+    if (body !== undefined) headers['content-length'] = String(body.length);
+    upstream = sendUpstream(policy, req.method ?? 'GET', path, headers);
+  } catch {
+    fail(ApiError.invalidRequest('The request target cannot be relayed.', { target: 'path' }));
+    return;
+  }
+  res.on('close', () => {
+    if (!res.writableFinished) upstream.destroy();
+  });
+  upstream.on('error', (error) => fail(upstreamError(error)));
+  upstream.on('response', (answer) => {
+    const status = answer.statusCode ?? 502;
+    const headers = downstreamHeaders(answer);
+    policy.mapResponseHeaders?.(headers, status);
+    const rewrite = policy.rewriteBody?.(answer.headers);
+    const encoding = answer.headers['content-encoding'];
+    if (rewrite !== undefined && (encoding === undefined || encoding === 'identity')) {
+      bufferAndRewrite(
+        answer,
+        res,
+        status,
+        headers,
+        rewrite,
+        policy.rewriteLimit ?? 10 * 1024 * 1024,
+      );
+      return;
+    }
+    res.writeHead(status, answer.statusMessage, headers);
+    answer.pipe(res);
+    answer.on('error', () => res.destroy());
+    answer.on('aborted', () => res.destroy());
+  });
+  if (body !== undefined) {
+    upstream.end(body);
+    return;
+  }
+  req.pipe(upstream);
+  req.on('error', () => upstream.destroy());
+}
+
+function bufferAndRewrite(
+  answer: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  headers: OutgoingHttpHeaders,
+  rewrite: (body: string) => string,
+  limit: number,
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let streaming = false;
+  answer.on('data', (chunk: Buffer) => {
+    if (streaming) return;
+    size += chunk.length;
+    chunks.push(chunk);
+    if (size > limit) {
+      // Too large to rewrite: send what we have and stream the rest unchanged.
+      streaming = true;
+      res.writeHead(status, answer.statusMessage, headers);
+      res.write(Buffer.concat(chunks));
+      answer.pipe(res);
+    }
+  });
+  answer.on('end', () => {
+    if (streaming) return;
+    const body = Buffer.from(rewrite(Buffer.concat(chunks).toString('utf8')), 'utf8');
+    headers['content-length'] = String(body.length);
+    res.writeHead(status, answer.statusMessage, headers);
+    res.end(body);
+  });
+  answer.on('error', () => res.destroy());
+}
+
+function writeRawResponse(
+  socket: Duplex,
+  status: number,
+  message: string,
+  headers: OutgoingHttpHeaders,
+) {
+  let head = `HTTP/1.1 ${status} ${message}\r\n`;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) head += `${name}: ${item}\r\n`;
+  }
+  socket.write(`${head}\r\n`);
+}
+
+/** Writes an ApiError on a raw socket (upgrade requests have no ServerResponse). */
+export function writeSocketError(socket: Duplex, error: ApiError): void {
+  if (!socket.writable) return;
+  const body = JSON.stringify(error);
+  writeRawResponse(socket, error.status, STATUS_CODES[error.status] ?? 'Error', {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'error-code': error.code,
+    connection: 'close',
+  });
+  socket.end(body);
+}
+
+/**
+ * Relays an upgrade request (WebSocket, SPDY) to `path` and splices the two sockets once the
+ * control plane answers 101. Any other answer is passed back as is.
+ */
+export function relayUpgrade(
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  path: string,
+  policy: RelayPolicy,
+  onError: (error: ApiError) => void = (error) => writeSocketError(socket, error),
+): void {
+  let done = false;
+  const fail = (error: ApiError) => {
+    if (done) return;
+    done = true;
+    onError(error);
+  };
+  socket.on('error', () => socket.destroy());
+  let upstream: ReturnType<typeof sendUpstream>;
+  try {
+    upstream = sendUpstream(policy, req.method ?? 'GET', path, upstreamHeaders(req, policy, true));
+  } catch {
+    fail(ApiError.invalidRequest('The request target cannot be relayed.', { target: 'path' }));
+    return;
+  }
+  upstream.on('error', (error) => fail(upstreamError(error)));
+  upstream.on('upgrade', (answer, upstreamSocket, upstreamHead) => {
+    done = true;
+    upstream.setTimeout(0);
+    const headers = downstreamHeaders(answer);
+    headers.connection = 'Upgrade';
+    if (answer.headers.upgrade !== undefined) headers.upgrade = answer.headers.upgrade;
+    policy.mapResponseHeaders?.(headers, 101);
+    writeRawResponse(socket, 101, 'Switching Protocols', headers);
+    if (upstreamHead.length > 0) socket.write(upstreamHead);
+    if (head.length > 0) upstreamSocket.write(head);
+    upstreamSocket.on('error', () => socket.destroy());
+    socket.on('close', () => upstreamSocket.destroy());
+    upstreamSocket.on('close', () => socket.destroy());
+    upstreamSocket.pipe(socket).pipe(upstreamSocket);
+  });
+  upstream.on('response', (answer) => {
+    done = true;
+    const headers = downstreamHeaders(answer);
+    policy.mapResponseHeaders?.(headers, answer.statusCode ?? 502);
+    headers.connection = 'close';
+    writeRawResponse(socket, answer.statusCode ?? 502, answer.statusMessage ?? '', headers);
+    answer.pipe(socket);
+  });
+  socket.on('close', () => {
+    if (!done) upstream.destroy();
+  });
+  upstream.end();
+}

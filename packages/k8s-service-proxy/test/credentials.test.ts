@@ -1,0 +1,332 @@
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import { waitFor } from '@resourceful/test-support';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  createClusterCredentials,
+  fileTokenSource,
+  findClusterCredentials,
+  getApiVersions,
+  loadClusterCredentials,
+  loadInCluster,
+  loadKubeconfig,
+} from '../src/index.js';
+import { makeCertificates, type TestCertificates } from './support/certificates.js';
+import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
+import { writeKubeconfig } from './support/kubeconfig.js';
+
+const SECRET = 'sekret-token-value-123';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'k8s-creds-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('createClusterCredentials', () => {
+  it('never shows the token in JSON, inspect or the Authorization-free summary', () => {
+    const credentials = createClusterCredentials({
+      server: 'https://10.0.0.1:6443',
+      token: SECRET,
+    });
+    expect(credentials.authorization()).toBe(`Bearer ${SECRET}`);
+    expect(JSON.stringify(credentials)).not.toContain(SECRET);
+    expect(inspect(credentials, { depth: 10, showHidden: true })).not.toContain(SECRET);
+    expect(JSON.parse(JSON.stringify(credentials))).toMatchObject({ auth: 'bearer-token' });
+    credentials.close();
+  });
+
+  it('trims whitespace around a token', () => {
+    const credentials = createClusterCredentials({ server: 'https://h', token: `  ${SECRET}\n` });
+    expect(credentials.authorization()).toBe(`Bearer ${SECRET}`);
+    credentials.close();
+  });
+
+  it('refuses a bad server URL, unknown options and credentials in the URL, without echoing secrets', () => {
+    expect(() => createClusterCredentials({ server: 'not a url', token: SECRET })).toThrow(
+      /absolute URL/,
+    );
+    expect(() => createClusterCredentials({ server: 'ftp://h', token: SECRET })).toThrow(/https:/);
+    expect(() => createClusterCredentials({ server: `https://u:${SECRET}@h` })).toThrow(
+      /must not carry credentials/,
+    );
+    let message = '';
+    try {
+      createClusterCredentials({ server: `https://u:${SECRET}@h` });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).not.toContain(SECRET);
+    expect(() =>
+      createClusterCredentials({ server: 'https://h', tokn: SECRET } as unknown as {
+        server: string;
+      }),
+    ).toThrow(/unknown option "tokn"/);
+  });
+
+  it('warns when server verification is skipped, and refuses it together with a CA', () => {
+    const onWarning = vi.fn();
+    const credentials = createClusterCredentials({
+      server: 'https://h',
+      insecureSkipTlsVerify: true,
+      onWarning,
+    });
+    expect(onWarning).toHaveBeenCalledOnce();
+    expect(onWarning.mock.calls[0]?.[0]).toMatch(/man-in-the-middle/);
+    credentials.close();
+    expect(() =>
+      createClusterCredentials({
+        server: 'https://h',
+        insecureSkipTlsVerify: true,
+        ca: 'x',
+        onWarning,
+      }),
+    ).toThrow(/exclude each other/);
+  });
+
+  it('builds Basic authentication from username and password', () => {
+    const credentials = createClusterCredentials({
+      server: 'https://h',
+      username: 'u',
+      password: 'p',
+    });
+    expect(credentials.authorization()).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
+    credentials.close();
+  });
+});
+
+describe('fileTokenSource', () => {
+  it('re-reads a rotated token file by path on its timer', async () => {
+    const file = join(dir, 'token');
+    writeFileSync(file, 'first\n');
+    const source = fileTokenSource(file, { refreshMs: 20 });
+    expect(source.current()).toBe('first');
+    writeFileSync(file, ' second ');
+    await waitFor(() => source.current() === 'second', { what: 'the rotated token' });
+    source.close();
+  });
+
+  it('keeps the last good token and warns (without the token) when a re-read fails', async () => {
+    const file = join(dir, 'token');
+    writeFileSync(file, SECRET);
+    const warnings: string[] = [];
+    const source = fileTokenSource(file, { refreshMs: 20, onWarning: (m) => warnings.push(m) });
+    rmSync(file);
+    await waitFor(() => warnings.length > 0, { what: 'a warning' });
+    expect(source.current()).toBe(SECRET);
+    expect(warnings.join('\n')).not.toContain(SECRET);
+    expect(warnings[0]).toContain('ENOENT');
+    source.close();
+  });
+
+  it('throws naming the path when the file is missing at start', () => {
+    expect(() => fileTokenSource(join(dir, 'missing'))).toThrow(/cannot read token file .*missing/);
+  });
+});
+
+describe('loadKubeconfig', () => {
+  it('reads the current context: server, CA file, token and namespace', () => {
+    writeFileSync(join(dir, 'ca.crt'), 'CA-PEM');
+    const file = writeKubeconfig(dir, {
+      server: 'https://10.0.0.1:6443',
+      caFile: 'ca.crt',
+      user: { token: SECRET },
+    });
+    const config = loadKubeconfig({ path: file });
+    expect(config).toEqual({
+      server: 'https://10.0.0.1:6443',
+      source: 'kubeconfig',
+      ca: 'CA-PEM',
+      namespace: 'default',
+      token: SECRET,
+    });
+  });
+
+  it('follows KUBECONFIG lists, first file wins, and picks a named context', () => {
+    const first = join(dir, 'a.yaml');
+    const second = join(dir, 'b.yaml');
+    writeFileSync(
+      first,
+      'current-context: one\ncontexts:\n- name: one\n  context: {cluster: c1, user: u1}\n',
+    );
+    writeFileSync(
+      second,
+      [
+        'current-context: two',
+        'clusters:',
+        '- name: c1',
+        '  cluster: {server: "https://one:6443", certificate-authority-data: Q0EtREFUQQ==}',
+        '- name: c2',
+        '  cluster: {server: "https://two:6443", insecure-skip-tls-verify: true}',
+        'contexts:',
+        '- name: two',
+        '  context: {cluster: c2, user: u2, namespace: ops}',
+        'users:',
+        '- name: u1',
+        '  user: {tokenFile: tok}',
+        '- name: u2',
+        '  user: {username: admin, password: pw}',
+        '',
+      ].join('\n'),
+    );
+    const env = { KUBECONFIG: `${first}:${second}` };
+    expect(loadKubeconfig({ env })).toEqual({
+      server: 'https://one:6443',
+      source: 'kubeconfig',
+      ca: 'CA-DATA',
+      tokenFile: join(dir, 'tok'),
+    });
+    expect(loadKubeconfig({ env, context: 'two' })).toEqual({
+      server: 'https://two:6443',
+      source: 'kubeconfig',
+      insecureSkipTlsVerify: true,
+      namespace: 'ops',
+      username: 'admin',
+      password: 'pw',
+    });
+  });
+
+  it('returns undefined when no kubeconfig exists, and throws for a missing explicit path', () => {
+    expect(loadKubeconfig({ env: {}, homeDir: dir })).toBeUndefined();
+    expect(() => loadKubeconfig({ path: join(dir, 'nope') })).toThrow(/does not exist/);
+  });
+
+  it('reports broken YAML by line without quoting the token', () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, `users:\n- name: u\n  user:\n    token: ${SECRET}\n  : : [\n`);
+    let message = '';
+    try {
+      loadKubeconfig({ path: file });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/not valid YAML/);
+    expect(message).not.toContain(SECRET);
+  });
+
+  it('refuses exec plugins and unknown contexts with clear messages', () => {
+    const file = join(dir, 'exec.yaml');
+    writeFileSync(
+      file,
+      [
+        'current-context: x',
+        'clusters: [{name: c, cluster: {server: "https://h"}}]',
+        'contexts: [{name: x, context: {cluster: c, user: u}}]',
+        'users: [{name: u, user: {exec: {command: aws}}}]',
+        '',
+      ].join('\n'),
+    );
+    expect(() => loadKubeconfig({ path: file })).toThrow(/exec or auth-provider/);
+    expect(() => loadKubeconfig({ path: file, context: 'nope' })).toThrow(
+      /context "nope" is not defined/,
+    );
+  });
+});
+
+describe('in-cluster credentials from a service-account directory', () => {
+  let certs: TestCertificates;
+  let plane: ControlPlaneDouble;
+  let accountDir: string;
+
+  beforeEach(async () => {
+    certs = makeCertificates();
+    plane = await startControlPlane(certs, { tokens: ['token-one'] });
+    accountDir = join(dir, 'serviceaccount');
+    mkdirSync(accountDir);
+    writeFileSync(join(accountDir, 'ca.crt'), certs.ca);
+    writeFileSync(join(accountDir, 'namespace'), 'payments\n');
+  });
+  afterEach(async () => {
+    await plane.close();
+    certs.cleanup();
+  });
+
+  const env = () => ({
+    KUBERNETES_SERVICE_HOST: '127.0.0.1',
+    KUBERNETES_SERVICE_PORT: String(plane.port),
+  });
+
+  it('is undefined outside a cluster', () => {
+    expect(loadInCluster({ dir: accountDir, env: {} })).toBeUndefined();
+    expect(loadInCluster({ dir: accountDir, env: env() })).toBeUndefined(); // no token file yet
+  });
+
+  it('brackets an IPv6 service host', () => {
+    writeFileSync(join(accountDir, 'token'), 't');
+    expect(
+      loadInCluster({
+        dir: accountDir,
+        env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' },
+      })?.server,
+    ).toBe('https://[fd00::1]:443');
+  });
+
+  it('reaches the control plane and follows a token the kubelet rotates through a symlink', async () => {
+    // The kubelet layout: token -> ..data/token, ..data -> a timestamped folder, swapped atomically.
+    const v1 = join(accountDir, '..2024_01');
+    mkdirSync(v1);
+    writeFileSync(join(v1, 'token'), 'token-one\n');
+    symlinkSync('..2024_01', join(accountDir, '..data'));
+    symlinkSync(join('..data', 'token'), join(accountDir, 'token'));
+
+    const credentials = findClusterCredentials({
+      kubeconfig: false,
+      inCluster: { dir: accountDir },
+      env: env(),
+      tokenRefreshMs: 25,
+    });
+    expect(credentials?.source).toBe('in-cluster');
+    expect(credentials?.namespace).toBe('payments');
+    if (credentials === undefined) return;
+    await expect(getApiVersions(credentials)).resolves.toMatchObject({ kind: 'APIVersions' });
+
+    const v2 = join(accountDir, '..2024_02');
+    mkdirSync(v2);
+    writeFileSync(join(v2, 'token'), 'token-two');
+    symlinkSync('..2024_02', join(accountDir, '..data_tmp'));
+    renameSync(join(accountDir, '..data_tmp'), join(accountDir, '..data'));
+    plane.tokens.clear();
+    plane.tokens.add('token-two');
+
+    await waitFor(() => credentials.authorization() === 'Bearer token-two', { what: 'rotation' });
+    await expect(getApiVersions(credentials)).resolves.toMatchObject({ kind: 'APIVersions' });
+    expect(plane.requests.map((request) => request.headers.authorization)).toEqual([
+      'Bearer token-one',
+      'Bearer token-two',
+    ]);
+    credentials.close();
+  });
+});
+
+describe('findClusterCredentials order', () => {
+  it('prefers explicit server and token over kubeconfig and in-cluster', () => {
+    const kubeconfig = writeKubeconfig(dir, { server: 'https://from-file', user: { token: 'f' } });
+    const credentials = findClusterCredentials({
+      server: 'https://explicit',
+      token: 'e',
+      env: { KUBECONFIG: kubeconfig },
+    });
+    expect(credentials?.source).toBe('options');
+    expect(credentials?.server.href).toBe('https://explicit/');
+    credentials?.close();
+  });
+
+  it('uses the kubeconfig next, with explicit values overriding it as kubectl flags do', () => {
+    const kubeconfig = writeKubeconfig(dir, { server: 'https://from-file', user: { token: 'f' } });
+    const credentials = findClusterCredentials({ kubeconfig, token: 'override' });
+    expect(credentials?.source).toBe('kubeconfig');
+    expect(credentials?.server.href).toBe('https://from-file/');
+    expect(credentials?.authorization()).toBe('Bearer override');
+    credentials?.close();
+  });
+
+  it('returns undefined when nothing is configured, and loadClusterCredentials says how to fix it', () => {
+    const options = { env: {}, homeDir: dir, inCluster: { dir: join(dir, 'none') } };
+    expect(findClusterCredentials(options)).toBeUndefined();
+    expect(() => loadClusterCredentials(options)).toThrow(/no cluster credentials found/);
+  });
+});

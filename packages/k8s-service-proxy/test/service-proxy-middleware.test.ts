@@ -1,0 +1,271 @@
+import { request as httpRequest } from 'node:http';
+import { errorHandler } from '@resourceful/error-envelope';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  listen,
+  type RunningServer,
+} from '@resourceful/test-support';
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ClusterCredentials,
+  createClusterCredentials,
+  type ServiceProxyOptions,
+  serviceProxy,
+} from '../src/index.js';
+import { makeCertificates, type TestCertificates } from './support/certificates.js';
+import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
+import { rawUpgrade } from './support/raw-client.js';
+
+const TOKEN = 'relay-token-0123456789';
+const PREFIX = '/api/v1/namespaces/payments/services/ledger:http/proxy';
+
+let certs: TestCertificates;
+let plane: ControlPlaneDouble;
+let credentials: ClusterCredentials;
+
+beforeAll(async () => {
+  certs = makeCertificates();
+  plane = await startControlPlane(certs, { tokens: [TOKEN] });
+  credentials = createClusterCredentials({ server: plane.url, token: TOKEN, ca: certs.ca });
+});
+afterAll(async () => {
+  credentials.close();
+  await plane.close();
+  certs.cleanup();
+});
+
+describe('serviceProxy options', () => {
+  it('refuses missing credentials, unknown options and bad names at construction', () => {
+    expect(() => serviceProxy({} as ServiceProxyOptions)).toThrow(/credentials are required/);
+    expect(() => serviceProxy({ credentials } as ServiceProxyOptions)).toThrow(
+      /service is required/,
+    );
+    expect(() => serviceProxy({ credentials, service: 'Ledger' })).toThrow(/service must be/);
+    expect(() => serviceProxy({ credentials, service: 'ledger', namespace: 'a_b' })).toThrow(
+      /namespace must be/,
+    );
+    expect(() =>
+      serviceProxy({
+        credentials,
+        service: 'ledger',
+        timeout: 1,
+      } as unknown as ServiceProxyOptions),
+    ).toThrow(/unknown option "timeout"/);
+    expect(() => serviceProxy({ credentials, params: { service: 'svc' } })).toThrow(/allow list/);
+    expect(() =>
+      serviceProxy({ credentials, params: { service: 'svc' }, allow: ['payments'] }),
+    ).toThrow(/allow entry "payments"/);
+    expect(() => serviceProxy({ credentials, service: 'ledger', timeoutMs: -1 })).toThrow(
+      /timeoutMs/,
+    );
+  });
+
+  it('does not mutate the options object', () => {
+    const options = Object.freeze({ credentials, service: 'ledger', port: 'http' });
+    expect(() => serviceProxy(options)).not.toThrow();
+  });
+});
+
+describeEachExpress('serviceProxy', (express) => {
+  let server: RunningServer | undefined;
+
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  async function start(options: Partial<ServiceProxyOptions> = {}, parseJson = false) {
+    const app = express();
+    if (parseJson) app.use(express.json());
+    const relay = serviceProxy({
+      credentials,
+      namespace: 'payments',
+      service: 'ledger',
+      port: 'http',
+      ...options,
+    } as ServiceProxyOptions);
+    app.use('/ledger', relay);
+    app.use(
+      '/svc/:namespace/:service',
+      serviceProxy({
+        credentials,
+        params: { namespace: 'namespace', service: 'service' },
+        allow: ['payments/ledger', 'ops/*'],
+        rewriteLocation: true,
+      }),
+    );
+    app.use(errorHandler());
+    server = await listen(app);
+    return { url: server.url, relay };
+  }
+
+  function lastUpstream() {
+    return plane.requests.at(-1);
+  }
+
+  it('relays method, suffix and query with the proxy token, not the client credentials', async () => {
+    const { url } = await start();
+    const res = await request(url)
+      .get('/ledger/v1/entries?page=2&tag=a&tag=b')
+      .set('Authorization', 'Bearer client-token')
+      .set('Cookie', 'session=abc')
+      .set('X-Trace', '1');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      namespace: 'payments',
+      service: 'ledger:http',
+      suffix: '/v1/entries',
+    });
+    const seen = lastUpstream();
+    expect(seen?.url).toBe(`${PREFIX}/v1/entries?page=2&tag=a&tag=b`);
+    expect(seen?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(seen?.headers.cookie).toBeUndefined();
+    expect(seen?.headers['x-trace']).toBe('1');
+    expect(seen?.headers['x-forwarded-for']).toBe('127.0.0.1');
+  });
+
+  it('streams a request body up and a chunked answer down', async () => {
+    const { url } = await start();
+    const posted = await request(url)
+      .post('/ledger/items')
+      .set('Content-Type', 'application/json')
+      .send('{"amount":"10.00"}');
+    expect(posted.status).toBe(200);
+    expect(posted.body.body).toBe('{"amount":"10.00"}');
+    const streamed = await request(url).get('/ledger/stream').buffer(true);
+    expect(streamed.text).toBe('chunk 1\nchunk 2\nchunk 3\n');
+  });
+
+  it('re-sends a body that a JSON parser mounted earlier already read', async () => {
+    const { url } = await start({}, true);
+    const res = await request(url).post('/ledger/items').send({ amount: '5.00' });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body.body)).toEqual({ amount: '5.00' });
+  });
+
+  it('answers 400 naming "path" for a suffix that climbs out, and sends nothing upstream', async () => {
+    const { url } = await start();
+    for (const suffix of ['/%2e%2e/%2e%2e/secrets', '/a/%2E%2E', '/..%2f..%2fsecrets', '/a%5c..']) {
+      const before = plane.requests.length;
+      const res = await request(url).get(`/ledger${suffix}`);
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'path' });
+      expect(res.body.error.innererror).toEqual({ code: 'PATH_OUTSIDE_SERVICE' });
+      expect(plane.requests.length).toBe(before);
+    }
+  });
+
+  it('maps the control plane prefix in Location back to the mount path', async () => {
+    const { url } = await start();
+    const res = await request(url).get('/ledger/redirect').redirects(0);
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('/ledger/landing?from=redirect');
+  });
+
+  it('leaves Location alone when rewriteLocation is false', async () => {
+    const { url } = await start({ rewriteLocation: false });
+    const res = await request(url).get('/ledger/redirect').redirects(0);
+    expect(res.headers.location).toBe(`${PREFIX}/landing?from=redirect`);
+  });
+
+  it('rewrites absolute links in HTML bodies only when rewriteHtml is set', async () => {
+    const plain = await start();
+    const untouched = await request(plain.url).get('/ledger/html');
+    expect(untouched.text).toContain(`href="${PREFIX}/next"`);
+    await server?.close();
+    const rewriting = await start({ rewriteHtml: true });
+    const res = await request(rewriting.url).get('/ledger/html');
+    expect(res.text).toContain('href="/ledger/next"');
+    expect(res.text).toContain('href="/ledger/style.css"');
+    expect(res.text).toContain('href="https://example.com/x"');
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+  });
+
+  it('takes the service from route parameters, restricted by the allow list', async () => {
+    const { url } = await start();
+    const allowed = await request(url).get('/svc/payments/ledger/v1?x=1');
+    expect(allowed.status).toBe(200);
+    expect(lastUpstream()?.url).toBe('/api/v1/namespaces/payments/services/ledger/proxy/v1?x=1');
+    const wildcard = await request(url).get('/svc/ops/anything/');
+    expect(wildcard.status).toBe(200);
+    const before = plane.requests.length;
+    expectErrorEnvelope(await request(url).get('/svc/payments/secrets-api/'), 404, {
+      code: 'NOT_FOUND',
+      target: 'service',
+    });
+    expectErrorEnvelope(await request(url).get('/svc/kube-system/ledger/'), 404, {
+      code: 'NOT_FOUND',
+    });
+    expectErrorEnvelope(await request(url).get('/svc/payments/Ledger/'), 400, {
+      code: 'INVALID_REQUEST',
+      target: 'service',
+    });
+    expectErrorEnvelope(await request(url).get('/svc/__proto__/ledger/'), 400, {
+      target: 'namespace',
+    });
+    expect(plane.requests.length).toBe(before);
+  });
+
+  it('answers 504 UPSTREAM_ERROR when the service does not answer in time', async () => {
+    const { url } = await start({ timeoutMs: 150 });
+    const res = await request(url).get('/ledger/hang');
+    expectErrorEnvelope(res, 504, { code: 'UPSTREAM_ERROR' });
+    expect(res.body.error.innererror).toEqual({ code: 'UPSTREAM_TIMEOUT' });
+  });
+
+  it('answers 502 without the token when the control plane is unreachable or untrusted', async () => {
+    const app = express();
+    const dead = createClusterCredentials({ server: 'https://127.0.0.1:1', token: TOKEN });
+    const untrusted = createClusterCredentials({
+      server: plane.url,
+      token: TOKEN,
+      ca: certs.otherCa,
+    });
+    app.use('/dead', serviceProxy({ credentials: dead, service: 'ledger' }));
+    app.use('/untrusted', serviceProxy({ credentials: untrusted, service: 'ledger' }));
+    app.use(errorHandler());
+    server = await listen(app);
+    const refused = await request(server.url).get('/dead/x');
+    expectErrorEnvelope(refused, 502, { code: 'UPSTREAM_ERROR' });
+    expect(refused.text).not.toContain(TOKEN);
+    const tls = await request(server.url).get('/untrusted/x');
+    expectErrorEnvelope(tls, 502, { code: 'UPSTREAM_ERROR' });
+    expect(tls.body.error.innererror).toEqual({ code: 'UPSTREAM_TLS' });
+    dead.close();
+    untrusted.close();
+  });
+
+  it('relays odd headers (repeated, __proto__) without crashing', async () => {
+    const { url } = await start();
+    const res = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${url}/ledger/odd`, {
+        headers: { __proto__: 'x', 'X-Repeat': ['1', '2'] } as unknown as Record<string, string>,
+      });
+      req.setHeader('__proto__', 'x');
+      req.on('response', (answer) => {
+        answer.resume();
+        resolve(answer.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(res).toBe(200);
+    expect(lastUpstream()?.headers['x-repeat']).toBe('1, 2');
+  });
+
+  it('relays WebSocket-style upgrades through middleware.upgrade', async () => {
+    const { relay } = await start({ mountPath: '/ledger' });
+    server?.server.on('upgrade', relay.upgrade);
+    const result = await rawUpgrade(server?.port ?? 0, '/ledger/socket?x=1', {
+      Authorization: 'Bearer client',
+    });
+    expect(result).toEqual({ status: 101, echoed: 'echo:ping' });
+    const seen = lastUpstream();
+    expect(seen?.upgrade).toBe(true);
+    expect(seen?.url).toBe(`${PREFIX}/socket?x=1`);
+    expect(seen?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    const refused = await rawUpgrade(server?.port ?? 0, '/ledger/%2e%2e/x');
+    expect(refused.status).toBe(400);
+  });
+});
