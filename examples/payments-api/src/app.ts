@@ -7,6 +7,14 @@ import {
   errorHandler,
   notFoundHandler,
 } from '@resourceful/error-envelope';
+import { type ClusterCredentials, serviceProxy } from '@resourceful/k8s-service-proxy';
+import { preferHeader } from '@resourceful/prefer-header';
+import {
+  type IdempotencyStore,
+  memoryStore,
+  serviceRequestIdempotency,
+} from '@resourceful/service-request-idempotency';
+import { versionedRouter } from '@resourceful/versioned-router';
 import express5, { type Express } from 'express';
 import { requireJson } from './require-json.js';
 import { mountBillingAgreements } from './resources/billing-agreements.js';
@@ -32,7 +40,22 @@ export interface AppOptions {
   /** Start with the seeded records. @default true */
   seed?: boolean;
   onError?: ErrorHandlerOptions['onError'];
+  /** Where `Service-Request-Id` responses are kept. @default an in-memory store */
+  idempotencyStore?: IdempotencyStore;
+  /** Relay `RELAY_PATH` to a cluster service through the control plane's service proxy. */
+  serviceRelay?: ServiceRelayOptions;
 }
+
+export interface ServiceRelayOptions {
+  credentials: ClusterCredentials;
+  namespace: string;
+  service: string;
+  /** Port name or number of the service; left out of the proxy path when not given. */
+  port?: string;
+}
+
+/** Where the example relays to the configured cluster service, when credentials were found. */
+export const RELAY_PATH = '/v1/cluster/relay';
 
 export function createApp(options: AppOptions = {}): Express {
   const express = options.express ?? express5;
@@ -47,17 +70,30 @@ export function createApp(options: AppOptions = {}): Express {
   const stores = createStores();
   if (options.seed ?? true) seed(stores, now());
 
+  if (options.serviceRelay !== undefined) {
+    // Before the body parsers: the relay streams bodies of any media type to the service.
+    const { credentials, namespace, service, port } = options.serviceRelay;
+    app.use(
+      RELAY_PATH,
+      serviceProxy({ credentials, namespace, service, port, mountPath: RELAY_PATH }),
+    );
+  }
+
   app.use(requireJson());
   app.use(express.json({ limit: '100kb' }));
 
   const v1 = express.Router();
+  v1.use(preferHeader());
+  // POST is idempotent when it carries Service-Request-Id (spec, "Verbs and idempotency"):
+  // creates, actions and the composite refund alike. The middleware ignores other methods.
+  v1.use(serviceRequestIdempotency({ store: options.idempotencyStore ?? memoryStore() }));
   mountCreditCards({ router: v1, cards: stores.cards, now });
   mountCustomers({ router: v1, customers: stores.customers, now });
   mountBillingAgreements({ router: v1, agreements: stores.agreements, now });
   mountWebhooks({ router: v1, webhooks: stores.webhooks, now });
   mountRefunds({ router: v1, captures: stores.captures, refunds: stores.refunds, now });
   mountRisk({ router: v1, decisions: stores.decisions, now });
-  app.use('/v1', v1);
+  app.use(versionedRouter({ versions: { v1 } }));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ onError: options.onError }));

@@ -2,7 +2,8 @@
  * @module Small answers every resource gives the same way.
  */
 import { ApiError } from '@resourceful/error-envelope';
-import type { Response } from 'express';
+import { sendPreferred } from '@resourceful/prefer-header';
+import type { Request, Response } from 'express';
 import type { Link } from './links.js';
 import type { MemoryCollection, StoredRecord } from './memory-collection.js';
 
@@ -18,9 +19,12 @@ export function findOr404<T extends StoredRecord>(
   return record;
 }
 
-/** 201 with `Location` set to the body's `self` link (spec: "Create"). */
-export function sendCreated(res: Response, body: { links: Link[] }): void {
+/**
+ * 201 with `Location` set to the body's `self` link (spec: "Create"); the body unless the client
+ * sent `Prefer: return=minimal`.
+ */
+export function sendCreated(req: Request, res: Response, body: { links: Link[] }): void {
   const self = body.links.find((link) => link.rel === 'self');
   if (self !== undefined) res.location(self.href);
-  res.status(201).json(body);
+  sendPreferred(req, res, { operation: 'create', body });
 }

@@ -1,11 +1,61 @@
 /**
- * The example service's entry point: `PORT` (default 3000), graceful shutdown on SIGTERM/SIGINT.
+ * The example service's entry point: `PORT` (default 3000), `REDIS_URL` for a shared
+ * idempotency store, graceful shutdown on SIGTERM/SIGINT.
  */
-import { createApp } from './app.js';
+import {
+  type IdempotencyStore,
+  memoryStore,
+  redisStore,
+} from '@resourceful/service-request-idempotency';
+import { createClient } from 'redis';
+import { findClusterCredentials } from '@resourceful/k8s-service-proxy';
+import { createApp, RELAY_PATH, type ServiceRelayOptions } from './app.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
-const app = createApp({ publicBaseUrl: process.env.PUBLIC_BASE_URL });
+const closers: (() => Promise<unknown>)[] = [];
+
+async function idempotencyStore(): Promise<IdempotencyStore> {
+  const url = process.env.REDIS_URL;
+  if (!url) return memoryStore();
+  // No offline queue: while Redis is down, commands fail at once and requests get 503,
+  // instead of piling up until it returns.
+  const client = createClient({ url, disableOfflineQueue: true });
+  client.on('error', (error: Error) => console.warn(`redis: ${error.message}`));
+  await client.connect();
+  closers.push(() => client.close());
+  console.log('idempotency store: redis');
+  return redisStore({ client });
+}
+
+/** Cluster credentials from KUBECONFIG, ~/.kube/config or the service-account directory. */
+function serviceRelay(): ServiceRelayOptions | undefined {
+  let credentials: ReturnType<typeof findClusterCredentials>;
+  try {
+    credentials = findClusterCredentials();
+  } catch (error) {
+    console.warn(`cluster credentials unusable: ${(error as Error).message}`);
+  }
+  if (credentials === undefined) {
+    console.log(`no cluster credentials found: the relay at ${RELAY_PATH} is off`);
+    return undefined;
+  }
+  closers.push(async () => credentials.close());
+  const relay = {
+    credentials,
+    namespace: process.env.RELAY_NAMESPACE ?? credentials.namespace ?? 'default',
+    service: process.env.RELAY_SERVICE ?? 'ledger',
+    port: process.env.RELAY_PORT,
+  };
+  console.log(`relay on: ${RELAY_PATH} → service ${relay.namespace}/${relay.service}`);
+  return relay;
+}
+
+const app = createApp({
+  publicBaseUrl: process.env.PUBLIC_BASE_URL,
+  idempotencyStore: await idempotencyStore(),
+  serviceRelay: serviceRelay(),
+});
 
 const server = app.listen(port, host, () => {
   console.log(`payments-api listening on http://${host}:${port}`);
@@ -13,7 +63,10 @@ const server = app.listen(port, host, () => {
 
 function shutdown(signal: string): void {
   console.log(`${signal} received, closing`);
-  server.close(() => process.exit(0));
+  server.close(async () => {
+    await Promise.allSettled(closers.map((close) => close()));
+    process.exit(0);
+  });
   // Idle keep-alive connections would hold close() open; in-flight requests still finish.
   server.closeIdleConnections();
   setTimeout(() => process.exit(1), 10_000).unref();

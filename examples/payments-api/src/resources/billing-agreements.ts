@@ -69,7 +69,7 @@ export function mountBillingAgreements({ router, agreements, now }: AgreementRou
   router.post(COLLECTION_PATH, (req: Request, res: Response) => {
     const input = AgreementCreate.parse(req.body);
     const agreement = agreements.set(newAgreement(agreements.newId(), input, now().toISOString()));
-    sendCreated(res, toRepresentation(req, agreement));
+    sendCreated(req, res, toRepresentation(req, agreement));
   });
 
   router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {

@@ -101,7 +101,7 @@ export function mountCreditCards({ router, cards, now }: CreditCardRoutesOptions
   router.post(COLLECTION_PATH, (req: Request, res: Response) => {
     const input = CreditCardCreate.parse(req.body);
     const card = cards.set(newCard(cards.newId(), input, now().toISOString()));
-    sendCreated(res, toRepresentation(req, card));
+    sendCreated(req, res, toRepresentation(req, card));
   });
 
   router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {

@@ -52,7 +52,7 @@ export function mountCustomers({ router, customers, now }: CustomerRoutesOptions
   router.post(COLLECTION_PATH, (req: Request, res: Response) => {
     const input = CustomerCreate.parse(req.body);
     const customer = customers.set(newCustomer(customers.newId(), input, now().toISOString()));
-    sendCreated(res, toRepresentation(req, customer));
+    sendCreated(req, res, toRepresentation(req, customer));
   });
 
   router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {

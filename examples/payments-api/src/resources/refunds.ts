@@ -99,7 +99,7 @@ export function mountRefunds({ router, captures, refunds, now }: RefundRoutesOpt
       create_time: time,
       update_time: time,
     });
-    sendCreated(res, refundRepresentation(req, refund));
+    sendCreated(req, res, refundRepresentation(req, refund));
   });
 
   router.get('/payments/refunds/:id', (req: Request, res: Response) => {

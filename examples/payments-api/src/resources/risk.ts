@@ -38,7 +38,7 @@ export function mountRisk({ router, decisions, now }: RiskRoutesOptions): void {
       create_time: time,
       update_time: time,
     });
-    sendCreated(res, decisionRepresentation(req, decision));
+    sendCreated(req, res, decisionRepresentation(req, decision));
   });
 
   router.get('/risk/decisions/:id', (req: Request, res: Response) => {

@@ -61,7 +61,7 @@ export function mountWebhooks({ router, webhooks, now }: WebhookRoutesOptions): 
   router.post(COLLECTION_PATH, (req: Request, res: Response) => {
     const input = WebhookCreate.parse(req.body);
     const webhook = webhooks.set(newWebhook(webhooks.newId(), input, now().toISOString()));
-    sendCreated(res, toRepresentation(req, webhook));
+    sendCreated(req, res, toRepresentation(req, webhook));
   });
 
   router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
