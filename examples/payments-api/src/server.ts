@@ -2,13 +2,14 @@
  * The example service's entry point: `PORT` (default 3000), `REDIS_URL` for a shared
  * idempotency store, graceful shutdown on SIGTERM/SIGINT.
  */
+
+import { findClusterCredentials } from '@resourceful/k8s-service-proxy';
 import {
   type IdempotencyStore,
   memoryStore,
   redisStore,
 } from '@resourceful/service-request-idempotency';
 import { createClient } from 'redis';
-import { findClusterCredentials } from '@resourceful/k8s-service-proxy';
 import { createApp, RELAY_PATH, type ServiceRelayOptions } from './app.js';
 
 const port = Number(process.env.PORT ?? 3000);

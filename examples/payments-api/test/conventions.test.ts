@@ -111,7 +111,10 @@ describeEachExpress('the example follows the conventions', (express) => {
 
     it('answers 422 when the same id comes with another body', async () => {
       const server = app();
-      await request(server).post('/v1/risk/decisions').set('Service-Request-Id', 'r-2').send({ code: 'A' });
+      await request(server)
+        .post('/v1/risk/decisions')
+        .set('Service-Request-Id', 'r-2')
+        .send({ code: 'A' });
       const res = await request(server)
         .post('/v1/risk/decisions')
         .set('Service-Request-Id', 'r-2')
@@ -169,7 +172,10 @@ describeEachExpress('the example follows the conventions', (express) => {
           res.end('{"balance":"10.00"}');
         }),
       );
-      const credentials = createClusterCredentials({ server: controlPlane.url, token: 'relay-token' });
+      const credentials = createClusterCredentials({
+        server: controlPlane.url,
+        token: 'relay-token',
+      });
       try {
         const relayed = createApp({
           express,

@@ -1,0 +1,66 @@
+/**
+ * Starts the example service as its own process, as `pnpm start` does, on a free port.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { freePort, waitFor } from '@resourceful/test-support';
+
+const exampleDir = fileURLToPath(new URL('..', import.meta.url));
+
+export interface ServiceProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  output(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export async function startService(env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['--conditions=source', '--import', 'tsx', 'src/server.ts'],
+    {
+      cwd: exampleDir,
+      // No cluster credentials from the machine: the relay stays off unless a test configures it.
+      env: {
+        ...process.env,
+        KUBECONFIG: '/nonexistent',
+        HOME: exampleDir,
+        NODE_ENV: 'production',
+        ...env,
+        PORT: String(port),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  try {
+    await waitFor(() => output.includes('listening') || child.exitCode !== null, {
+      timeoutMs: 30_000,
+      what: 'the service to listen',
+    });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  if (child.exitCode !== null) throw new Error(`the service exited: ${output}`);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      return code as number | null;
+    },
+  };
+}

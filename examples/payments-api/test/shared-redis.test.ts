@@ -1,0 +1,67 @@
+import { hasRedisServer, type RedisServer, startRedisServer } from '@resourceful/test-support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startService } from './service-process.js';
+
+const available = hasRedisServer();
+
+describe.skipIf(!available)('two example processes sharing one Redis', () => {
+  let redis: RedisServer;
+  let services: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    services = await Promise.all([
+      startService({ REDIS_URL: redis.url }),
+      startService({ REDIS_URL: redis.url }),
+    ]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(services.map((service) => service.stop()));
+    await redis?.close();
+  });
+
+  it('use the Redis store', () => {
+    for (const service of services) expect(service.output()).toContain('idempotency store: redis');
+  });
+
+  it('create exactly one resource when both get the same Service-Request-Id at once', async () => {
+    const body = JSON.stringify({ merchant_customer_id: 'shared-redis-1', merchant_id: 'M-1' });
+    const send = (service: ServiceProcess) =>
+      fetch(`${service.url}/v1/customers/customers`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Service-Request-Id': 'shared-id-1' },
+        body,
+      }).then((res) => res.status);
+    const statuses = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => send(services[index % 2]!)),
+    );
+    expect(statuses.filter((status) => status === 201).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
+
+    // Each process keeps its own in-memory data: the customer exists in exactly one of them.
+    let created = 0;
+    for (const service of services) {
+      const res = await fetch(`${service.url}/v1/customers/customers?page_size=100`);
+      const { items } = (await res.json()) as { items: { merchant_customer_id: string }[] };
+      created += items.filter((item) => item.merchant_customer_id === 'shared-redis-1').length;
+    }
+    expect(created).toBe(1);
+  });
+
+  it('replay the stored response from the other process', async () => {
+    const body = JSON.stringify({ code: 'shared-2' });
+    const post = (service: ServiceProcess) =>
+      fetch(`${service.url}/v1/risk/decisions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Service-Request-Id': 'shared-id-2' },
+        body,
+      });
+    const first = await post(services[0]!);
+    const second = await post(services[1]!);
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await second.json()).toEqual(await first.json());
+  });
+});
