@@ -1,1 +1,31 @@
-export {};
+export {
+  CONDITIONAL_REQUESTS_DEFAULTS,
+  type ConditionalRequestsOptions,
+  conditionalRequests,
+} from './conditional-requests.js';
+export {
+  type ConditionalWriteOptions,
+  conditionalWrite,
+  type IfMissing,
+  requestPath,
+} from './conditional-write.js';
+export {
+  type EntityTag,
+  type EntityTagList,
+  type ETagOptions,
+  etagFor,
+  formatETag,
+  generateETag,
+  MAX_LIST_ENTRIES,
+  parseETag,
+  parseETagList,
+  strongMatch,
+  weakMatch,
+} from './entity-tag.js';
+export { KeyedLock } from './keyed-lock.js';
+export {
+  type EvaluatePreconditionsOptions,
+  evaluatePreconditions,
+  isSafeMethod,
+  type PreconditionOutcome,
+} from './preconditions.js';

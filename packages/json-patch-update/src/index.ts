@@ -1,1 +1,37 @@
-export {};
+export { type ApplyPatchOptions, applyJsonPatch } from './apply-json-patch.js';
+export { type JsonPatchUpdateOptions, jsonPatchUpdate } from './json-patch-update.js';
+export {
+  FORBIDDEN_SEGMENTS,
+  formatPointer,
+  parsePointer,
+  toFieldPath,
+} from './json-pointer.js';
+export {
+  type ContentType,
+  contentTypeOf,
+  JSON_MEDIA_TYPE,
+  JSON_PATCH_MEDIA_TYPE,
+  MERGE_PATCH_MEDIA_TYPE,
+} from './media-types.js';
+export { type ApplyMergePatchOptions, applyMergePatch } from './merge-patch.js';
+export { type PutReplaceOptions, putReplace } from './put-replace.js';
+export { ALWAYS_READ_ONLY } from './read-only.js';
+export {
+  RESOURCE_DEFAULTS,
+  type ResourceRequest,
+  type ResourceUpdateOptions,
+  type SaveContext,
+} from './resource-options.js';
+export {
+  type SafeParseResult,
+  type SafeParseSchema,
+  type SchemaIssue,
+  validateWithSchema,
+} from './schema.js';
+export {
+  type JsonPatchOp,
+  type JsonPatchOperation,
+  type ParsedOperation,
+  type ValidateOperationsOptions,
+  validateOperations,
+} from './validate-operations.js';

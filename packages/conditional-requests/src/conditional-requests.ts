@@ -1,0 +1,147 @@
+/**
+ * @module The middleware: a strong `ETag` on every response that carries a resource, and the
+ * read preconditions (`If-Match` → 412, `If-None-Match` → 304) evaluated against it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, sendError } from '@resourceful/error-envelope';
+import { generateETag } from './entity-tag.js';
+import { evaluatePreconditions } from './preconditions.js';
+
+export interface ConditionalRequestsOptions {
+  /**
+   * Generate weak tags (`W/"…"`) instead of strong ones. Weak tags still give 304s on reads but
+   * never satisfy `If-Match`.
+   * @default false
+   */
+  weak?: boolean;
+  /**
+   * Computes the tag of a response body. Use it to derive tags from something cheaper than the
+   * bytes; a route can also set `ETag` itself (for instance from a version), which is kept.
+   * @default SHA-256 of the body, base64url
+   */
+  etag?: (body: Uint8Array | string) => string;
+}
+
+export const CONDITIONAL_REQUESTS_DEFAULTS = Object.freeze({ weak: false });
+
+/** Methods whose 200/201 answers carry the resource and get an `ETag`. */
+const TAGGED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH']);
+/** Statuses whose body is the resource's representation. */
+const TAGGED_STATUSES: ReadonlySet<number> = new Set([200, 201]);
+/** RFC 9110 §15.4.5: a 304 carries no content and no content metadata. */
+const CONTENT_HEADERS = [
+  'Content-Type',
+  'Content-Length',
+  'Content-Encoding',
+  'Content-Language',
+  'Content-Range',
+  'Transfer-Encoding',
+] as const;
+
+const KNOWN_OPTIONS = new Set(['weak', 'etag']);
+
+function validateOptions(options: ConditionalRequestsOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('conditionalRequests: options must be an object');
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) {
+      throw new TypeError(
+        `conditionalRequests: unknown option "${key}" (known options: ${[...KNOWN_OPTIONS].join(', ')})`,
+      );
+    }
+  }
+  if (options.weak !== undefined && typeof options.weak !== 'boolean') {
+    throw new TypeError('conditionalRequests: "weak" must be a boolean');
+  }
+  if (options.etag !== undefined && typeof options.etag !== 'function') {
+    throw new TypeError('conditionalRequests: "etag" must be a function (body) => string');
+  }
+}
+
+type Next = (err?: unknown) => void;
+type Chunk = string | Uint8Array;
+
+function isChunk(value: unknown): value is Chunk {
+  return typeof value === 'string' || value instanceof Uint8Array;
+}
+
+/**
+ * Tags responses that carry a resource with a strong `ETag` and answers `If-None-Match` on
+ * GET/HEAD with 304 (and a failed `If-Match` with 412). Mount it before the routes.
+ * Writes evaluate their preconditions with `conditionalWrite`, before they change anything.
+ */
+export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
+  validateOptions(options);
+  const weak = options.weak ?? CONDITIONAL_REQUESTS_DEFAULTS.weak;
+  const computeTag = options.etag ?? ((body: Chunk) => generateETag(body, { weak }));
+
+  return function conditionalRequestsMiddleware(
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: Next,
+  ): void {
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (!TAGGED_METHODS.has(method)) {
+      next();
+      return;
+    }
+    const read = method === 'GET' || method === 'HEAD';
+    const originalEnd = res.end;
+    let settled = false;
+
+    /** Tags the body; answers 304/412/400 for reads. True when it answered. */
+    function settle(body: Chunk | undefined): boolean {
+      if (res.headersSent) return false;
+      // RFC 9110 §8.8.3: a tag names a representation of the resource; an error body is not one
+      // (Express tags every res.send body, errors included).
+      if (res.statusCode >= 400) res.removeHeader('ETag');
+      if (settled || !TAGGED_STATUSES.has(res.statusCode)) return false;
+      if (body !== undefined && res.getHeader('ETag') === undefined) {
+        res.setHeader('ETag', computeTag(body));
+      }
+      const etag = res.getHeader('ETag');
+      if (!read || typeof etag !== 'string' || res.statusCode !== 200) return false;
+      settled = true;
+      let outcome: 'proceed' | 'not-modified';
+      try {
+        outcome = evaluatePreconditions(req, etag);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        sendError(res, error);
+        return true;
+      }
+      if (outcome === 'proceed') return false;
+      res.statusCode = 304;
+      for (const name of CONTENT_HEADERS) res.removeHeader(name);
+      Reflect.apply(originalEnd, res, []);
+      return true;
+    }
+
+    // Express's res.send computes its own weak ETag and freshness; tagging the body first makes
+    // it keep ours (it only tags when no ETag is set), and HEAD bodies are seen here only.
+    const express = res as ServerResponse & { send?: (body?: unknown) => unknown };
+    const originalSend = express.send;
+    if (typeof originalSend === 'function') {
+      express.send = function sendWithETag(this: ServerResponse, body?: unknown) {
+        if (isChunk(body) && settle(body)) return this;
+        return originalSend.call(this, body);
+      };
+    }
+
+    res.end = function endWithETag(this: ServerResponse, ...args: unknown[]) {
+      const [chunk, encoding] = args;
+      let body: Chunk | undefined;
+      if (isChunk(chunk) && chunk.length > 0) {
+        body =
+          typeof chunk === 'string' && typeof encoding === 'string' && Buffer.isEncoding(encoding)
+            ? Buffer.from(chunk, encoding)
+            : chunk;
+      }
+      if (settle(body)) return this;
+      return Reflect.apply(originalEnd, this, args) as ServerResponse;
+    } as ServerResponse['end'];
+
+    next();
+  };
+}

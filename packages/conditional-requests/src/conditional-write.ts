@@ -1,0 +1,81 @@
+/**
+ * @module Check and write together: the current version is loaded, the preconditions are
+ * evaluated against it and the write runs, all while no other write of the same resource runs
+ * in this process. Two writers racing with the same `If-Match`: one wins, the other gets 412.
+ */
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from '@resourceful/error-envelope';
+import { KeyedLock } from './keyed-lock.js';
+import { evaluatePreconditions } from './preconditions.js';
+
+/** What a write does when the resource does not exist (before any precondition is read). */
+export type IfMissing = 'proceed' | 'not-found' | 'conflict';
+
+export interface ConditionalWriteOptions<T, R> {
+  /** Reads the current resource; `undefined` when it does not exist. */
+  load: () => T | undefined | Promise<T | undefined>;
+  /** The entity tag of a loaded resource, the same one its GET answers carry. */
+  etag: (current: T) => string;
+  /** Performs the write once the preconditions hold; its result is returned. */
+  write: (current: T | undefined) => R | Promise<R>;
+  /**
+   * When `load` finds nothing: `'not-found'` → 404, `'conflict'` → 409 (PATCH without upsert),
+   * `'proceed'` → evaluate the preconditions (`If-Match` then fails with 412) and call `write`
+   * with `undefined` (create, or an idempotent DELETE).
+   * @default 'not-found'
+   */
+  ifMissing?: IfMissing;
+  /** 428 when an existing resource is written without `If-Match`. @default false */
+  requireIfMatch?: boolean;
+  /** Serialisation key. @default the request path without the query */
+  key?: string;
+  /** The lock shared by every writer of these resources. @default one lock per process */
+  lock?: KeyedLock;
+}
+
+const sharedLock = new KeyedLock();
+const IF_MISSING: ReadonlySet<string> = new Set(['proceed', 'not-found', 'conflict']);
+
+/** The request path without its query: the key of the resource it addresses. */
+export function requestPath(req: IncomingMessage): string {
+  const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/**
+ * Loads, evaluates `If-Match` / `If-None-Match` (RFC 9110 §13.2.2) and writes under a per-resource
+ * lock. Throws the precondition's ApiError (412, 428, 400) or the missing resource's (404, 409).
+ * Stores shared by several processes should also compare-and-set in `write`.
+ */
+export async function conditionalWrite<T, R>(
+  req: IncomingMessage,
+  options: ConditionalWriteOptions<T, R>,
+): Promise<R> {
+  const lock = options.lock ?? sharedLock;
+  const key = options.key ?? requestPath(req);
+  const ifMissing = options.ifMissing ?? 'not-found';
+  if (!IF_MISSING.has(ifMissing)) {
+    throw new TypeError(
+      `conditionalWrite: "ifMissing" must be 'proceed', 'not-found' or 'conflict', got ${JSON.stringify(ifMissing)}`,
+    );
+  }
+  return lock.run(key, async () => {
+    const current = await options.load();
+    if (current === undefined) {
+      if (ifMissing === 'not-found') throw ApiError.notFound();
+      if (ifMissing === 'conflict') {
+        throw ApiError.conflict(
+          'The resource does not exist, and this resource cannot be created by this request.',
+          {
+            innererror: { code: 'RESOURCE_MISSING' },
+          },
+        );
+      }
+    }
+    evaluatePreconditions(req, current === undefined ? undefined : options.etag(current), {
+      requireIfMatch: options.requireIfMatch,
+    });
+    return options.write(current);
+  });
+}

@@ -1,0 +1,224 @@
+import { ApiError, errorHandler } from '@resourceful/error-envelope';
+import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import {
+  type ConditionalRequestsOptions,
+  conditionalRequests,
+  etagFor,
+  formatETag,
+  generateETag,
+} from '../src/index.js';
+
+const CARD = { id: 'CARD-1', number: 'xxxxxxxxxxxx1111', state: 'ok' };
+const CARD_TAG = etagFor(CARD);
+
+describeEachExpress('conditionalRequests', (express) => {
+  function app(options?: ConditionalRequestsOptions) {
+    const app = express();
+    app.use(conditionalRequests(options));
+    app.get('/cards/1', (_req, res) => {
+      res.set('Cache-Control', 'private, max-age=0').vary('Accept').json(CARD);
+    });
+    app.get('/versioned', (_req, res) => {
+      res.setHeader('ETag', formatETag(42));
+      res.json(CARD);
+    });
+    app.get('/plain', (_req, res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      res.end('hello');
+    });
+    app.get('/missing', (_req, res) => {
+      res.status(404).json({ error: { code: 'NOT_FOUND', message: 'none' } });
+    });
+    app.get('/thrown', () => {
+      throw ApiError.notFound();
+    });
+    app.post('/cards', (_req, res) => {
+      res.status(201).json(CARD);
+    });
+    app.put('/cards/1', (_req, res) => {
+      res.status(204).end();
+    });
+    app.delete('/cards/1', (_req, res) => {
+      res.status(200).json(CARD);
+    });
+    app.use(errorHandler());
+    return app;
+  }
+
+  describe('ETag', () => {
+    it('sends a strong tag of the JSON body on GET', async () => {
+      const res = await request(app()).get('/cards/1');
+      expect(res.status).toBe(200);
+      expect(res.headers.etag).toBe(CARD_TAG);
+      expect(res.headers.etag).not.toMatch(/^W\//);
+    });
+
+    it('sends the same tag on HEAD, without a body', async () => {
+      const res = await request(app()).head('/cards/1');
+      expect(res.status).toBe(200);
+      expect(res.headers.etag).toBe(CARD_TAG);
+      expect(res.text).toBeUndefined();
+    });
+
+    it('tags a body written with res.end, without Express', async () => {
+      const res = await request(app()).get('/plain');
+      expect(res.headers.etag).toBe(generateETag('hello'));
+    });
+
+    it('keeps a tag the route set from a version', async () => {
+      const res = await request(app()).get('/versioned');
+      expect(res.headers.etag).toBe('"42"');
+    });
+
+    it('tags a 201 answer that carries the created resource', async () => {
+      const res = await request(app()).post('/cards');
+      expect(res.status).toBe(201);
+      expect(res.headers.etag).toBe(CARD_TAG);
+    });
+
+    it('sends no tag on a 204', async () => {
+      const res = await request(app()).put('/cards/1');
+      expect(res.status).toBe(204);
+      expect(res.headers.etag).toBeUndefined();
+    });
+
+    it('sends no tag on an error response written by the route', async () => {
+      const res = await request(app()).get('/missing');
+      expect(res.status).toBe(404);
+      expect(res.headers.etag).toBeUndefined();
+    });
+
+    it('sends no tag on an error response of the error handler', async () => {
+      const res = await request(app()).get('/thrown');
+      expectErrorEnvelope(res, 404, { code: 'NOT_FOUND' });
+      expect(res.headers.etag).toBeUndefined();
+    });
+
+    it('leaves methods that carry no resource alone (DELETE keeps Express behaviour)', async () => {
+      const res = await request(app()).delete('/cards/1');
+      expect(res.headers.etag).not.toBe(CARD_TAG);
+    });
+
+    it('sends weak tags with { weak: true }', async () => {
+      const res = await request(app({ weak: true })).get('/cards/1');
+      expect(res.headers.etag).toBe(`W/${CARD_TAG}`);
+    });
+
+    it('uses a custom tag function', async () => {
+      const res = await request(app({ etag: () => '"custom"' })).get('/cards/1');
+      expect(res.headers.etag).toBe('"custom"');
+    });
+  });
+
+  describe('when "If-None-Match" matches on GET', () => {
+    it.each([
+      ['the current tag', CARD_TAG],
+      ['the weak form of the current tag', `W/${CARD_TAG}`],
+      ['a list holding the current tag', `"old", ${CARD_TAG}`],
+      ['*', '*'],
+    ])('answers 304 for %s', async (_name, header) => {
+      const res = await request(app()).get('/cards/1').set('If-None-Match', header);
+      expect(res.status).toBe(304);
+      expect(res.text).toBe('');
+    });
+
+    it('answers 304 for the tag in a repeated header line', async () => {
+      const res = await request(app())
+        .get('/cards/1')
+        // superagent sends an array as repeated header lines; its types only allow it for Cookie.
+        .set('If-None-Match', ['"old"', CARD_TAG] as unknown as string);
+      expect(res.status).toBe(304);
+    });
+
+    it('keeps ETag, Cache-Control, Vary and Date on the 304 and drops the content headers', async () => {
+      const res = await request(app()).get('/cards/1').set('If-None-Match', CARD_TAG);
+      expect(res.status).toBe(304);
+      expect(res.headers.etag).toBe(CARD_TAG);
+      expect(res.headers['cache-control']).toBe('private, max-age=0');
+      expect(res.headers.vary).toBe('Accept');
+      expect(res.headers.date).toBeTypeOf('string');
+      expect(res.headers['content-type']).toBeUndefined();
+      expect(res.headers['content-length']).toBeUndefined();
+    });
+
+    it('answers 304 on HEAD', async () => {
+      const res = await request(app()).head('/cards/1').set('If-None-Match', CARD_TAG);
+      expect(res.status).toBe(304);
+    });
+
+    it('answers 304 even when the client also sends Cache-Control: no-cache', async () => {
+      const res = await request(app())
+        .get('/cards/1')
+        .set('Cache-Control', 'no-cache')
+        .set('If-None-Match', CARD_TAG);
+      expect(res.status).toBe(304);
+    });
+
+    it('answers 304 against a version tag the route set', async () => {
+      const res = await request(app()).get('/versioned').set('If-None-Match', '"42"');
+      expect(res.status).toBe(304);
+    });
+  });
+
+  describe('when "If-None-Match" does not match', () => {
+    it('answers 200 with the body', async () => {
+      const res = await request(app()).get('/cards/1').set('If-None-Match', '"old"');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(CARD);
+    });
+
+    it('does not turn a 404 into a 304', async () => {
+      const res = await request(app()).get('/missing').set('If-None-Match', '*');
+      expect(res.status).toBe(404);
+    });
+  });
+
+  describe('when "If-Match" is sent on GET', () => {
+    it('answers 412 without an ETag when the tag does not match', async () => {
+      const res = await request(app()).get('/cards/1').set('If-Match', '"old"');
+      expectErrorEnvelope(res, 412, { code: 'PRECONDITION_FAILED', target: 'If-Match' });
+      expect(res.headers.etag).toBeUndefined();
+    });
+
+    it('answers 200 when the tag matches', async () => {
+      const res = await request(app()).get('/cards/1').set('If-Match', CARD_TAG);
+      expect(res.status).toBe(200);
+    });
+
+    it('answers 412 for a weak tag, since If-Match compares strongly', async () => {
+      const res = await request(app({ weak: true }))
+        .get('/cards/1')
+        .set('If-Match', `W/${CARD_TAG}`);
+      expect(res.status).toBe(412);
+    });
+  });
+
+  it('answers 400 naming the header for a malformed If-None-Match', async () => {
+    const res = await request(app()).get('/cards/1').set('If-None-Match', 'not-quoted');
+    expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'If-None-Match' });
+  });
+});
+
+describe('conditionalRequests options', () => {
+  it.each([[undefined], [{}], [{ weak: undefined }]])('accepts the defaults %j', (options) => {
+    expect(conditionalRequests(options).name).toBe('conditionalRequestsMiddleware');
+  });
+
+  it('refuses an unknown option and names the known ones', () => {
+    expect(() => conditionalRequests({ waek: true } as ConditionalRequestsOptions)).toThrow(
+      /unknown option "waek".*weak/,
+    );
+  });
+
+  it('refuses a non-boolean weak and a non-function etag', () => {
+    expect(() => conditionalRequests({ weak: 'yes' } as never)).toThrow(/weak/);
+    expect(() => conditionalRequests({ etag: 'x' } as never)).toThrow(/etag/);
+  });
+
+  it('does not mutate the options object', () => {
+    const options = Object.freeze({ weak: true });
+    expect(() => conditionalRequests(options)).not.toThrow();
+  });
+});

@@ -1,0 +1,217 @@
+/**
+ * @module The options a resource shares between PATCH and PUT, validated and resolved once.
+ */
+import type { IncomingMessage } from 'node:http';
+import { etagFor, type KeyedLock } from '@resourceful/conditional-requests';
+import { ALWAYS_READ_ONLY, parseReadOnly, type ReadOnlyField } from './read-only.js';
+import type { SafeParseSchema } from './schema.js';
+
+/** A request as these handlers read it; Express's `Request` is one. */
+export type ResourceRequest = IncomingMessage & {
+  params?: Record<string, string | undefined>;
+  body?: unknown;
+};
+
+/** What `save` is told about the write. */
+export interface SaveContext<T> {
+  readonly id: string;
+  /** The resource did not exist and is being created. */
+  readonly created: boolean;
+  /** The stored resource before this write (`undefined` on create). */
+  readonly previous: T | undefined;
+  /** Its entity tag, for stores that compare-and-set across processes. */
+  readonly previousETag: string | undefined;
+  readonly req: ResourceRequest;
+}
+
+/** Options shared by `jsonPatchUpdate` and `putReplace`. */
+export interface ResourceUpdateOptions<T extends object> {
+  /** Reads the stored resource; `undefined` when there is none. */
+  load: (id: string, req: ResourceRequest) => T | undefined | Promise<T | undefined>;
+  /** Stores the new resource. Throwing (an ApiError, say) fails the request; nothing is sent. */
+  save: (resource: T, context: SaveContext<T>) => void | Promise<void>;
+  /** Validates the complete new resource (ids and times included); its output is saved. */
+  schema?: SafeParseSchema<T>;
+  /** Read-only fields besides `id`, `create_time`, `update_time`: names or JSON Pointers. */
+  readOnly?: readonly string[];
+  /** The resource id of a request. @default req.params.id */
+  id?: (req: ResourceRequest) => string;
+  /** The representation sent to clients (for instance with a card number masked). @default identity */
+  represent?: (resource: T) => unknown;
+  /** The entity tag of a resource. @default etagFor(represent(resource)), as conditionalRequests() tags GET */
+  etag?: (resource: T) => string;
+  /** `Location` of a created resource. @default the request path */
+  location?: (req: ResourceRequest, resource: T) => string;
+  /** 428 when an existing resource is changed without `If-Match`. @default false */
+  requireIfMatch?: boolean;
+  /** Set `create_time` on create and `update_time` on every write. @default true */
+  timestamps?: boolean;
+  /** The clock for the timestamps. @default () => new Date() */
+  now?: () => Date;
+  /** Largest body read, in bytes. @default 102400 */
+  maxBodyBytes?: number;
+  /** Deepest nesting of a value in a request. @default 32 */
+  maxDepth?: number;
+  /** The lock serialising writes of one resource. @default the process-wide lock of conditional-requests */
+  lock?: KeyedLock;
+}
+
+export const RESOURCE_DEFAULTS = Object.freeze({
+  requireIfMatch: false,
+  timestamps: true,
+  maxBodyBytes: 100 * 1024,
+  maxDepth: 32,
+  maxOperations: 100,
+});
+
+const SHARED_KEYS = [
+  'load',
+  'save',
+  'schema',
+  'readOnly',
+  'id',
+  'represent',
+  'etag',
+  'location',
+  'requireIfMatch',
+  'timestamps',
+  'now',
+  'maxBodyBytes',
+  'maxDepth',
+  'lock',
+] as const;
+
+/** The options with every default resolved. */
+export interface ResolvedResource<T extends object> {
+  load: (id: string, req: ResourceRequest) => T | undefined | Promise<T | undefined>;
+  save: (resource: T, context: SaveContext<T>) => void | Promise<void>;
+  schema: SafeParseSchema<T> | undefined;
+  readOnly: readonly ReadOnlyField[];
+  id: (req: ResourceRequest) => string;
+  represent: (resource: T) => unknown;
+  etag: (resource: T) => string;
+  location: (req: ResourceRequest, resource: T) => string;
+  requireIfMatch: boolean;
+  timestamps: boolean;
+  now: () => Date;
+  maxBodyBytes: number;
+  maxDepth: number;
+  lock: KeyedLock | undefined;
+}
+
+/** Optimal string alignment distance: edits, including swapped neighbours, from `a` to `b`. */
+function distance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      }
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  const lower = word.toLowerCase().slice(0, 64);
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of candidates) {
+    const d = distance(lower, candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function fail(factory: string, message: string): never {
+  throw new TypeError(`${factory}: ${message}`);
+}
+
+function requestParamId(req: ResourceRequest): string {
+  const id = req.params?.id;
+  if (typeof id !== 'string' || id === '') {
+    throw new Error(
+      'The route has no ":id" parameter; pass an "id" option that reads the resource id.',
+    );
+  }
+  return id;
+}
+
+function pathOf(req: ResourceRequest): string {
+  const url = (req as ResourceRequest & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** Validates the options (unknown keys, types) and resolves the defaults. */
+export function resolveResourceOptions<T extends object>(
+  factory: string,
+  options: ResourceUpdateOptions<T>,
+  extraKeys: readonly string[],
+): ResolvedResource<T> {
+  if (typeof options !== 'object' || options === null) fail(factory, 'options must be an object');
+  const known = [...SHARED_KEYS, ...extraKeys];
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      const guess = closest(key, known);
+      fail(factory, `unknown option "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}`);
+    }
+  }
+  for (const key of ['load', 'save'] as const) {
+    if (typeof options[key] !== 'function')
+      fail(factory, `"${key}" is required and must be a function`);
+  }
+  for (const key of ['id', 'represent', 'etag', 'location', 'now'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'function') {
+      fail(factory, `"${key}" must be a function`);
+    }
+  }
+  for (const key of ['requireIfMatch', 'timestamps'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'boolean') {
+      fail(factory, `"${key}" must be a boolean`);
+    }
+  }
+  for (const key of ['maxBodyBytes', 'maxDepth'] as const) {
+    const value = options[key];
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+      fail(factory, `"${key}" must be a positive integer`);
+    }
+  }
+  if (options.schema !== undefined && typeof options.schema?.safeParse !== 'function') {
+    fail(factory, '"schema" must have a safeParse method (a zod schema, for instance)');
+  }
+  if (options.readOnly !== undefined && !Array.isArray(options.readOnly)) {
+    fail(factory, '"readOnly" must be an array of field names or JSON Pointers');
+  }
+  let readOnly: ReadOnlyField[];
+  try {
+    readOnly = parseReadOnly([...ALWAYS_READ_ONLY, ...(options.readOnly ?? [])]);
+  } catch (error) {
+    fail(factory, (error as Error).message);
+  }
+  const represent = options.represent ?? ((resource: T) => resource);
+  return {
+    load: options.load,
+    save: options.save,
+    schema: options.schema,
+    readOnly,
+    id: options.id ?? requestParamId,
+    represent,
+    etag: options.etag ?? ((resource: T) => etagFor(represent(resource))),
+    location: options.location ?? ((req) => pathOf(req)),
+    requireIfMatch: options.requireIfMatch ?? RESOURCE_DEFAULTS.requireIfMatch,
+    timestamps: options.timestamps ?? RESOURCE_DEFAULTS.timestamps,
+    now: options.now ?? (() => new Date()),
+    maxBodyBytes: options.maxBodyBytes ?? RESOURCE_DEFAULTS.maxBodyBytes,
+    maxDepth: options.maxDepth ?? RESOURCE_DEFAULTS.maxDepth,
+    lock: options.lock,
+  };
+}

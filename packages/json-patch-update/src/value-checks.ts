@@ -1,0 +1,62 @@
+/**
+ * @module Checks on untrusted JSON values before anything recursive touches them: bounded depth
+ * (so no stack overflow) and no `__proto__` keys (so no prototype pollution downstream).
+ */
+import { ApiError } from '@resourceful/error-envelope';
+
+/**
+ * Walks `value` without recursion.
+ * @throws ApiError 400 `INVALID_REQUEST` when it nests deeper than `maxDepth` or has a
+ *   `__proto__` key; `target` is `targetPrefix` followed by the offending key's path
+ */
+export function checkJsonValue(value: unknown, maxDepth: number, targetPrefix: string): void {
+  const stack: Array<{ node: unknown; depth: number; path: string }> = [
+    { node: value, depth: 0, path: targetPrefix },
+  ];
+  while (stack.length > 0) {
+    const { node, depth, path } = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= maxDepth) {
+      throw ApiError.invalidRequest(`The value nests deeper than ${maxDepth} levels.`, {
+        target: path || undefined,
+        innererror: { code: 'TOO_DEEP' },
+      });
+    }
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        stack.push({ node: node[i], depth: depth + 1, path: `${path}[${i}]` });
+      }
+      continue;
+    }
+    for (const key of Object.keys(node)) {
+      const child = path === '' ? key : `${path}.${key}`;
+      if (key === '__proto__') {
+        throw ApiError.invalidRequest('The key "__proto__" is not allowed.', {
+          target: child,
+          innererror: { code: 'FORBIDDEN_KEY' },
+        });
+      }
+      stack.push({ node: (node as Record<string, unknown>)[key], depth: depth + 1, path: child });
+    }
+  }
+}
+
+/** Structural equality of JSON values (key order ignored). Depth is bounded by `checkJsonValue`. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  return keys.every((key) => Object.hasOwn(y, key) && jsonEqual(x[key], y[key]));
+}
+
+/** A deep copy of a JSON value. */
+export function cloneJson<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}

@@ -1,0 +1,72 @@
+/**
+ * @module The steps after a patch or replacement is computed and before the answer: service-set
+ * fields, schema validation, save, and the answer with `ETag`, `Location` and `Prefer` honoured.
+ */
+import type { ServerResponse } from 'node:http';
+import { ApiError } from '@resourceful/error-envelope';
+import { getPreferences, sendPreferred } from '@resourceful/prefer-header';
+import type { ResolvedResource, ResourceRequest } from './resource-options.js';
+import { validateWithSchema } from './schema.js';
+
+export interface WriteOutcome<T> {
+  resource: T;
+  created: boolean;
+}
+
+/**
+ * Sets `id` and the times, validates with the schema and saves.
+ * @throws ApiError 400 when the result is not an object or fails the schema
+ */
+export async function completeAndSave<T extends object>(
+  resolved: ResolvedResource<T>,
+  req: ResourceRequest,
+  id: string,
+  result: unknown,
+  previous: T | undefined,
+): Promise<WriteOutcome<T>> {
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+    throw ApiError.invalidRequest('The resulting resource must be a JSON object.', {
+      innererror: { code: 'RESOURCE_NOT_AN_OBJECT' },
+    });
+  }
+  const created = previous === undefined;
+  const candidate: Record<string, unknown> = { ...result, id };
+  if (resolved.timestamps) {
+    const now = resolved.now().toISOString();
+    const before = previous as Record<string, unknown> | undefined;
+    candidate.create_time = created || before?.create_time === undefined ? now : before.create_time;
+    candidate.update_time = now;
+  }
+  const resource = resolved.schema
+    ? validateWithSchema(resolved.schema, candidate)
+    : (candidate as T);
+  await resolved.save(resource, {
+    id,
+    created,
+    previous,
+    previousETag: previous === undefined ? undefined : resolved.etag(previous),
+    req,
+  });
+  return { resource, created };
+}
+
+/**
+ * Answers a successful write: 201 + `Location` on create, else 204 (or 200 with
+ * `Prefer: return=representation`). PATCH answers always carry the new `ETag`; PUT answers only
+ * when they carry the representation (RFC 9110 §9.3.4: the stored resource is not the sent one).
+ */
+export function answerWrite<T extends object>(
+  resolved: ResolvedResource<T>,
+  req: ResourceRequest,
+  res: ServerResponse,
+  outcome: WriteOutcome<T>,
+  method: 'PATCH' | 'PUT',
+): void {
+  const operation = outcome.created ? 'create' : method === 'PATCH' ? 'update' : 'replace';
+  const preference = getPreferences(req).return;
+  const withBody =
+    operation === 'create' ? preference !== 'minimal' : preference === 'representation';
+  if (method === 'PATCH' || withBody) res.setHeader('ETag', resolved.etag(outcome.resource));
+  if (outcome.created) res.setHeader('Location', resolved.location(req, outcome.resource));
+  sendPreferred(req, res, { operation, body: resolved.represent(outcome.resource) });
+}

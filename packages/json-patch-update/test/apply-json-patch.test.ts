@@ -1,0 +1,230 @@
+import { ApiError } from '@resourceful/error-envelope';
+import { describe, expect, it } from 'vitest';
+import { applyJsonPatch, validateOperations } from '../src/index.js';
+
+function failure(run: () => unknown): ApiError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected an ApiError');
+}
+
+const READ_ONLY = ['id', 'create_time', 'update_time', 'number', '/billing_address/country_code'];
+
+const card = () => ({
+  id: 'CARD-1',
+  number: '4111111111111111',
+  first_name: 'Ada',
+  create_time: '2024-01-01T00:00:00.000Z',
+  update_time: '2024-01-01T00:00:00.000Z',
+  billing_address: { city: 'Paris', country_code: 'FR' },
+  tags: ['a', 'b'],
+  'a/b': 1,
+  'm~n': 2,
+});
+
+describe('applyJsonPatch', () => {
+  it('applies every operation and leaves the original untouched', () => {
+    const doc = card();
+    const result = applyJsonPatch(doc, [
+      { op: 'replace', path: '/first_name', value: 'Grace' },
+      { op: 'add', path: '/tags/-', value: 'c' },
+      { op: 'remove', path: '/tags/0' },
+      { op: 'copy', from: '/first_name', path: '/last_name' },
+      { op: 'move', from: '/last_name', path: '/nickname' },
+      { op: 'test', path: '/nickname', value: 'Grace' },
+    ]);
+    expect(result).toMatchObject({ first_name: 'Grace', nickname: 'Grace', tags: ['b', 'c'] });
+    expect(doc).toEqual(card());
+  });
+
+  it('resolves ~1 and ~0 escapes in pointers', () => {
+    const result = applyJsonPatch(card(), [
+      { op: 'replace', path: '/a~1b', value: 10 },
+      { op: 'replace', path: '/m~0n', value: 20 },
+    ]);
+    expect(result).toMatchObject({ 'a/b': 10, 'm~n': 20 });
+  });
+
+  it('changes nothing when a later operation fails', () => {
+    const doc = card();
+    const error = failure(() =>
+      applyJsonPatch(doc, [
+        { op: 'replace', path: '/first_name', value: 'Grace' },
+        { op: 'remove', path: '/missing' },
+      ]),
+    );
+    expect([error.status, error.target]).toEqual([400, '[1].path']);
+    expect(doc).toEqual(card());
+  });
+
+  it('answers 409 PATCH_TEST_FAILED naming the failed test operation', () => {
+    const error = failure(() =>
+      applyJsonPatch(card(), [
+        { op: 'replace', path: '/first_name', value: 'Grace' },
+        { op: 'test', path: '/first_name', value: 'Ada' },
+      ]),
+    );
+    expect([error.status, error.code, error.target]).toEqual([409, 'PATCH_TEST_FAILED', '[1]']);
+  });
+
+  it('names the from member when it does not resolve', () => {
+    const error = failure(() =>
+      applyJsonPatch(card(), [{ op: 'move', from: '/nope', path: '/x' }]),
+    );
+    expect(error.target).toBe('[0].from');
+  });
+
+  describe('read-only fields', () => {
+    it.each([
+      ['replace', { op: 'replace', path: '/id', value: 'CARD-2' }, 'id', 'path'],
+      ['remove', { op: 'remove', path: '/create_time' }, 'create_time', 'path'],
+      ['add', { op: 'add', path: '/update_time', value: 'x' }, 'update_time', 'path'],
+      ['a declared field', { op: 'replace', path: '/number', value: '1' }, 'number', 'path'],
+      [
+        'a nested pointer',
+        { op: 'replace', path: '/billing_address/country_code', value: 'DE' },
+        'billing_address.country_code',
+        'path',
+      ],
+      [
+        'a parent of one',
+        { op: 'replace', path: '/billing_address', value: { city: 'x' } },
+        'billing_address.country_code',
+        'path',
+      ],
+      ['the whole document', { op: 'replace', path: '', value: card() }, 'id', 'path'],
+      ['add at the root', { op: 'add', path: '', value: {} }, 'id', 'path'],
+      ['move out of one', { op: 'move', from: '/number', path: '/n' }, 'number', 'from'],
+      ['copy out of one', { op: 'copy', from: '/id', path: '/other' }, 'id', 'from'],
+      ['copy of the whole document', { op: 'copy', from: '', path: '/snapshot' }, 'id', 'from'],
+      ['copy onto one', { op: 'copy', from: '/first_name', path: '/number' }, 'number', 'path'],
+    ])(
+      'refuses %s with 400 READ_ONLY_FIELD naming the field',
+      (_name, operation, target, member) => {
+        const error = failure(() =>
+          applyJsonPatch(card(), [{ op: 'test', path: '/id', value: 'CARD-1' }, operation], {
+            readOnly: READ_ONLY,
+          }),
+        );
+        expect([error.status, error.code, error.target]).toEqual([400, 'READ_ONLY_FIELD', target]);
+        expect(error.innererror).toMatchObject({ operation: 1, member });
+      },
+    );
+
+    it('lets a test operation read a read-only field', () => {
+      expect(
+        applyJsonPatch(card(), [{ op: 'test', path: '/number', value: '4111111111111111' }], {
+          readOnly: READ_ONLY,
+        }),
+      ).toEqual(card());
+    });
+
+    it('lets other fields of an object that holds a read-only field change', () => {
+      const result = applyJsonPatch(
+        card(),
+        [{ op: 'replace', path: '/billing_address/city', value: 'Lyon' }],
+        { readOnly: READ_ONLY },
+      );
+      expect(result).toMatchObject({ billing_address: { city: 'Lyon', country_code: 'FR' } });
+    });
+
+    it('refuses a read-only array element that shifts under an insertion', () => {
+      const doc = { id: 'x', items: [{ id: 'i1' }, { id: 'i2' }] };
+      const error = failure(() =>
+        applyJsonPatch(doc, [{ op: 'add', path: '/items/0', value: { id: 'new' } }], {
+          readOnly: ['/items/0/id'],
+        }),
+      );
+      expect(error.code).toBe('READ_ONLY_FIELD');
+    });
+  });
+
+  describe('hostile patches', () => {
+    it.each([
+      '/__proto__/polluted',
+      '/constructor/prototype/polluted',
+      '/billing_address/__proto__',
+      '/prototype',
+    ])('refuses the path %s with 400 naming the operation', (path) => {
+      const error = failure(() => applyJsonPatch(card(), [{ op: 'add', path, value: 1 }]));
+      expect([error.status, error.target]).toEqual([400, '[0].path']);
+      expect(error.innererror?.code).toBe('FORBIDDEN_PATH_SEGMENT');
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    it('refuses a from member through __proto__', () => {
+      const error = failure(() =>
+        applyJsonPatch(card(), [{ op: 'copy', from: '/__proto__', path: '/x' }]),
+      );
+      expect(error.target).toBe('[0].from');
+    });
+
+    it('refuses a value with a __proto__ key', () => {
+      const value = JSON.parse('{"a":{"__proto__":{"polluted":true}}}');
+      const error = failure(() => applyJsonPatch(card(), [{ op: 'add', path: '/x', value }]));
+      expect([error.status, error.target]).toEqual([400, '[0].value.a.__proto__']);
+    });
+
+    it('refuses a value nested deeper than maxDepth', () => {
+      let value: unknown = 1;
+      for (let i = 0; i < 10_000; i++) value = [value];
+      const error = failure(() => applyJsonPatch(card(), [{ op: 'add', path: '/x', value }]));
+      expect(error.innererror?.code).toBe('TOO_DEEP');
+    });
+
+    it('answers 413 for more operations than maxOperations', () => {
+      const patch = Array.from({ length: 6 }, () => ({ op: 'test', path: '/id', value: 'CARD-1' }));
+      const error = failure(() => applyJsonPatch(card(), patch, { maxOperations: 5 }));
+      expect([error.status, error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    });
+  });
+});
+
+describe('validateOperations', () => {
+  it.each([
+    [{}, undefined],
+    ['add', undefined],
+    [[1], '[0]'],
+    [[null], '[0]'],
+    [[[]], '[0]'],
+    [[{ path: '/a', value: 1 }], '[0].op'],
+    [[{ op: 'ADD', path: '/a', value: 1 }], '[0].op'],
+    [[{ op: 'get', path: '/a' }], '[0].op'],
+    [[{ op: 'add', value: 1 }], '[0].path'],
+    [[{ op: 'add', path: 1, value: 1 }], '[0].path'],
+    [[{ op: 'add', path: 'a', value: 1 }], '[0].path'],
+    [[{ op: 'add', path: '/a~2', value: 1 }], '[0].path'],
+    [[{ op: 'add', path: '/a~', value: 1 }], '[0].path'],
+    [[{ op: 'add', path: '/a' }], '[0].value'],
+    [[{ op: 'test', path: '/a' }], '[0].value'],
+    [
+      [
+        { op: 'remove', path: '/a' },
+        { op: 'move', path: '/a' },
+      ],
+      '[1].from',
+    ],
+    [[{ op: 'copy', from: 7, path: '/a' }], '[0].from'],
+    [[{ op: 'move', from: '/a', path: '/a/b' }], '[0].from'],
+  ])('answers 400 for %j with target %s', (patch, target) => {
+    const error = failure(() => validateOperations(patch));
+    expect(error.status).toBe(400);
+    expect(error.target).toBe(target);
+  });
+
+  it('accepts a null value and ignores members an operation does not define', () => {
+    expect(
+      validateOperations([{ op: 'add', path: '/a', value: null, from: '/x', extra: true }]).map(
+        (o) => o.operation,
+      ),
+    ).toEqual([{ op: 'add', path: '/a', value: null }]);
+  });
+
+  it('accepts an empty patch', () => {
+    expect(validateOperations([])).toEqual([]);
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { jsonPatchUpdate, putReplace } from '../src/index.js';
+
+const load = () => undefined;
+const save = () => undefined;
+
+describe('jsonPatchUpdate and putReplace options', () => {
+  it('return named middleware', () => {
+    expect(jsonPatchUpdate({ load, save }).name).toBe('jsonPatchUpdateMiddleware');
+    expect(putReplace({ load, save }).name).toBe('putReplaceMiddleware');
+  });
+
+  it('accept options left undefined', () => {
+    expect(() =>
+      jsonPatchUpdate({ load, save, upsert: undefined, schema: undefined }),
+    ).not.toThrow();
+  });
+
+  it('require load and save', () => {
+    expect(() => jsonPatchUpdate({ load } as never)).toThrow(/"save" is required/);
+    expect(() => putReplace({ save } as never)).toThrow(/"load" is required/);
+  });
+
+  it('refuse an unknown option with a suggestion', () => {
+    expect(() => jsonPatchUpdate({ load, save, upsret: true } as never)).toThrow(
+      /unknown option "upsret" \(did you mean "upsert"\?\)/,
+    );
+    expect(() => putReplace({ load, save, upsert: true } as never)).toThrow(
+      /unknown option "upsert"/,
+    );
+  });
+
+  it.each([
+    [{ upsert: 'yes' }, /upsert/],
+    [{ mergePatch: 1 }, /mergePatch/],
+    [{ maxOperations: 0 }, /maxOperations/],
+    [{ maxBodyBytes: -1 }, /maxBodyBytes/],
+    [{ maxDepth: 1.5 }, /maxDepth/],
+    [{ schema: {} }, /safeParse/],
+    [{ readOnly: 'id' }, /readOnly/],
+    [{ readOnly: ['/a~2'] }, /JSON Pointer/],
+    [{ readOnly: ['/a/__proto__'] }, /cannot be declared/],
+    [{ readOnly: [''] }, /readOnly/],
+    [{ etag: 'x' }, /etag/],
+    [{ requireIfMatch: 'true' }, /requireIfMatch/],
+  ])('refuse %j', (extra, message) => {
+    expect(() => jsonPatchUpdate({ load, save, ...extra } as never)).toThrow(message);
+  });
+
+  it('do not mutate the options object', () => {
+    const options = Object.freeze({ load, save, readOnly: Object.freeze(['number']) });
+    expect(() => jsonPatchUpdate(options)).not.toThrow();
+    expect(options.readOnly).toEqual(['number']);
+  });
+});
