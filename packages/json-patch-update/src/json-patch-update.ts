@@ -106,7 +106,7 @@ export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOption
       key: requestPath(req),
       lock: resolved.lock,
       load: () => resolved.load(id, req),
-      etag: resolved.etag,
+      etag: (resource) => resolved.etag(resource, req),
       ifMissing: upsert ? 'proceed' : 'conflict',
       requireIfMatch: resolved.requireIfMatch,
       write: async (current) => {

@@ -94,7 +94,7 @@ export function putReplace<T extends object>(options: PutReplaceOptions<T>) {
       key: requestPath(req),
       lock: resolved.lock,
       load: () => resolved.load(id, req),
-      etag: resolved.etag,
+      etag: (resource) => resolved.etag(resource, req),
       ifMissing: allowCreate ? 'proceed' : 'not-found',
       requireIfMatch: resolved.requireIfMatch,
       write: async (current) => {

@@ -36,10 +36,16 @@ export interface ResourceUpdateOptions<T extends object> {
   readOnly?: readonly string[];
   /** The resource id of a request. @default req.params.id */
   id?: (req: ResourceRequest) => string;
-  /** The representation sent to clients (for instance with a card number masked). @default identity */
-  represent?: (resource: T) => unknown;
-  /** The entity tag of a resource. @default etagFor(represent(resource)), as conditionalRequests() tags GET */
-  etag?: (resource: T) => string;
+  /**
+   * The representation sent to clients (for instance with a card number masked, or with absolute
+   * links built from the request). @default identity
+   */
+  represent?: (resource: T, req: ResourceRequest) => unknown;
+  /**
+   * The entity tag of a resource.
+   * @default etagFor(represent(resource, req)), as conditionalRequests() tags GET
+   */
+  etag?: (resource: T, req: ResourceRequest) => string;
   /** `Location` of a created resource. @default the request path */
   location?: (req: ResourceRequest, resource: T) => string;
   /** 428 when an existing resource is changed without `If-Match`. @default false */
@@ -88,8 +94,8 @@ export interface ResolvedResource<T extends object> {
   schema: SafeParseSchema<T> | undefined;
   readOnly: readonly ReadOnlyField[];
   id: (req: ResourceRequest) => string;
-  represent: (resource: T) => unknown;
-  etag: (resource: T) => string;
+  represent: (resource: T, req: ResourceRequest) => unknown;
+  etag: (resource: T, req: ResourceRequest) => string;
   location: (req: ResourceRequest, resource: T) => string;
   requireIfMatch: boolean;
   timestamps: boolean;
@@ -205,7 +211,7 @@ export function resolveResourceOptions<T extends object>(
     readOnly,
     id: options.id ?? requestParamId,
     represent,
-    etag: options.etag ?? ((resource: T) => etagFor(represent(resource))),
+    etag: options.etag ?? ((resource: T, req) => etagFor(represent(resource, req))),
     location: options.location ?? ((req) => pathOf(req)),
     requireIfMatch: options.requireIfMatch ?? RESOURCE_DEFAULTS.requireIfMatch,
     timestamps: options.timestamps ?? RESOURCE_DEFAULTS.timestamps,

@@ -44,7 +44,7 @@ export async function completeAndSave<T extends object>(
     id,
     created,
     previous,
-    previousETag: previous === undefined ? undefined : resolved.etag(previous),
+    previousETag: previous === undefined ? undefined : resolved.etag(previous, req),
     req,
   });
   return { resource, created };
@@ -66,7 +66,7 @@ export function answerWrite<T extends object>(
   const preference = getPreferences(req).return;
   const withBody =
     operation === 'create' ? preference !== 'minimal' : preference === 'representation';
-  if (method === 'PATCH' || withBody) res.setHeader('ETag', resolved.etag(outcome.resource));
+  if (method === 'PATCH' || withBody) res.setHeader('ETag', resolved.etag(outcome.resource, req));
   if (outcome.created) res.setHeader('Location', resolved.location(req, outcome.resource));
-  sendPreferred(req, res, { operation, body: resolved.represent(outcome.resource) });
+  sendPreferred(req, res, { operation, body: resolved.represent(outcome.resource, req) });
 }

@@ -56,6 +56,22 @@ describeEachExpress('jsonPatchUpdate', (express) => {
       expect(res.headers.vary).toMatch(/Prefer/);
     });
 
+    it('builds the representation and its ETag from the request', async () => {
+      const server = buildApp(express, fixture, {
+        represent: (hook, req) => ({
+          ...hook,
+          self: `http://${req.headers.host}/hooks/${hook.id}`,
+        }),
+      });
+      const res = await patch(server, [{ op: 'remove', path: '/description' }]).set(
+        'Prefer',
+        'return=representation',
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.self).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks\/WH-1$/);
+      expect(res.headers.etag).toBe(etagFor(res.body));
+    });
+
     it('answers 204 with Preference-Applied under Prefer: return=minimal', async () => {
       const res = await patch(app(), [{ op: 'remove', path: '/description' }]).set(
         'Prefer',
