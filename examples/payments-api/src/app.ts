@@ -2,6 +2,8 @@
  * @module The payments API as an Express app, built by a function so tests can run it under
  * Express 4 and 5 and with their own clock.
  */
+
+import { conditionalRequests } from '@resourceful/conditional-requests';
 import {
   type ErrorHandlerOptions,
   errorHandler,
@@ -81,6 +83,8 @@ export function createApp(options: AppOptions = {}): Express {
 
   app.use(requireJson());
   app.use(express.json({ limit: '100kb' }));
+  // Strong ETags on every resource answer, 304 on reads, 412 on failed preconditions.
+  app.use(conditionalRequests());
 
   const v1 = express.Router();
   v1.use(preferHeader());

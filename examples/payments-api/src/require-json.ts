@@ -1,11 +1,12 @@
 /**
- * @module Bodies of POST, PUT and PATCH must be JSON. express.json() silently skips other media
- * types, which would surface as a confusing validation error; this answers 415 instead.
+ * @module Bodies of POST and PUT must be JSON. express.json() silently skips other media types,
+ * which would surface as a confusing validation error; this answers 415 instead. PATCH is left to
+ * json-patch-update, which answers 415 with `Accept-Patch` listing the patch formats.
  */
 import { ApiError } from '@resourceful/error-envelope';
 import type { NextFunction, Request, Response } from 'express';
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+const BODY_METHODS = new Set(['POST', 'PUT']);
 
 export function requireJson(extraTypes: readonly string[] = []) {
   const accepted = ['application/json', ...extraTypes];

@@ -8,7 +8,8 @@ import type { SafeParseSchema } from './schema.js';
 
 /** A request as these handlers read it; Express's `Request` is one. */
 export type ResourceRequest = IncomingMessage & {
-  params?: Record<string, string | undefined>;
+  // Express 5's types allow string[] for wildcard parameters; the handlers read `id` as a string.
+  params?: Record<string, string | string[] | undefined>;
   body?: unknown;
 };
 

@@ -2,10 +2,12 @@
  * @module Billing agreements: `/payments/billing-agreements`, the `suspend` action (a
  * sub-resource action, spec "Complex operations") and the `history` of its calls.
  */
+import { jsonPatchUpdate } from '@resourceful/json-patch-update';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import { updateOptions } from '../resource-updates.js';
 import { findOr404, sendCreated } from '../responses.js';
 import { BillingAddress } from './credit-cards.js';
 
@@ -34,6 +36,24 @@ export interface StoredAgreement extends StoredRecord, AgreementInput {
   state: AgreementState;
   history: HistoryEntry[];
 }
+
+const HistoryEntrySchema = z.object({
+  id: z.string(),
+  action: z.literal('suspend'),
+  note: z.string().optional(),
+  state_before: z.enum(['ACTIVE', 'SUSPENDED']),
+  state_after: z.enum(['ACTIVE', 'SUSPENDED']),
+  create_time: z.string(),
+});
+
+/** The whole stored agreement, as PATCH produces it; `state` and `history` are read-only. */
+export const StoredAgreementSchema = AgreementCreate.extend({
+  id: z.string(),
+  state: z.enum(['ACTIVE', 'SUSPENDED']),
+  history: z.array(HistoryEntrySchema),
+  create_time: z.string(),
+  update_time: z.string(),
+});
 
 export function agreementPath(id: string): string {
   return `/v1${COLLECTION_PATH}/${encodeURIComponent(id)}`;
@@ -75,6 +95,21 @@ export function mountBillingAgreements({ router, agreements, now }: AgreementRou
   router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
     res.json(toRepresentation(req, findAgreement(agreements, String(req.params.id))));
   });
+
+  // Simple changes stay on PATCH (spec: description, shipping_address); the state changes only
+  // through the suspend action, so that every change is in the history.
+  router.patch(
+    `${COLLECTION_PATH}/:id`,
+    jsonPatchUpdate(
+      updateOptions({
+        collection: agreements,
+        schema: StoredAgreementSchema,
+        represent: toRepresentation,
+        readOnly: ['state', 'history'],
+        now,
+      }),
+    ),
+  );
 
   router.get(`${COLLECTION_PATH}/:id/history`, (req: Request, res: Response) => {
     const agreement = findAgreement(agreements, String(req.params.id));

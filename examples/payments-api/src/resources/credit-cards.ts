@@ -1,10 +1,12 @@
 /**
  * @module Stored payment cards: `/vault/credit-cards` (spec: "Stored payment card").
  */
-import type { Request, Response, Router } from 'express';
+import { jsonPatchUpdate, putReplace } from '@resourceful/json-patch-update';
+import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import { deleteHandler, updateOptions } from '../resource-updates.js';
 import { findOr404, sendCreated } from '../responses.js';
 
 export const COLLECTION_PATH = '/vault/credit-cards';
@@ -37,6 +39,23 @@ export interface StoredCard extends StoredRecord, CreditCardInput {
   state: 'ok';
   valid_until: string;
 }
+
+/**
+ * The whole stored card, as PATCH and PUT produce it. `state` and `valid_until` are computed:
+ * a PUT may leave them out, and `valid_until` follows the expiry date whatever was sent.
+ */
+export const StoredCardSchema = CreditCardCreate.extend({
+  id: z.string(),
+  state: z.literal('ok').default('ok'),
+  valid_until: z.string().optional(),
+  create_time: z.string(),
+  update_time: z.string(),
+}).transform(
+  (card): StoredCard => ({ ...card, valid_until: validUntil(card.expire_month, card.expire_year) }),
+);
+
+/** The number is read-only after create (design: "masked on output and read-only after create"). */
+export const CARD_READ_ONLY = ['number', 'state', 'valid_until'] as const;
 
 export interface CreditCard extends Omit<StoredCard, 'number'> {
   number: string;
@@ -89,6 +108,19 @@ export interface CreditCardRoutesOptions {
   now: () => Date;
 }
 
+/**
+ * A client that PUTs back what it read sends the masked number; that is the stored number as
+ * far as it can know, so it counts as unchanged rather than as a change of a read-only field.
+ */
+function acceptMaskedNumber(cards: MemoryCollection<StoredCard>) {
+  return function acceptMaskedCardNumber(req: Request, _res: Response, next: NextFunction) {
+    const stored = cards.get(String(req.params.id));
+    const body = req.body as { number?: unknown } | undefined;
+    if (stored && body && body.number === maskNumber(stored.number)) body.number = stored.number;
+    next();
+  };
+}
+
 export function findCard(cards: MemoryCollection<StoredCard>, id: string): StoredCard {
   return findOr404(cards, id, 'credit card', 'credit_card_id');
 }
@@ -107,4 +139,19 @@ export function mountCreditCards({ router, cards, now }: CreditCardRoutesOptions
   router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
     res.json(toRepresentation(req, findCard(cards, String(req.params.id))));
   });
+
+  const resource = {
+    collection: cards,
+    schema: StoredCardSchema,
+    represent: toRepresentation,
+    readOnly: CARD_READ_ONLY,
+    now,
+  };
+  router.patch(`${COLLECTION_PATH}/:id`, jsonPatchUpdate(updateOptions(resource)));
+  router.put(
+    `${COLLECTION_PATH}/:id`,
+    acceptMaskedNumber(cards),
+    putReplace(updateOptions(resource)),
+  );
+  router.delete(`${COLLECTION_PATH}/:id`, deleteHandler(resource));
 }

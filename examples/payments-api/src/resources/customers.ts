@@ -1,10 +1,12 @@
 /**
  * @module Customers: `/customers/customers` (spec: "Customer").
  */
+import { jsonPatchUpdate, putReplace } from '@resourceful/json-patch-update';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import { deleteHandler, updateOptions } from '../resource-updates.js';
 import { findOr404, sendCreated } from '../responses.js';
 
 export const COLLECTION_PATH = '/customers/customers';
@@ -18,6 +20,13 @@ export const CustomerCreate = z.object({
 
 export type CustomerInput = z.infer<typeof CustomerCreate>;
 export type StoredCustomer = StoredRecord & CustomerInput;
+
+/** The whole stored customer, as PATCH and PUT produce it. */
+export const StoredCustomerSchema = CustomerCreate.extend({
+  id: z.string(),
+  create_time: z.string(),
+  update_time: z.string(),
+});
 
 export function customerPath(id: string): string {
   return `/v1${COLLECTION_PATH}/${encodeURIComponent(id)}`;
@@ -58,4 +67,14 @@ export function mountCustomers({ router, customers, now }: CustomerRoutesOptions
   router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
     res.json(toRepresentation(req, findCustomer(customers, String(req.params.id))));
   });
+
+  const resource = {
+    collection: customers,
+    schema: StoredCustomerSchema,
+    represent: toRepresentation,
+    now,
+  };
+  router.patch(`${COLLECTION_PATH}/:id`, jsonPatchUpdate(updateOptions(resource)));
+  router.put(`${COLLECTION_PATH}/:id`, putReplace(updateOptions(resource)));
+  router.delete(`${COLLECTION_PATH}/:id`, deleteHandler(resource));
 }

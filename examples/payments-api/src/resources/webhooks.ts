@@ -1,10 +1,13 @@
 /**
  * @module Webhooks: `/notifications/webhooks` and the `event-types` sub-collection.
  */
+import { ApiError } from '@resourceful/error-envelope';
+import { jsonPatchUpdate } from '@resourceful/json-patch-update';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
-import { type Link, link } from '../links.js';
+import { absoluteUrl, type Link, link } from '../links.js';
 import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import { deleteHandler, updateOptions } from '../resource-updates.js';
 import { findOr404, sendCreated } from '../responses.js';
 
 export const COLLECTION_PATH = '/notifications/webhooks';
@@ -27,6 +30,27 @@ export const WebhookCreate = z.object({
 
 export type WebhookInput = z.infer<typeof WebhookCreate>;
 export type StoredWebhook = StoredRecord & WebhookInput;
+
+/** The whole stored webhook, as PATCH produces it. */
+export const StoredWebhookSchema = WebhookCreate.extend({
+  id: z.string(),
+  create_time: z.string(),
+  update_time: z.string(),
+});
+
+/** Client-chosen ids (PATCH creates with upsert) are short and URL-safe. */
+const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+function webhookIdFrom(req: { params?: Record<string, string | string[] | undefined> }): string {
+  const id = req.params?.id;
+  if (typeof id !== 'string' || !CLIENT_ID.test(id)) {
+    throw ApiError.invalidRequest(
+      'A webhook id is 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit.',
+      { target: 'webhook_id' },
+    );
+  }
+  return id;
+}
 
 export function webhookPath(id: string): string {
   return `/v1${COLLECTION_PATH}/${encodeURIComponent(id)}`;
@@ -68,9 +92,22 @@ export function mountWebhooks({ router, webhooks, now }: WebhookRoutesOptions): 
     res.json(toRepresentation(req, findWebhook(webhooks, String(req.params.id))));
   });
 
-  router.delete(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
-    // Spec: repeated DELETE answers 204 too, never 404.
-    webhooks.delete(String(req.params.id));
-    res.status(204).end();
-  });
+  const resource = {
+    collection: webhooks,
+    schema: StoredWebhookSchema,
+    represent: toRepresentation,
+    now,
+  };
+  // Upsert (the spec's other convention): PATCH of a missing webhook creates it, unless the
+  // request carries If-Match; If-None-Match: * makes it create-only.
+  router.patch(
+    `${COLLECTION_PATH}/:id`,
+    jsonPatchUpdate({
+      ...updateOptions(resource),
+      upsert: true,
+      id: webhookIdFrom,
+      location: (req, webhook) => absoluteUrl(req as Request, webhookPath(webhook.id)),
+    }),
+  );
+  router.delete(`${COLLECTION_PATH}/:id`, deleteHandler(resource));
 }
