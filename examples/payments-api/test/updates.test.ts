@@ -14,7 +14,9 @@ describeEachExpress('updates with ETags', (express) => {
       const server = app();
       const read = await request(server).get(cardPath);
       expect(read.headers.etag).toMatch(/^"[^"]+"$/);
-      const again = await request(server).get(cardPath).set('If-None-Match', read.headers.etag);
+      const again = await request(server)
+        .get(cardPath)
+        .set('If-None-Match', String(read.headers.etag));
       expect(again.status).toBe(304);
       expect(again.headers.etag).toBe(read.headers.etag);
     });
@@ -54,7 +56,7 @@ describeEachExpress('updates with ETags', (express) => {
       const stale = await request(server)
         .patch(cardPath)
         .set('Content-Type', PATCH_TYPE)
-        .set('If-Match', read.headers.etag)
+        .set('If-Match', String(read.headers.etag))
         .send([{ op: 'replace', path: '/last_name', value: 'Second' }]);
       expectErrorEnvelope(stale, 412, { code: 'PRECONDITION_FAILED' });
       expect(stale.headers.etag).toBeUndefined();
