@@ -2,9 +2,13 @@
  * @module The middleware: puts the parsed preferences on `req.preferences`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  describeValue as describe,
+} from '@resourceful/option-checks';
 import { type GetPreferencesOptions, getPreferences } from './get-preferences.js';
 import { isValidMaxLength, type Preferences } from './parse-prefer.js';
-import { assertKnownOptions, assertOptionsObject, describe } from './validate-options.js';
 
 declare global {
   // Express's request type lives in this global namespace (@types/express-serve-static-core).

@@ -8,8 +8,13 @@
  * - at most two levels of identifiers (`identifier-depth`);
  * - never an identifier straight after another identifier (`identifier-after-identifier`).
  */
+
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  describeValue as describe,
+} from '@resourceful/option-checks';
 import { listRoutes, type RouteInfo } from './express-routes.js';
-import { assertKnownOptions, assertOptionsObject, describe } from './validate-options.js';
 import { isVersionLike } from './version-segment.js';
 import { DEFAULT_VERBS, isPluralWord, splitWords } from './words.js';
 

@@ -3,11 +3,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  assertKnownOptions,
+  assertOptionsObject,
+  describeValue as describe,
+} from '@resourceful/option-checks';
+import {
   type DeprecationHeaders,
   type DeprecationOptions,
   resolveDeprecation,
 } from './deprecation.js';
-import { assertKnownOptions, assertOptionsObject, describe } from './validate-options.js';
 import { declaredVersionKey, isVersionLike } from './version-segment.js';
 
 /**

@@ -1,0 +1,70 @@
+/**
+ * @module Strict checks of a factory's options object, done once when the factory runs, with
+ * errors that say how to fix the call ("did you mean").
+ *
+ * Every published package bundles this module into its build (see tsup.config.ts at the root),
+ * so it is a dependency of none of them at run time.
+ */
+
+/** Levenshtein distance, case-insensitive: how far a misspelt option name is from a real one. */
+export function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] ?? 0;
+      const cost = a[i - 1]?.toLowerCase() === b[j - 1]?.toLowerCase() ? 0 : 1;
+      row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + cost);
+      diagonal = above;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+/** The candidate nearest to `input`, when it is near enough to be a likely typo. */
+export function closestName(input: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    const d = editDistance(input, candidate);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(input.length / 3)) ? best : undefined;
+}
+
+/** A short, safe description of a value for an error message. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  return typeof value === 'object' || typeof value === 'function'
+    ? `a ${typeof value}`
+    : String(value);
+}
+
+/** Throws a TypeError unless `options` is a plain options object. */
+export function assertOptionsObject(factory: string, options: unknown): asserts options is object {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${factory}: options must be an object, got ${describeValue(options)}.`);
+  }
+}
+
+/** Throws a TypeError naming an unknown option, and the known one it was probably meant as. */
+export function assertKnownOptions(
+  factory: string,
+  options: object,
+  known: readonly string[],
+): void {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const guess = closestName(key, known);
+    const hint = guess === undefined ? '' : ` Did you mean "${guess}"?`;
+    throw new TypeError(
+      `${factory}: unknown option "${key}".${hint} Known options: ${known.join(', ')}.`,
+    );
+  }
+}

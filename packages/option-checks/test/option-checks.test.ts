@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  closestName,
+  describeValue,
+  editDistance,
+} from '../src/index.js';
+
+describe('editDistance', () => {
+  it.each([
+    ['', '', 0],
+    ['store', 'store', 0],
+    ['Store', 'store', 0],
+    ['stroe', 'store', 2],
+    ['header', 'headers', 1],
+    ['', 'abc', 3],
+  ])('between %j and %j is %i', (a, b, d) => {
+    expect(editDistance(a, b)).toBe(d);
+  });
+});
+
+describe('closestName', () => {
+  const known = ['maxPageSize', 'defaultPageSize', 'sortable', 'filterable'];
+
+  it('suggests the nearest known name for a typo', () => {
+    expect(closestName('maxPagesize', known)).toBe('maxPageSize');
+    expect(closestName('sortabel', known)).toBe('sortable');
+  });
+
+  it('suggests nothing for a name far from every known one', () => {
+    expect(closestName('colour', known)).toBeUndefined();
+  });
+});
+
+describe('assertKnownOptions', () => {
+  it('accepts known options', () => {
+    expect(() => assertKnownOptions('f()', { a: 1, b: 2 }, ['a', 'b', 'c'])).not.toThrow();
+  });
+
+  it('names an unknown option with a hint and the known ones', () => {
+    expect(() => assertKnownOptions('paginate()', { maxPagesize: 1 }, ['maxPageSize'])).toThrow(
+      'paginate(): unknown option "maxPagesize". Did you mean "maxPageSize"? Known options: maxPageSize.',
+    );
+  });
+});
+
+describe('assertOptionsObject', () => {
+  it.each([[null], [[]], ['x'], [3]])('refuses %j', (value) => {
+    expect(() => assertOptionsObject('f()', value)).toThrow(TypeError);
+  });
+
+  it('accepts an object', () => {
+    expect(() => assertOptionsObject('f()', {})).not.toThrow();
+  });
+});
+
+describe('describeValue', () => {
+  it('describes without echoing long strings', () => {
+    expect(describeValue('x'.repeat(100))).toBe(`the string "${'x'.repeat(40)}"`);
+    expect(describeValue(null)).toBe('null');
+    expect(describeValue([])).toBe('an array');
+    expect(describeValue(() => 1)).toBe('a function');
+    expect(describeValue(5)).toBe('5');
+  });
+});
