@@ -3,6 +3,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { etagFor, type KeyedLock } from '@resourceful/conditional-requests';
+import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
 import { ALWAYS_READ_ONLY, parseReadOnly, type ReadOnlyField } from './read-only.js';
 import type { SafeParseSchema } from './schema.js';
 
@@ -106,38 +107,6 @@ export interface ResolvedResource<T extends object> {
   lock: KeyedLock | undefined;
 }
 
-/** Optimal string alignment distance: edits, including swapped neighbours, from `a` to `b`. */
-function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, d[i - 2]![j - 2]! + 1);
-      }
-      d[i]![j] = best;
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
-function closest(word: string, candidates: readonly string[]): string | undefined {
-  const lower = word.toLowerCase().slice(0, 64);
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of candidates) {
-    const d = distance(lower, candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
 function fail(factory: string, message: string): never {
   throw new TypeError(`${factory}: ${message}`);
 }
@@ -164,14 +133,8 @@ export function resolveResourceOptions<T extends object>(
   options: ResourceUpdateOptions<T>,
   extraKeys: readonly string[],
 ): ResolvedResource<T> {
-  if (typeof options !== 'object' || options === null) fail(factory, 'options must be an object');
-  const known = [...SHARED_KEYS, ...extraKeys];
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      const guess = closest(key, known);
-      fail(factory, `unknown option "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}`);
-    }
-  }
+  assertOptionsObject(factory, options);
+  assertKnownOptions(factory, options, [...SHARED_KEYS, ...extraKeys]);
   for (const key of ['load', 'save'] as const) {
     if (typeof options[key] !== 'function')
       fail(factory, `"${key}" is required and must be a function`);

@@ -23,7 +23,7 @@ describe('jsonPatchUpdate and putReplace options', () => {
 
   it('refuse an unknown option with a suggestion', () => {
     expect(() => jsonPatchUpdate({ load, save, upsret: true } as never)).toThrow(
-      /unknown option "upsret" \(did you mean "upsert"\?\)/,
+      /unknown option "upsret". Did you mean "upsert"\?/,
     );
     expect(() => putReplace({ load, save, upsert: true } as never)).toThrow(
       /unknown option "upsert"/,

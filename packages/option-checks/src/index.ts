@@ -6,20 +6,27 @@
  * so it is a dependency of none of them at run time.
  */
 
-/** Levenshtein distance, case-insensitive: how far a misspelt option name is from a real one. */
-export function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+/**
+ * Optimal string alignment distance, case-insensitive: the edits (insert, delete, replace, swap
+ * two neighbours) from a misspelt option name to a real one. Names are cut at 64 characters.
+ */
+export function editDistance(first: string, second: string): number {
+  const a = first.toLowerCase().slice(0, 64);
+  const b = second.toLowerCase().slice(0, 64);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0] ?? 0;
-    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const above = row[j] ?? 0;
-      const cost = a[i - 1]?.toLowerCase() === b[j - 1]?.toLowerCase() ? 0 : 1;
-      row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + cost);
-      diagonal = above;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      }
+      d[i]![j] = best;
     }
   }
-  return row[b.length] ?? 0;
+  return d[a.length]![b.length]!;
 }
 
 /** The candidate nearest to `input`, when it is near enough to be a likely typo. */

@@ -12,7 +12,7 @@ describe('editDistance', () => {
     ['', '', 0],
     ['store', 'store', 0],
     ['Store', 'store', 0],
-    ['stroe', 'store', 2],
+    ['stroe', 'store', 1],
     ['header', 'headers', 1],
     ['', 'abc', 3],
   ])('between %j and %j is %i', (a, b, d) => {

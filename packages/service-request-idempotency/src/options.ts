@@ -3,6 +3,7 @@
  * construction, with messages that say how to fix a mistake.
  */
 import type { IncomingMessage } from 'node:http';
+import { assertKnownOptions } from '@resourceful/option-checks';
 import {
   DEFAULT_LOCK_TTL_MS,
   DEFAULT_MAX_BODY_BYTES,
@@ -148,31 +149,6 @@ function fail(message: string): never {
   throw new TypeError(`${PREFIX}: ${message}`);
 }
 
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
-}
-
-function checkNames(options: object): void {
-  for (const name of Object.keys(options)) {
-    if ((OPTION_NAMES as readonly string[]).includes(name)) continue;
-    const near = OPTION_NAMES.filter(
-      (known) => distance(known.toLowerCase(), name.toLowerCase()) <= 3,
-    );
-    const hint = near.length > 0 ? ` Did you mean "${near[0]}"?` : '';
-    fail(`unknown option "${name}".${hint} Known options: ${OPTION_NAMES.join(', ')}.`);
-  }
-}
-
 function integer(name: string, value: unknown, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
@@ -214,7 +190,7 @@ export function resolveOptions(options: ServiceRequestIdempotencyOptions = {}): 
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     fail('pass an options object, e.g. serviceRequestIdempotency({ store }).');
   }
-  checkNames(options);
+  assertKnownOptions(PREFIX, options, OPTION_NAMES);
 
   if (options.store !== undefined && !isStore(options.store)) {
     fail(
