@@ -1,0 +1,77 @@
+/**
+ * @module Navigation links of a page: `self`, `first`, `previous`, `next`, `last`, absolute,
+ * keeping every other query parameter of the request, in the paging convention the client used.
+ */
+import type { CollectionQuery, Link } from './types.js';
+
+export interface PageLinksInput {
+  /** The absolute URL of the request (see `requestUrl`). */
+  readonly url: URL | string;
+  readonly query: CollectionQuery;
+  /** Matching records; `undefined` when the route skipped counting (then no `last`). */
+  readonly totalItems?: number | undefined;
+  /** Without a count: whether another page follows. */
+  readonly hasMore?: boolean | undefined;
+  /** `GET` for lists, `POST` for search. @default 'GET' */
+  readonly method?: 'GET' | 'POST';
+}
+
+// Every position and size parameter of both conventions and both namings: a link writes its own.
+const PAGING_NAMES = new Set([
+  'page',
+  'page_number',
+  'pageNumber',
+  'offset',
+  'page_size',
+  'pageSize',
+  'limit',
+]);
+
+/**
+ * Builds the links of a page. `next` and `previous` appear only where that page exists; a page
+ * past the end still gets `first` and `last`.
+ */
+export function buildPageLinks(input: PageLinksInput): Link[] {
+  const { query, totalItems } = input;
+  const method = input.method ?? 'GET';
+  const { offset, pageSize } = query;
+  const url = typeof input.url === 'string' ? new URL(input.url) : input.url;
+  // The kept parameters are serialised once; each link only appends its own position and size.
+  const entries = url.search === '' ? [] : [...url.searchParams];
+  const others = entries.filter(([name]) => !PAGING_NAMES.has(name));
+  const kept = others.length === 0 ? '' : new URLSearchParams(others).toString();
+  const prefix = `${url.origin}${url.pathname}?${kept === '' ? '' : `${kept}&`}`;
+  const sizePart = `&${encodeURIComponent(query.paging.size)}=${pageSize}`;
+  const positionName = encodeURIComponent(query.paging.position);
+  const byOffset = query.paging.position === 'offset';
+
+  const href = (targetOffset: number): string => {
+    const position = byOffset ? targetOffset : Math.floor(targetOffset / pageSize) + 1;
+    return `${prefix}${positionName}=${position}${sizePart}`;
+  };
+
+  const lastOffset =
+    totalItems === undefined
+      ? undefined
+      : totalItems === 0
+        ? 0
+        : Math.floor((totalItems - 1) / pageSize) * pageSize;
+  const hasNext =
+    totalItems === undefined ? input.hasMore === true : offset + pageSize < totalItems;
+  const previousOffset = Math.max(0, offset - pageSize);
+  const hasPrevious = offset > 0 && (lastOffset === undefined || previousOffset <= lastOffset);
+
+  const links: Link[] = [
+    { href: href(offset), rel: 'self', method },
+    { href: href(0), rel: 'first', method },
+  ];
+  if (hasPrevious) links.push({ href: href(previousOffset), rel: 'previous', method });
+  if (hasNext) links.push({ href: href(offset + pageSize), rel: 'next', method });
+  if (lastOffset !== undefined) links.push({ href: href(lastOffset), rel: 'last', method });
+  return links;
+}
+
+/** `ceil(totalItems / pageSize)`; 0 for an empty collection. */
+export function totalPages(totalItems: number, pageSize: number): number {
+  return Math.ceil(totalItems / pageSize);
+}

@@ -1,0 +1,133 @@
+/**
+ * @module `paginate(options)`: the list middleware. Parses and validates the list parameters,
+ * puts them on `req.collectionQuery`, asks the data source for one page and answers with the
+ * collection envelope.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  COLLECTION_SPEC_KEYS,
+  type CollectionSpec,
+  resolveCollectionSpec,
+} from './collection-spec.js';
+import { parseEntries, queryEntries } from './parse-query.js';
+import { requestUrl } from './request-url.js';
+import { answerPage, type LoadedPage, type PageContext, sendPage } from './respond.js';
+import type { DataSource } from './types.js';
+import {
+  assertKnownKeys,
+  assertPlainObject,
+  optionalFunction,
+  publicBaseUrl,
+} from './validations.js';
+
+type Next = (err?: unknown) => void;
+
+export interface PaginateOptions<T = unknown, Req extends IncomingMessage = IncomingMessage>
+  extends CollectionSpec {
+  /**
+   * Where the page comes from: a data source, or a function of the request returning one (for
+   * a sub-collection: `(req) => eventTypesOf(req.params.id)`; throw `ApiError.notFound()` for a
+   * missing parent). Without it, the middleware only parses and calls `next()`; the route then
+   * answers with `sendCollectionPage`.
+   */
+  source?: DataSource<T> | ((req: Req) => DataSource<T> | Promise<DataSource<T>>);
+  /**
+   * Maps each record to its list (summary) form; gets the request too, for absolute item links.
+   * @default the record as is
+   */
+  summary?: (item: T, req: Req) => unknown;
+  /**
+   * Base of every link, such as `https://api.example.com` (a path prefix is allowed). Without it,
+   * links use Express's protocol and host (trust-proxy aware) and the original URL.
+   */
+  publicBaseUrl?: string;
+}
+
+const PAGINATE_KEYS = [...COLLECTION_SPEC_KEYS, 'source', 'summary', 'publicBaseUrl'] as const;
+
+const contexts = new WeakMap<IncomingMessage, PageContext>();
+
+/**
+ * The list middleware: `router.get('/credit-cards', paginate({ source, sortable: [...] }))`.
+ * @see spec "Standard operations" (List), "Collection envelope"
+ */
+export function paginate<T = unknown, Req extends IncomingMessage = IncomingMessage>(
+  options: PaginateOptions<T, Req> = {},
+) {
+  const factory = 'paginate';
+  assertPlainObject(factory, options);
+  assertKnownKeys(factory, options, PAGINATE_KEYS);
+  const spec = resolveCollectionSpec(factory, options);
+  const source = options.source;
+  if (
+    source !== undefined &&
+    typeof source !== 'function' &&
+    !(
+      typeof source === 'object' &&
+      source !== null &&
+      typeof source.count === 'function' &&
+      typeof source.fetchPage === 'function'
+    )
+  ) {
+    throw new TypeError(
+      `${factory}: "source" must be a data source ({ count, fetchPage }) or a function returning one.`,
+    );
+  }
+  const summary = optionalFunction<(item: T, req: Req) => unknown>(
+    factory,
+    'summary',
+    options.summary,
+  );
+  const baseUrl = publicBaseUrl(factory, options.publicBaseUrl);
+  const naming = spec.naming;
+
+  return function paginateMiddleware(req: Req, res: ServerResponse, next: Next): void {
+    let context: PageContext;
+    try {
+      const query = parseEntries(queryEntries(rawQuery(req)), spec);
+      req.collectionQuery = query;
+      context = { url: requestUrl(req, baseUrl), query, naming, method: 'GET', summary, req };
+    } catch (error) {
+      next(error);
+      return;
+    }
+    if (source === undefined) {
+      contexts.set(req, context);
+      next();
+      return;
+    }
+    answerPage(res, context, () => (typeof source === 'function' ? source(req) : source), next);
+  };
+}
+
+/**
+ * Answers with the envelope of a page the route loaded itself, after `paginate()` without a
+ * `source` ran for the same request.
+ * @throws TypeError when `paginate()` did not run for this request
+ */
+export function sendCollectionPage<T>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  page: { items: readonly T[]; totalItems?: number | undefined; hasMore?: boolean | undefined },
+): void {
+  const context = contexts.get(req);
+  if (context === undefined) {
+    throw new TypeError('sendCollectionPage: mount paginate() without "source" before this route.');
+  }
+  if (context.query.totalRequired && page.totalItems === undefined) {
+    throw new TypeError('sendCollectionPage: this request needs "totalItems".');
+  }
+  const loaded: LoadedPage<T> = context.query.totalRequired
+    ? { items: page.items.slice(0, context.query.pageSize), totalItems: page.totalItems }
+    : { items: page.items.slice(0, context.query.pageSize), hasMore: page.hasMore };
+  sendPage(res, context, loaded);
+}
+
+/** The raw query string of the request; repeats and order are kept (unlike `req.query`). */
+export function rawQuery(req: IncomingMessage): string {
+  const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';
+  const index = url.indexOf('?');
+  if (index === -1) return '';
+  const hash = url.indexOf('#', index);
+  return url.slice(index + 1, hash === -1 ? undefined : hash);
+}

@@ -1,0 +1,91 @@
+/**
+ * @module The absolute URL of the current request, for navigation links: from a configured
+ * public base URL, or from Express's trust-proxy-aware protocol and host, and the original URL
+ * (so a router mounted under a path prefix still links to itself).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { ApiError } from '@resourceful/error-envelope';
+
+/** The members an Express request adds that this module reads, all optional. */
+interface ExpressRequestLike extends IncomingMessage {
+  originalUrl?: string;
+  protocol?: string;
+  app?: { get?: (setting: string) => unknown };
+}
+
+type TrustFunction = (address: string | undefined, hop: number) => boolean;
+
+// Host and X-Forwarded-Host are client input that ends up in links: host[:port] only.
+const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/;
+const PROTOCOL = /^https?$/;
+
+/**
+ * The request's absolute URL as the client addressed it.
+ * @param publicBaseUrl `https://api.example.com` or `https://example.com/payments`: used instead
+ *   of the request's protocol and host, and put before the original URL's path.
+ * @throws ApiError 400 when Host (or a trusted X-Forwarded-Host / -Proto) is missing or invalid
+ *   (RFC 9112 §3.2: a request without a valid Host is a 400)
+ */
+export function requestUrl(req: IncomingMessage, publicBaseUrl?: string): URL {
+  const request = req as ExpressRequestLike;
+  const target = pathAndQuery(request.originalUrl ?? request.url ?? '/');
+  if (publicBaseUrl !== undefined) return new URL(publicBaseUrl + target);
+  return new URL(`${requestProtocol(request)}://${requestHost(request)}${target}`);
+}
+
+function pathAndQuery(raw: string): string {
+  if (raw.startsWith('/')) return raw;
+  // Absolute-form request target (RFC 9112 §3.2.2), sent to proxies: keep path and query only.
+  try {
+    const url = new URL(raw);
+    return url.pathname + url.search;
+  } catch {
+    return '/';
+  }
+}
+
+function trustFunction(req: ExpressRequestLike): TrustFunction | undefined {
+  const fn = req.app?.get?.('trust proxy fn');
+  return typeof fn === 'function' ? (fn as TrustFunction) : undefined;
+}
+
+function isTrusted(req: ExpressRequestLike): boolean {
+  return trustFunction(req)?.(req.socket?.remoteAddress, 0) === true;
+}
+
+function requestProtocol(req: ExpressRequestLike): string {
+  // Express computes `req.protocol` from the socket and, behind a trusted proxy,
+  // X-Forwarded-Proto; outside Express only the socket counts.
+  const protocol =
+    typeof req.protocol === 'string'
+      ? req.protocol.toLowerCase()
+      : (req.socket as TLSSocket | undefined)?.encrypted === true
+        ? 'https'
+        : 'http';
+  if (!PROTOCOL.test(protocol)) {
+    throw ApiError.invalidRequest('X-Forwarded-Proto must be http or https.', {
+      target: 'X-Forwarded-Proto',
+      innererror: { code: 'INVALID_FORWARDED_PROTO' },
+    });
+  }
+  return protocol;
+}
+
+function requestHost(req: ExpressRequestLike): string {
+  const forwarded = firstHeader(req.headers['x-forwarded-host']);
+  const fromProxy = forwarded !== undefined && isTrusted(req);
+  const host = fromProxy ? forwarded.split(',')[0]!.trim() : firstHeader(req.headers.host);
+  if (host === undefined || !HOST.test(host)) {
+    const target = fromProxy ? 'X-Forwarded-Host' : 'Host';
+    throw ApiError.invalidRequest(`The ${target} header is missing or not a valid host.`, {
+      target,
+      innererror: { code: 'INVALID_HOST' },
+    });
+  }
+  return host;
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,142 @@
+/**
+ * @module Shared by the list and search middleware: ask the data source for one page (and the
+ * count when needed) and write the envelope.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { buildCollectionEnvelope } from './envelope.js';
+import type { CollectionQuery, DataSource, Naming } from './types.js';
+
+export interface LoadedPage<T> {
+  readonly items: readonly T[];
+  readonly totalItems?: number | undefined;
+  readonly hasMore?: boolean | undefined;
+}
+
+/**
+ * One page from a data source. Without a count, asks for one record more than the page size
+ * to learn whether a next page exists. Synchronous when the data source is (the in-memory one),
+ * so a list costs no promise round trips; a promise otherwise.
+ */
+export function loadPage<T>(
+  source: DataSource<T>,
+  query: CollectionQuery,
+): LoadedPage<T> | Promise<LoadedPage<T>> {
+  if (!query.totalRequired) {
+    const rows = source.fetchPage({ ...query, limit: query.limit + 1 });
+    return isThenable(rows)
+      ? Promise.resolve(rows).then((resolved) => peekedPage(resolved, query))
+      : peekedPage(rows, query);
+  }
+  const total = source.count(query);
+  let rows: ReturnType<DataSource<T>['fetchPage']>;
+  try {
+    rows = source.fetchPage(query);
+  } catch (error) {
+    // The count may be a promise that rejects too; it must not become an unhandled rejection.
+    if (isThenable(total)) Promise.resolve(total).catch(() => {});
+    throw error;
+  }
+  if (isThenable(total) || isThenable(rows)) {
+    return Promise.all([total, rows]).then(([count, resolved]) =>
+      countedPage(count, resolved, query),
+    );
+  }
+  return countedPage(total, rows, query);
+}
+
+function countedPage<T>(total: number, rows: readonly T[], query: CollectionQuery): LoadedPage<T> {
+  if (typeof total !== 'number' || !Number.isSafeInteger(total) || total < 0) {
+    throw new TypeError(
+      `DataSource.count() must return a non-negative integer, got ${String(total)}.`,
+    );
+  }
+  return { items: checkRows(rows).slice(0, query.limit), totalItems: total };
+}
+
+function peekedPage<T>(rows: readonly T[], query: CollectionQuery): LoadedPage<T> {
+  const checked = checkRows(rows);
+  return { items: checked.slice(0, query.limit), hasMore: checked.length > query.limit };
+}
+
+function checkRows<T>(rows: readonly T[]): readonly T[] {
+  if (!Array.isArray(rows)) throw new TypeError('DataSource.fetchPage() must return an array.');
+  return rows;
+}
+
+export function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/**
+ * Resolves the data source (a value, or a function's result, sync or async), loads the page and
+ * answers. A throw or a rejection anywhere reaches `next` exactly once; Express 4 does not
+ * route rejections itself.
+ */
+export function answerPage<T>(
+  res: ServerResponse,
+  context: PageContext,
+  resolveSource: () => DataSource<T> | Promise<DataSource<T>>,
+  next: (err?: unknown) => void,
+): void {
+  const fail = (error: unknown) => next(error ?? new Error('Promise rejected'));
+  let page: LoadedPage<T> | Promise<LoadedPage<T>>;
+  try {
+    const source = resolveSource();
+    page = isThenable(source)
+      ? Promise.resolve(source).then((resolved) => loadPage(resolved, context.query))
+      : loadPage(source, context.query);
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  if (isThenable(page)) {
+    Promise.resolve(page)
+      .then((loaded) => sendPage(res, context, loaded))
+      .then(undefined, fail);
+    return;
+  }
+  try {
+    sendPage(res, context, page);
+  } catch (error) {
+    fail(error);
+  }
+}
+
+export interface PageContext {
+  readonly url: URL;
+  readonly query: CollectionQuery;
+  readonly naming: Naming;
+  readonly method: 'GET' | 'POST';
+  readonly req: IncomingMessage;
+  readonly summary: ((item: never, req: never) => unknown) | undefined;
+}
+
+/** Writes the envelope of a page as `200 application/json`. */
+export function sendPage<T>(res: ServerResponse, context: PageContext, page: LoadedPage<T>): void {
+  const summary = context.summary as ((item: T, req: IncomingMessage) => unknown) | undefined;
+  const { req } = context;
+  const items = summary === undefined ? page.items : page.items.map((item) => summary(item, req));
+  const envelope = buildCollectionEnvelope({
+    items,
+    query: context.query,
+    url: context.url,
+    totalItems: page.totalItems,
+    hasMore: page.hasMore,
+    method: context.method,
+    naming: context.naming,
+  });
+  sendJson(res, 200, envelope);
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  const req: IncomingMessage | undefined = res.req;
+  res.end(req?.method === 'HEAD' ? undefined : text);
+}

@@ -1,0 +1,116 @@
+/**
+ * @module The shapes shared by the parser, the envelope builder, the data sources and the
+ * middleware: the parsed collection query, links, the envelope, the data-source interface.
+ */
+
+/** `asc` or `desc` (spec: "sort_order"). */
+export type SortOrder = 'asc' | 'desc';
+
+/** Names in the envelope and in query parameters follow the resource's convention. */
+export type Naming = 'snake_case' | 'camelCase';
+
+/** The sort the client asked for, or the route's default. */
+export interface SortSpec {
+  /** A property the route declared sortable. */
+  readonly by: string;
+  readonly order: SortOrder;
+}
+
+/**
+ * One time-selection bound. `start_time` is inclusive (`gte`), `end_time` exclusive (`lt`),
+ * `{property}_after` and `{property}_before` are exclusive (`gt`, `lt`).
+ */
+export interface TimeCondition {
+  readonly property: string;
+  readonly operator: 'gt' | 'gte' | 'lt';
+  readonly value: Date;
+  /** The query parameter it came from, for error messages. */
+  readonly parameter: string;
+}
+
+/** Query parameter names the links write for the position and the size of a page. */
+export interface PagingParameters {
+  /** `page`, `page_number` or `offset` (camelCase: `page`, `pageNumber`, `offset`). */
+  readonly position: string;
+  /** `page_size` or `limit` (camelCase: `pageSize`, `limit`). */
+  readonly size: string;
+}
+
+/** The parsed, validated list parameters. Available as `req.collectionQuery`. */
+export interface CollectionQuery {
+  /** 1-based page number; with `offset`, the page the offset falls in. */
+  readonly page: number;
+  readonly pageSize: number;
+  /** Records to skip: `(page - 1) * pageSize`, or the client's `offset`. */
+  readonly offset: number;
+  /**
+   * Records to return. Equals `pageSize`, except that a data source may be asked for one more
+   * record when totals are skipped, to learn whether a next page exists.
+   */
+  readonly limit: number;
+  readonly sort: SortSpec | undefined;
+  /** Equality filters on declared properties (`?state=ok`). Null-prototype object. */
+  readonly filters: Readonly<Record<string, string>>;
+  readonly time: readonly TimeCondition[];
+  /** Whether `total_items` and `total_pages` are computed for this request. */
+  readonly totalRequired: boolean;
+  /** Which parameter names the navigation links use (the client's own convention). */
+  readonly paging: PagingParameters;
+}
+
+/** A hypermedia link (spec: "Link object"). */
+export interface Link {
+  readonly href: string;
+  readonly rel: 'self' | 'first' | 'previous' | 'next' | 'last';
+  readonly method: 'GET' | 'POST';
+}
+
+/**
+ * `{ items, total_items, total_pages, links }` (camelCase: `totalItems`, `totalPages`). The
+ * totals are left out when the route skips counting and the client did not ask for them.
+ */
+export interface CollectionEnvelope<Item = unknown> {
+  items: Item[];
+  total_items?: number;
+  total_pages?: number;
+  totalItems?: number;
+  totalPages?: number;
+  links: Link[];
+}
+
+/**
+ * Where the records come from. A database or an upstream API implements both calls with the
+ * parsed query, so a list is never loaded whole.
+ */
+export interface DataSource<T> {
+  /** The number of records that match `query.filters` and `query.time`. */
+  count(query: CollectionQuery): number | Promise<number>;
+  /** Records `query.offset` … `query.offset + query.limit - 1`, filtered and sorted. */
+  fetchPage(query: CollectionQuery): readonly T[] | Promise<readonly T[]>;
+}
+
+/** One issue of a failed schema validation (zod 3 and 4 agree on this shape). */
+export interface SchemaIssue {
+  readonly code?: string;
+  readonly message: string;
+  readonly path: readonly PropertyKey[];
+}
+
+/** Anything with zod's `safeParse`, so zod is not a runtime dependency. */
+export interface SchemaLike<Output> {
+  safeParse(
+    input: unknown,
+  ):
+    | { success: true; data: Output }
+    | { success: false; error: { issues: readonly SchemaIssue[] } };
+}
+
+declare module 'http' {
+  interface IncomingMessage {
+    /**
+     * The parsed list parameters, set by `paginate()` and `searchCollection()` from
+     * `@resourceful/collection-pagination` before the data source is asked.
+     */
+    collectionQuery?: CollectionQuery;
+  }
+}
