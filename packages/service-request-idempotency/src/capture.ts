@@ -18,8 +18,12 @@ export interface CaptureOptions {
   readonly keepHeaders: ReadonlySet<string>;
   /** Removed before the head is written: only a replay may carry it. */
   readonly stripHeader: string;
-  /** Called once, right after the handler ended the response. */
-  readonly onEnd: (captured: CapturedResponse) => void;
+  /**
+   * Receives the response when the handler ends it. When it returns a promise, the response is
+   * finished only once that settles, so a client that reads the response and sends the request
+   * again finds the outcome stored (not still "in progress").
+   */
+  readonly onEnd: (captured: CapturedResponse) => void | Promise<void>;
 }
 
 type Method = (...args: unknown[]) => unknown;
@@ -121,9 +125,13 @@ export function captureResponse(res: ServerResponse, options: CaptureOptions): v
         headers,
         body: storable ? Buffer.concat(chunks) : null,
       };
-      const result = end.apply(this, args);
-      options.onEnd(captured);
-      return result;
+      const stored = options.onEnd(captured);
+      if (stored === undefined) return end.apply(this, args);
+      stored.then(
+        () => end.apply(this, args),
+        () => end.apply(this, args),
+      );
+      return this;
     },
   });
 }

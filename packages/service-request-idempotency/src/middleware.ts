@@ -81,11 +81,18 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
 
   /**
    * Stores the outcome, retrying while the lock would still be ours, so that a short store
-   * outage after the handler ran does not make the id runnable again.
+   * outage after the handler ran does not make the id runnable again. Resolves after the first
+   * attempt, which the response waits for: a repeat sent after the response then finds the
+   * outcome stored. Later retries go on in the background.
    */
-  function settle(key: string, token: string, fingerprint: string, captured: CapturedResponse) {
+  function settle(
+    key: string,
+    token: string,
+    fingerprint: string,
+    captured: CapturedResponse,
+  ): Promise<void> {
     const deadline = Date.now() + config.lockTtlMs;
-    const attempt = (delay: number): void => {
+    const attempt = (delay: number): Promise<void> => {
       const call = isRetryableStatus(captured.status)
         ? store.release(key, token)
         : store.complete(key, {
@@ -94,13 +101,13 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
             response: captured,
             ttlMs: config.ttlMs,
           });
-      call.then(undefined, (error: unknown) => {
+      return call.then(undefined, (error: unknown) => {
         config.onStoreError(error);
         if (Date.now() + delay >= deadline) return;
-        setTimeout(() => attempt(Math.min(delay * 2, 2_000)), delay).unref();
+        setTimeout(() => void attempt(Math.min(delay * 2, 2_000)), delay).unref();
       });
     };
-    attempt(100);
+    return attempt(100);
   }
 
   async function handle(req: IdempotentRequest, res: ServerResponse): Promise<'next' | 'done'> {

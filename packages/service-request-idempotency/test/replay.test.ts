@@ -1,6 +1,7 @@
 import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { type IdempotencyStore, memoryStore } from '../src/index.js';
 import { startApp } from './helpers.js';
 
 describeEachExpress('replaying the first response', (express) => {
@@ -23,6 +24,26 @@ describeEachExpress('replaying the first response', (express) => {
       expect(second.headers.location).toBe('/v1/things/T-1');
       expect(second.headers.etag).toBe('"T-1"');
       expect(second.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(app.runs.things).toBe(1);
+    });
+
+    it('replays a repeat sent right after the response, even from a slow store', async () => {
+      const store = memoryStore();
+      const slowStore: IdempotencyStore = {
+        acquire: (key, lock) => store.acquire(key, lock),
+        get: (key) => store.get(key),
+        release: (key, token) => store.release(key, token),
+        complete: async (key, completion) => {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          await store.complete(key, completion);
+        },
+      };
+      const app = await startApp(express, { store: slowStore });
+      const first = await request(app.url).post('/v1/things').set('Service-Request-Id', 's-1');
+      const repeat = await request(app.url).post('/v1/things').set('Service-Request-Id', 's-1');
+      expect(first.status).toBe(201);
+      expect(repeat.status).toBe(201);
+      expect(repeat.headers['idempotent-replayed']).toBe('true');
       expect(app.runs.things).toBe(1);
     });
 
