@@ -18,6 +18,7 @@ import {
 } from '@resourceful/service-request-idempotency';
 import { versionedRouter } from '@resourceful/versioned-router';
 import express5, { type Express } from 'express';
+import { listDefaults } from './lists.js';
 import { requireJson } from './require-json.js';
 import { mountBillingAgreements } from './resources/billing-agreements.js';
 import { mountCreditCards } from './resources/credit-cards.js';
@@ -91,11 +92,12 @@ export function createApp(options: AppOptions = {}): Express {
   // POST is idempotent when it carries Service-Request-Id (spec, "Verbs and idempotency"):
   // creates, actions and the composite refund alike. The middleware ignores other methods.
   v1.use(serviceRequestIdempotency({ store: options.idempotencyStore ?? memoryStore() }));
-  mountCreditCards({ router: v1, cards: stores.cards, now });
-  mountCustomers({ router: v1, customers: stores.customers, now });
-  mountBillingAgreements({ router: v1, agreements: stores.agreements, now });
-  mountWebhooks({ router: v1, webhooks: stores.webhooks, now });
-  mountRefunds({ router: v1, captures: stores.captures, refunds: stores.refunds, now });
+  const lists = listDefaults(app.get('public base url') as string | undefined);
+  mountCreditCards({ router: v1, lists, cards: stores.cards, now });
+  mountCustomers({ router: v1, lists, customers: stores.customers, now });
+  mountBillingAgreements({ router: v1, lists, agreements: stores.agreements, now });
+  mountWebhooks({ router: v1, lists, webhooks: stores.webhooks, now });
+  mountRefunds({ router: v1, lists, captures: stores.captures, refunds: stores.refunds, now });
   mountRisk({ router: v1, decisions: stores.decisions, now });
   app.use(versionedRouter({ versions: { v1 } }));
 

@@ -2,10 +2,12 @@
  * @module Billing agreements: `/payments/billing-agreements`, the `suspend` action (a
  * sub-resource action, spec "Complex operations") and the `history` of its calls.
  */
+import { memoryDataSource, paginate, searchCollection } from '@resourceful/collection-pagination';
 import { jsonPatchUpdate } from '@resourceful/json-patch-update';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
+import type { ListDefaults } from '../lists.js';
 import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
 import { updateOptions } from '../resource-updates.js';
 import { findOr404, sendCreated } from '../responses.js';
@@ -19,6 +21,32 @@ export const AgreementCreate = z.object({
 });
 
 export const SuspendRequest = z.object({ note: z.string().max(500).optional() });
+
+export const SEARCH_PATH = '/payments/search-billing-agreements';
+
+/** Search criteria; `status` is the agreement's `state` (spec: search filter `status: ACTIVE`). */
+export const AgreementSearch = z
+  .object({
+    status: z.enum(['ACTIVE', 'SUSPENDED']).optional(),
+    description: z.string().min(1).max(200).optional(),
+    create_time_before: z.iso.datetime({ offset: true }).optional(),
+    create_time_after: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
+
+type AgreementCriteria = z.infer<typeof AgreementSearch>;
+
+function matches(agreement: StoredAgreement, criteria: AgreementCriteria): boolean {
+  const created = Date.parse(agreement.create_time);
+  return (
+    (criteria.status === undefined || agreement.state === criteria.status) &&
+    (criteria.description === undefined ||
+      agreement.description.toLowerCase().includes(criteria.description.toLowerCase())) &&
+    (criteria.create_time_before === undefined ||
+      created < Date.parse(criteria.create_time_before)) &&
+    (criteria.create_time_after === undefined || created > Date.parse(criteria.create_time_after))
+  );
+}
 
 export type AgreementInput = z.infer<typeof AgreementCreate>;
 export type AgreementState = 'ACTIVE' | 'SUSPENDED';
@@ -81,11 +109,40 @@ export function findAgreement(agreements: MemoryCollection<StoredAgreement>, id:
 
 export interface AgreementRoutesOptions {
   router: Router;
+  lists: ListDefaults;
   agreements: MemoryCollection<StoredAgreement>;
   now: () => Date;
 }
 
-export function mountBillingAgreements({ router, agreements, now }: AgreementRoutesOptions) {
+export function mountBillingAgreements({ router, lists, agreements, now }: AgreementRoutesOptions) {
+  router.get(
+    COLLECTION_PATH,
+    paginate({
+      ...lists,
+      source: memoryDataSource(() => agreements.all()),
+      sortable: ['create_time', 'update_time'],
+      defaultSort: { by: 'create_time', order: 'desc' },
+      filterable: ['state'],
+      timeSelectable: ['create_time'],
+      summary: (agreement, req) => toRepresentation(req as Request, agreement),
+    }),
+  );
+
+  // Search (spec: "Complex operations"): criteria in the body, paging in the query, links that
+  // repeat the POST.
+  router.post(
+    SEARCH_PATH,
+    searchCollection({
+      ...lists,
+      criteria: AgreementSearch,
+      source: (criteria) =>
+        memoryDataSource(() =>
+          agreements.all().filter((agreement) => matches(agreement, criteria)),
+        ),
+      summary: (agreement, req) => toRepresentation(req as Request, agreement),
+    }),
+  );
+
   router.post(COLLECTION_PATH, (req: Request, res: Response) => {
     const input = AgreementCreate.parse(req.body);
     const agreement = agreements.set(newAgreement(agreements.newId(), input, now().toISOString()));
@@ -111,10 +168,17 @@ export function mountBillingAgreements({ router, agreements, now }: AgreementRou
     ),
   );
 
-  router.get(`${COLLECTION_PATH}/:id/history`, (req: Request, res: Response) => {
-    const agreement = findAgreement(agreements, String(req.params.id));
-    res.json({ items: agreement.history });
-  });
+  // Every call of an action, oldest first (spec: "its history can be read with GET").
+  router.get(
+    `${COLLECTION_PATH}/:id/history`,
+    paginate({
+      ...lists,
+      source: (req) =>
+        memoryDataSource(findAgreement(agreements, String((req as Request).params.id)).history),
+      filterable: ['action'],
+      timeSelectable: ['create_time'],
+    }),
+  );
 
   // Spec: 200 with the resource when the state changed, 204 when it did not. Every call is
   // recorded in the agreement's history, including the ones that changed nothing.

@@ -1,10 +1,12 @@
 /**
  * @module Stored payment cards: `/vault/credit-cards` (spec: "Stored payment card").
  */
+import { memoryDataSource, paginate } from '@resourceful/collection-pagination';
 import { jsonPatchUpdate, putReplace } from '@resourceful/json-patch-update';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
+import type { ListDefaults } from '../lists.js';
 import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
 import { deleteHandler, updateOptions } from '../resource-updates.js';
 import { findOr404, sendCreated } from '../responses.js';
@@ -91,6 +93,16 @@ export function toRepresentation(req: Request, card: StoredCard): CreditCard {
   };
 }
 
+/** The list form: no billing address, one link. The single card has the rest. */
+export function toSummary(req: Request, card: StoredCard) {
+  const { billing_address: _address, ...fields } = card;
+  return {
+    ...fields,
+    number: maskNumber(card.number),
+    links: [link(req, cardPath(card.id), 'self')],
+  };
+}
+
 export function newCard(id: string, input: CreditCardInput, now: string): StoredCard {
   return {
     id,
@@ -104,6 +116,7 @@ export function newCard(id: string, input: CreditCardInput, now: string): Stored
 
 export interface CreditCardRoutesOptions {
   router: Router;
+  lists: ListDefaults;
   cards: MemoryCollection<StoredCard>;
   now: () => Date;
 }
@@ -125,10 +138,19 @@ export function findCard(cards: MemoryCollection<StoredCard>, id: string): Store
   return findOr404(cards, id, 'credit card', 'credit_card_id');
 }
 
-export function mountCreditCards({ router, cards, now }: CreditCardRoutesOptions): void {
-  router.get(COLLECTION_PATH, (req: Request, res: Response) => {
-    res.json({ items: cards.all().map((card) => toRepresentation(req, card)) });
-  });
+export function mountCreditCards({ router, lists, cards, now }: CreditCardRoutesOptions): void {
+  router.get(
+    COLLECTION_PATH,
+    paginate({
+      ...lists,
+      source: memoryDataSource(() => cards.all()),
+      sortable: ['create_time', 'update_time', 'expire_year', 'last_name'],
+      defaultSort: { by: 'create_time', order: 'desc' },
+      filterable: ['payer_id', 'state'],
+      timeSelectable: ['create_time'],
+      summary: (card, req) => toSummary(req as Request, card),
+    }),
+  );
 
   router.post(COLLECTION_PATH, (req: Request, res: Response) => {
     const input = CreditCardCreate.parse(req.body);

@@ -1,10 +1,12 @@
 /**
  * @module Customers: `/customers/customers` (spec: "Customer").
  */
+import { memoryDataSource, paginate } from '@resourceful/collection-pagination';
 import { jsonPatchUpdate, putReplace } from '@resourceful/json-patch-update';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
+import type { ListDefaults } from '../lists.js';
 import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
 import { deleteHandler, updateOptions } from '../resource-updates.js';
 import { findOr404, sendCreated } from '../responses.js';
@@ -53,11 +55,25 @@ export function findCustomer(customers: MemoryCollection<StoredCustomer>, id: st
 
 export interface CustomerRoutesOptions {
   router: Router;
+  lists: ListDefaults;
   customers: MemoryCollection<StoredCustomer>;
   now: () => Date;
 }
 
-export function mountCustomers({ router, customers, now }: CustomerRoutesOptions): void {
+export function mountCustomers({ router, lists, customers, now }: CustomerRoutesOptions): void {
+  router.get(
+    COLLECTION_PATH,
+    paginate({
+      ...lists,
+      source: memoryDataSource(() => customers.all()),
+      sortable: ['create_time', 'update_time', 'last_name'],
+      defaultSort: { by: 'create_time', order: 'desc' },
+      filterable: ['merchant_id', 'merchant_customer_id'],
+      timeSelectable: ['create_time', 'update_time'],
+      summary: (customer, req) => toRepresentation(req as Request, customer),
+    }),
+  );
+
   router.post(COLLECTION_PATH, (req: Request, res: Response) => {
     const input = CustomerCreate.parse(req.body);
     const customer = customers.set(newCustomer(customers.newId(), input, now().toISOString()));

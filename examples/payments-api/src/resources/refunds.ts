@@ -2,10 +2,13 @@
  * @module Captures (seeded, read-only) and refunds, created by the composite operation
  * `POST /payments/captures/{capture_id}/refund`.
  */
+
+import { memoryDataSource, paginate } from '@resourceful/collection-pagination';
 import { ApiError } from '@resourceful/error-envelope';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
+import type { ListDefaults } from '../lists.js';
 import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
 import { findOr404, sendCreated } from '../responses.js';
 
@@ -54,15 +57,23 @@ const cents = (total: string) => Math.round(Number(total) * 100);
 
 export interface RefundRoutesOptions {
   router: Router;
+  lists: ListDefaults;
   captures: MemoryCollection<StoredCapture>;
   refunds: MemoryCollection<StoredRefund>;
   now: () => Date;
 }
 
-export function mountRefunds({ router, captures, refunds, now }: RefundRoutesOptions): void {
-  router.get('/payments/captures', (req: Request, res: Response) => {
-    res.json({ items: captures.all().map((capture) => captureRepresentation(req, capture)) });
-  });
+export function mountRefunds({ router, lists, captures, refunds, now }: RefundRoutesOptions): void {
+  router.get(
+    '/payments/captures',
+    paginate({
+      ...lists,
+      source: memoryDataSource(() => captures.all()),
+      sortable: ['create_time'],
+      filterable: ['parent_payment', 'state'],
+      summary: (capture, req) => captureRepresentation(req as Request, capture),
+    }),
+  );
 
   router.get('/payments/captures/:id', (req: Request, res: Response) => {
     const capture = findOr404(captures, String(req.params.id), 'capture', 'capture_id');

@@ -1,11 +1,14 @@
 /**
  * @module Webhooks: `/notifications/webhooks` and the `event-types` sub-collection.
  */
+
+import { memoryDataSource, paginate } from '@resourceful/collection-pagination';
 import { ApiError } from '@resourceful/error-envelope';
 import { jsonPatchUpdate } from '@resourceful/json-patch-update';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { absoluteUrl, type Link, link } from '../links.js';
+import type { ListDefaults } from '../lists.js';
 import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
 import { deleteHandler, updateOptions } from '../resource-updates.js';
 import { findOr404, sendCreated } from '../responses.js';
@@ -77,11 +80,37 @@ export function findWebhook(webhooks: MemoryCollection<StoredWebhook>, id: strin
 
 export interface WebhookRoutesOptions {
   router: Router;
+  lists: ListDefaults;
   webhooks: MemoryCollection<StoredWebhook>;
   now: () => Date;
 }
 
-export function mountWebhooks({ router, webhooks, now }: WebhookRoutesOptions): void {
+export function mountWebhooks({ router, lists, webhooks, now }: WebhookRoutesOptions): void {
+  router.get(
+    COLLECTION_PATH,
+    paginate({
+      ...lists,
+      source: memoryDataSource(() => webhooks.all()),
+      sortable: ['create_time', 'update_time', 'url'],
+      defaultSort: { by: 'create_time', order: 'desc' },
+      filterable: ['url'],
+      timeSelectable: ['create_time'],
+      summary: (webhook, req) => toRepresentation(req as Request, webhook),
+    }),
+  );
+
+  // The event types of one webhook: a paged sub-collection.
+  router.get(
+    `${COLLECTION_PATH}/:id/event-types`,
+    paginate({
+      ...lists,
+      source: (req) =>
+        memoryDataSource(findWebhook(webhooks, String((req as Request).params.id)).event_types),
+      sortable: ['name'],
+      filterable: ['name'],
+    }),
+  );
+
   router.post(COLLECTION_PATH, (req: Request, res: Response) => {
     const input = WebhookCreate.parse(req.body);
     const webhook = webhooks.set(newWebhook(webhooks.newId(), input, now().toISOString()));
