@@ -7,8 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { isIP } from 'node:net';
 import { inspect } from 'node:util';
 import type { ClusterConfig, CredentialSource } from './cluster-config.js';
+import {
+  createHttp2Pool,
+  DEFAULT_HTTP2_IDLE_TIMEOUT_MS,
+  type Http2Pool,
+  registerHttp2Pool,
+} from './http2-pool.js';
 import { type InClusterOptions, loadInCluster } from './in-cluster.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import {
@@ -44,6 +51,15 @@ export interface ClusterCredentialsOptions {
   tokenRefreshMs?: number;
   /** TCP keep-alive period for control-plane connections (kubectl's `--keepalive`); 0 = off. */
   keepAliveMs?: number;
+  /**
+   * Offer HTTP/2 (ALPN `h2`) to an `https:` control plane and use it when chosen, as kubectl
+   * does; `false` keeps every request on HTTP/1.1. WebSocket and SPDY upgrades always use
+   * HTTP/1.1. @default true, unless the `DISABLE_HTTP2` environment variable is set (client-go's
+   * switch)
+   */
+  http2?: boolean;
+  /** Close a pooled HTTP/2 connection after this long without requests; 0 = never. @default 90000 */
+  http2IdleTimeoutMs?: number;
   /** Where warnings go. @default console.warn */
   onWarning?: (message: string) => void;
   /** Recorded on the result, for diagnostics. @default 'options' */
@@ -60,6 +76,8 @@ export interface ClusterCredentials {
   readonly agent: HttpAgent;
   /** TCP keep-alive period in milliseconds (0 = off). */
   readonly keepAliveMs: number;
+  /** Whether HTTP/2 is offered to the control plane (always `false` for `http:` servers). */
+  readonly http2: boolean;
   /** The `Authorization` value for the next request, or `undefined` (client certificate). */
   authorization(): string | undefined;
   /** Stops token refresh and closes pooled connections. */
@@ -83,9 +101,17 @@ const OPTION_NAMES = new Set<string>([
   'namespace',
   'tokenRefreshMs',
   'keepAliveMs',
+  'http2',
+  'http2IdleTimeoutMs',
   'onWarning',
   'source',
 ]);
+
+/** client-go's switch: any non-empty `DISABLE_HTTP2` turns HTTP/2 off. */
+function http2DisabledBy(env: Readonly<Record<string, string | undefined>>): boolean {
+  const value = env.DISABLE_HTTP2;
+  return value !== undefined && value !== '';
+}
 
 function warnToStderr(message: string): void {
   console.warn(`k8s-service-proxy: ${message}`);
@@ -121,6 +147,14 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
   if (!Number.isFinite(keepAliveMs) || keepAliveMs < 0) {
     throw new RangeError('keepAliveMs must be 0 or a positive number of milliseconds');
   }
+  if (options.http2 !== undefined && typeof options.http2 !== 'boolean') {
+    throw new TypeError('http2 must be true or false');
+  }
+  const http2IdleTimeoutMs = options.http2IdleTimeoutMs ?? DEFAULT_HTTP2_IDLE_TIMEOUT_MS;
+  if (!Number.isFinite(http2IdleTimeoutMs) || http2IdleTimeoutMs < 0) {
+    throw new RangeError('http2IdleTimeoutMs must be 0 or a positive number of milliseconds');
+  }
+  const http2 = server.protocol === 'https:' && (options.http2 ?? !http2DisabledBy(process.env));
   let ca = options.ca;
   if (ca === undefined && options.caFile !== undefined) {
     try {
@@ -168,12 +202,30 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
           ALPNProtocols: ['http/1.1'],
         })
       : new HttpAgent({ keepAlive: true });
+  const pool: Http2Pool | undefined = http2
+    ? createHttp2Pool({
+        server,
+        tls: {
+          ca,
+          cert: options.clientCert,
+          key: options.clientKey,
+          rejectUnauthorized: !insecure,
+          // As https.Agent: SNI is the host name, never an IP address (RFC 6066 §3).
+          servername:
+            options.tlsServerName ??
+            (isIP(server.hostname.replace(/^\[|\]$/g, '')) ? undefined : server.hostname),
+        },
+        keepAliveMs,
+        idleTimeoutMs: http2IdleTimeoutMs,
+      })
+    : undefined;
 
   const summary = {
     server: server.href,
     source: options.source ?? 'options',
     namespace: options.namespace,
     insecureSkipTlsVerify: insecure,
+    http2,
     auth: tokens
       ? 'bearer-token'
       : basic
@@ -183,13 +235,14 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
           : 'none',
   };
 
-  return {
+  const credentials = {
     server,
     source: options.source ?? 'options',
     namespace: options.namespace,
     insecureSkipTlsVerify: insecure,
     agent,
     keepAliveMs,
+    http2,
     authorization() {
       const token = tokens?.current();
       if (token !== undefined) return `Bearer ${token}`;
@@ -198,10 +251,13 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
     close() {
       tokens?.close();
       agent.destroy();
+      pool?.close();
     },
     toJSON: () => ({ ...summary }),
     [inspect.custom]: () => `ClusterCredentials ${inspect(summary)}`,
   } as ClusterCredentials;
+  if (pool !== undefined) registerHttp2Pool(credentials, pool);
+  return credentials;
 }
 
 export interface FindCredentialsOptions extends Partial<Omit<ClusterCredentialsOptions, 'source'>> {
@@ -239,6 +295,8 @@ function overrides(options: FindCredentialsOptions): Partial<ClusterCredentialsO
     'namespace',
     'tokenRefreshMs',
     'keepAliveMs',
+    'http2',
+    'http2IdleTimeoutMs',
     'onWarning',
   ] as const) {
     const value = options[key];
@@ -281,6 +339,9 @@ export function findClusterCredentials(
   options: FindCredentialsOptions = {},
 ): ClusterCredentials | undefined {
   const extra = overrides(options);
+  if (extra.http2 === undefined && options.env !== undefined) {
+    extra.http2 = !http2DisabledBy(options.env);
+  }
   const explicitAuth =
     options.token !== undefined ||
     options.tokenFile !== undefined ||

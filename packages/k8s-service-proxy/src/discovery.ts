@@ -4,9 +4,9 @@
  * `serverAddressByClientCIDRs`.
  */
 
-import { request as httpRequest } from 'node:http';
-import { request } from 'node:https';
 import type { ClusterCredentials } from './cluster-credentials.js';
+import { UPSTREAM_TIMEOUT } from './upstream-errors.js';
+import { callUpstream } from './upstream-transport.js';
 
 export interface ServerAddressByClientCIDR {
   clientCIDR: string;
@@ -68,66 +68,57 @@ function parseApiVersions(body: string): ApiVersions {
   return result;
 }
 
-/** Calls `GET {server}/api` with the credentials and returns the typed answer. */
+/** Calls `GET {server}/api` with the credentials (over HTTP/2 when offered) and returns the answer. */
 export function getApiVersions(
   credentials: ClusterCredentials,
   options: GetApiVersionsOptions = {},
 ): Promise<ApiVersions> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const { server } = credentials;
-  const send = server.protocol === 'https:' ? request : httpRequest;
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json' };
   const authorization = credentials.authorization();
-  if (authorization !== undefined) headers.Authorization = authorization;
+  if (authorization !== undefined) headers.authorization = authorization;
   return new Promise((resolve, reject) => {
-    const req = send(
+    let settled = false;
+    const settle = (error: Error | undefined, value?: ApiVersions) => {
+      if (settled) return;
+      settled = true;
+      if (error === undefined) resolve(value as ApiVersions);
+      else reject(error);
+    };
+    const call = callUpstream(
+      credentials,
+      { method: 'GET', path: `${server.pathname.replace(/\/+$/, '')}/api`, headers, timeoutMs },
       {
-        agent: credentials.agent,
-        hostname: server.hostname.replace(/^\[|\]$/g, ''),
-        port: server.port || (server.protocol === 'https:' ? 443 : 80),
-        method: 'GET',
-        path: `${server.pathname.replace(/\/+$/, '')}/api`,
-        headers,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > 1_000_000) {
-            req.destroy();
-            reject(new DiscoveryError('the /api answer is larger than 1 MB', res.statusCode));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => {
-          if (res.statusCode !== 200) {
-            reject(
-              new DiscoveryError(
-                `the control plane answered /api with ${res.statusCode}`,
-                res.statusCode,
-              ),
-            );
-            return;
-          }
-          try {
-            resolve(parseApiVersions(Buffer.concat(chunks).toString('utf8')));
-          } catch (error) {
-            reject(error);
-          }
-        });
-        res.on('error', reject);
+        error: (error: NodeJS.ErrnoException) => {
+          const code = error.code === UPSTREAM_TIMEOUT ? 'ETIMEDOUT' : (error.code ?? 'error');
+          settle(new DiscoveryError(`cannot reach the control plane (${code})`, undefined));
+        },
+        answer: ({ status, body }) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          body.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > 1_000_000) {
+              settle(new DiscoveryError('the /api answer is larger than 1 MB', status));
+              call.abort();
+              return;
+            }
+            chunks.push(chunk);
+          });
+          body.on('end', () => {
+            if (status !== 200) {
+              settle(new DiscoveryError(`the control plane answered /api with ${status}`, status));
+              return;
+            }
+            try {
+              settle(undefined, parseApiVersions(Buffer.concat(chunks).toString('utf8')));
+            } catch (error) {
+              settle(error as Error);
+            }
+          });
+        },
       },
     );
-    req.setTimeout(timeoutMs, () =>
-      req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })),
-    );
-    req.on('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        new DiscoveryError(`cannot reach the control plane (${error.code ?? 'error'})`, undefined),
-      ),
-    );
-    req.end();
   });
 }

@@ -14,6 +14,7 @@ export {
   getApiVersions,
   type ServerAddressByClientCIDR,
 } from './discovery.js';
+export { DEFAULT_HTTP2_IDLE_TIMEOUT_MS } from './http2-pool.js';
 export { type InClusterOptions, loadInCluster, SERVICE_ACCOUNT_DIR } from './in-cluster.js';
 export { type KubeconfigOptions, kubeconfigPaths, loadKubeconfig } from './kubeconfig.js';
 export { isNamespaceName, isPortName, isServiceName } from './kubernetes-names.js';

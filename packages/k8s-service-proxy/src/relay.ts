@@ -1,6 +1,7 @@
 /**
- * @module The relay core shared by the CLI and the middleware: one request (or upgrade) to the
- * control plane over the credentials' agent, with hop-by-hop headers dropped (RFC 9110 §7.6.1),
+ * @module The relay core shared by the CLI and the middleware: one request to the control plane
+ * (over HTTP/2 when it negotiated it, see upstream-transport.ts) or one upgrade (always HTTP/1.1,
+ * over the credentials' agent), with hop-by-hop headers dropped (RFC 9110 §7.6.1),
  * `X-Forwarded-For` appended, the body streamed both ways and failures mapped to 502/504.
  */
 import type {
@@ -14,20 +15,16 @@ import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '@resourceful/error-envelope';
 import type { ClusterCredentials } from './cluster-credentials.js';
+import { connectionTokens, HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
 import { UPSTREAM_TIMEOUT, upstreamError } from './upstream-errors.js';
+import {
+  callUpstream,
+  http1RelayHeaders,
+  UNRELAYABLE_REQUEST,
+  type UpstreamAnswer,
+} from './upstream-transport.js';
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1 and the legacy ones Go's reverse proxy also drops). */
-export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
-  'connection',
-  'proxy-connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
+export { HOP_BY_HOP_HEADERS };
 
 export interface RelayPolicy {
   readonly credentials: ClusterCredentials;
@@ -51,17 +48,6 @@ function push(out: Record<string, string[]>, name: string, value: string): void 
   const list = out[name];
   if (list === undefined) out[name] = [value];
   else list.push(value);
-}
-
-function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
-  const value = headers.connection;
-  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
-  return new Set(
-    text
-      .split(',')
-      .map((token) => token.trim().toLowerCase())
-      .filter((token) => token !== ''),
-  );
 }
 
 /** The headers to send upstream, from the client's raw headers. */
@@ -112,21 +98,7 @@ export function upstreamHeaders(
 }
 
 /** The upstream response headers to send to the client (hop-by-hop dropped, repeats kept). */
-export function downstreamHeaders(res: IncomingMessage): OutgoingHttpHeaders {
-  const listed = connectionTokens(res.headers);
-  const out: Record<string, string[]> = Object.create(null);
-  const raw = res.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = (raw[i] ?? '').toLowerCase();
-    if (HOP_BY_HOP_HEADERS.has(name) || listed.has(name)) continue;
-    push(out, name, raw[i + 1] ?? '');
-  }
-  const headers: OutgoingHttpHeaders = Object.create(null);
-  for (const [name, values] of Object.entries(out)) {
-    headers[name] = values.length === 1 ? values[0] : values;
-  }
-  return headers;
-}
+export const downstreamHeaders = http1RelayHeaders;
 
 function sendUpstream(
   policy: RelayPolicy,
@@ -153,10 +125,24 @@ function sendUpstream(
   return req;
 }
 
+/** Maps a transport failure to the envelope: a request Node cannot send is the client's fault. */
+function relayError(error: Error): ApiError {
+  if ((error as NodeJS.ErrnoException).code === UNRELAYABLE_REQUEST) {
+    const target = (error as Error & { target?: string }).target ?? 'headers';
+    return ApiError.invalidRequest(
+      target === 'path'
+        ? 'The request target cannot be relayed.'
+        : 'A request header cannot be relayed.',
+      { target },
+    );
+  }
+  return upstreamError(error);
+}
+
 /**
- * Relays `req` to `path` (already encoded, with query) on the control plane and streams the
- * answer to `res`. Failures before the answer started reach `onError` once, as an ApiError;
- * later ones cut the connection, the only honest signal left.
+ * Relays `req` to `path` (already encoded, with query) on the control plane, over HTTP/2 when it
+ * negotiated it, and streams the answer to `res`. Failures before the answer started reach
+ * `onError` once, as an ApiError; later ones cut the connection, the only honest signal left.
  */
 export function relayRequest(
   req: IncomingMessage,
@@ -173,53 +159,42 @@ export function relayRequest(
     if (res.headersSent) res.destroy();
     else onError(error);
   };
-  let upstream: ReturnType<typeof sendUpstream>;
+  let headers: OutgoingHttpHeaders;
   try {
-    const headers = upstreamHeaders(req, policy, false);
+    headers = upstreamHeaders(req, policy, false);
     if (body !== undefined) headers['content-length'] = String(body.length);
-    upstream = sendUpstream(policy, req.method ?? 'GET', path, headers);
   } catch {
     fail(ApiError.invalidRequest('The request target cannot be relayed.', { target: 'path' }));
     return;
   }
+  const call = callUpstream(
+    policy.credentials,
+    { method: req.method ?? 'GET', path, headers, body: body ?? req, timeoutMs: policy.timeoutMs },
+    {
+      error: (error) => fail(relayError(error)),
+      answer: (answer) => {
+        const { status } = answer;
+        const headers = answer.relayHeaders;
+        policy.mapResponseHeaders?.(headers, status);
+        const rewrite = policy.rewriteBody?.(answer.headers);
+        const encoding = answer.headers['content-encoding'];
+        if (rewrite !== undefined && (encoding === undefined || encoding === 'identity')) {
+          bufferAndRewrite(answer, res, headers, rewrite, policy.rewriteLimit ?? 10 * 1024 * 1024);
+          return;
+        }
+        res.writeHead(status, answer.statusMessage, headers);
+        answer.body.pipe(res);
+      },
+    },
+  );
   res.on('close', () => {
-    if (!res.writableFinished) upstream.destroy();
+    if (!res.writableFinished) call.abort();
   });
-  upstream.on('error', (error) => fail(upstreamError(error)));
-  upstream.on('response', (answer) => {
-    const status = answer.statusCode ?? 502;
-    const headers = downstreamHeaders(answer);
-    policy.mapResponseHeaders?.(headers, status);
-    const rewrite = policy.rewriteBody?.(answer.headers);
-    const encoding = answer.headers['content-encoding'];
-    if (rewrite !== undefined && (encoding === undefined || encoding === 'identity')) {
-      bufferAndRewrite(
-        answer,
-        res,
-        status,
-        headers,
-        rewrite,
-        policy.rewriteLimit ?? 10 * 1024 * 1024,
-      );
-      return;
-    }
-    res.writeHead(status, answer.statusMessage, headers);
-    answer.pipe(res);
-    answer.on('error', () => res.destroy());
-    answer.on('aborted', () => res.destroy());
-  });
-  if (body !== undefined) {
-    upstream.end(body);
-    return;
-  }
-  req.pipe(upstream);
-  req.on('error', () => upstream.destroy());
 }
 
 function bufferAndRewrite(
-  answer: IncomingMessage,
+  answer: UpstreamAnswer,
   res: ServerResponse,
-  status: number,
   headers: OutgoingHttpHeaders,
   rewrite: (body: string) => string,
   limit: number,
@@ -227,26 +202,26 @@ function bufferAndRewrite(
   const chunks: Buffer[] = [];
   let size = 0;
   let streaming = false;
-  answer.on('data', (chunk: Buffer) => {
+  const { body, status, statusMessage } = answer;
+  body.on('data', (chunk: Buffer) => {
     if (streaming) return;
     size += chunk.length;
     chunks.push(chunk);
     if (size > limit) {
       // Too large to rewrite: send what we have and stream the rest unchanged.
       streaming = true;
-      res.writeHead(status, answer.statusMessage, headers);
+      res.writeHead(status, statusMessage, headers);
       res.write(Buffer.concat(chunks));
-      answer.pipe(res);
+      body.pipe(res);
     }
   });
-  answer.on('end', () => {
+  body.on('end', () => {
     if (streaming) return;
-    const body = Buffer.from(rewrite(Buffer.concat(chunks).toString('utf8')), 'utf8');
-    headers['content-length'] = String(body.length);
-    res.writeHead(status, answer.statusMessage, headers);
-    res.end(body);
+    const rewritten = Buffer.from(rewrite(Buffer.concat(chunks).toString('utf8')), 'utf8');
+    headers['content-length'] = String(rewritten.length);
+    res.writeHead(status, statusMessage, headers);
+    res.end(rewritten);
   });
-  answer.on('error', () => res.destroy());
 }
 
 function writeRawResponse(

@@ -4,6 +4,7 @@ it('exports exactly the documented names', async () => {
   expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
     'DEFAULT_ACCEPT_HOSTS',
     'DEFAULT_ACCEPT_PATHS',
+    'DEFAULT_HTTP2_IDLE_TIMEOUT_MS',
     'DEFAULT_PROXY_PORT',
     'DEFAULT_REJECT_METHODS',
     'DEFAULT_REJECT_PATHS',

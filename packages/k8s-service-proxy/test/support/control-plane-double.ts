@@ -1,13 +1,33 @@
 /**
  * @module A stand-in for a cluster control plane over real TLS: answers `/api` discovery and the
  * service proxy path, checks the bearer token (or a client certificate), and records every
- * request it receives, so tests can compare what two proxies sent upstream.
+ * request it receives, so tests can compare what two proxies sent upstream. With `http2: true`
+ * it offers HTTP/2 by ALPN as a real API server does (`h2`, still accepting HTTP/1.1 and its
+ * upgrades), and records which version each request came over.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
+import {
+  createSecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type Http2Session,
+} from 'node:http2';
+import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import type { Server, TLSSocket } from 'node:tls';
 import type { TestCertificates } from './certificates.js';
+
+type AnyRequest = IncomingMessage | Http2ServerRequest;
+type AnyResponse = ServerResponse | Http2ServerResponse;
+
+export interface ControlPlaneOptions {
+  /** Bearer tokens accepted. @default ['test-token'] */
+  tokens?: readonly string[];
+  /** Offer HTTP/2 (ALPN `h2`, with HTTP/1.1 still allowed). @default false */
+  http2?: boolean;
+  /** HTTP/2 `SETTINGS_MAX_CONCURRENT_STREAMS` the double announces. */
+  maxConcurrentStreams?: number;
+}
 
 export interface RecordedRequest {
   readonly method: string;
@@ -18,6 +38,10 @@ export interface RecordedRequest {
   /** `bearer` with a known token, `client-certificate`, or `none`. */
   readonly auth: 'bearer' | 'client-certificate' | 'none';
   readonly upgrade: boolean;
+  /** `1.1` or `2.0`. */
+  readonly httpVersion: string;
+  /** Which TLS connection (HTTP/1.1) or HTTP/2 session carried it, numbered from 1. */
+  readonly connection: number;
 }
 
 export interface ControlPlaneDouble {
@@ -26,15 +50,19 @@ export interface ControlPlaneDouble {
   /** `https://127.0.0.1:PORT`. */
   readonly url: string;
   readonly requests: RecordedRequest[];
+  /** HTTP/2 sessions opened so far. */
+  readonly sessions: () => number;
   /** Tokens the double accepts; change it during a test to simulate rotation. */
   readonly tokens: Set<string>;
+  /** Cuts every open connection (the server keeps listening). */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
 const SERVICE_PATH =
   /^\/api\/v1\/namespaces\/([a-z0-9-]+)\/services\/([^/]+)\/proxy(\/[^?]*)?(?:\?(.*))?$/;
 
-function status(res: ServerResponse, code: number, reason: string, message: string): void {
+function status(res: AnyResponse, code: number, reason: string, message: string): void {
   res.writeHead(code, { 'Content-Type': 'application/json' });
   res.end(
     JSON.stringify({
@@ -49,7 +77,7 @@ function status(res: ServerResponse, code: number, reason: string, message: stri
   );
 }
 
-function authOf(req: IncomingMessage, tokens: ReadonlySet<string>): RecordedRequest['auth'] {
+function authOf(req: AnyRequest, tokens: ReadonlySet<string>): RecordedRequest['auth'] {
   const header = req.headers.authorization;
   if (header !== undefined) {
     const match = /^Bearer (.+)$/.exec(header);
@@ -60,8 +88,8 @@ function authOf(req: IncomingMessage, tokens: ReadonlySet<string>): RecordedRequ
 
 /** What the double, playing the service behind the proxy path, answers for a suffix. */
 function answerService(
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: AnyRequest,
+  res: AnyResponse,
   namespace: string,
   service: string,
   suffix: string,
@@ -83,10 +111,11 @@ function answerService(
   }
   if (suffix === '/stream') {
     res.writeHead(200, { 'Content-Type': 'text/plain' });
+    const out: NodeJS.WritableStream = res;
     let sent = 0;
     const timer = setInterval(() => {
       sent += 1;
-      res.write(`chunk ${sent}\n`);
+      out.write(`chunk ${sent}\n`);
       if (sent === 3) {
         clearInterval(timer);
         res.end();
@@ -95,6 +124,14 @@ function answerService(
     return;
   }
   if (suffix === '/hang') return; // never answers: for timeouts
+  if (suffix === '/slow') {
+    // Answers after 150 ms: keeps streams open for concurrency tests.
+    setTimeout(() => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('slow');
+    }, 150);
+    return;
+  }
   if (suffix === '/set-cookie') {
     res.writeHead(200, { 'Set-Cookie': 'upstream=1; Path=/', 'Content-Type': 'text/plain' });
     res.end('ok');
@@ -107,62 +144,86 @@ function answerService(
 /** Starts the double on 127.0.0.1 with the given certificates and accepted tokens. */
 export async function startControlPlane(
   certs: TestCertificates,
-  options: { tokens?: readonly string[] } = {},
+  options: ControlPlaneOptions = {},
 ): Promise<ControlPlaneDouble> {
   const requests: RecordedRequest[] = [];
   const tokens = new Set(options.tokens ?? ['test-token']);
   const sockets = new Set<Socket>();
+  const connectionIds = new WeakMap<object, number>();
+  let connections = 0;
+  let sessionCount = 0;
   let port = 0;
+  const connectionOf = (req: AnyRequest): number =>
+    ('stream' in req ? connectionIds.get(req.stream.session as object) : undefined) ??
+    connectionIds.get(req.socket) ??
+    0;
 
-  const server = createServer(
-    {
-      key: certs.serverKey,
-      cert: certs.serverCert,
-      ca: certs.ca,
-      requestCert: true,
-      rejectUnauthorized: false,
-    },
-    (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const auth = authOf(req, tokens);
-        requests.push({
-          method: req.method ?? '',
-          url: req.url ?? '',
-          headers: req.headers,
-          body,
-          auth,
-          upgrade: false,
-        });
-        if (auth === 'none') {
-          status(res, 401, 'Unauthorized', 'Unauthorized');
-          return;
-        }
-        const url = req.url ?? '/';
-        if (url === '/api' || url === '/api/') {
-          res.writeHead(200, { 'Content-Type': 'application/json' });
-          res.end(
-            JSON.stringify({
-              kind: 'APIVersions',
-              versions: ['v1'],
-              serverAddressByClientCIDRs: [
-                { clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` },
-              ],
-            }),
-          );
-          return;
-        }
-        const match = SERVICE_PATH.exec(url);
-        if (match) {
-          answerService(req, res, match[1] ?? '', match[2] ?? '', match[3] ?? '', body);
-          return;
-        }
-        status(res, 404, 'NotFound', 'the server could not find the requested resource');
+  const tlsOptions = {
+    key: certs.serverKey,
+    cert: certs.serverCert,
+    ca: certs.ca,
+    requestCert: true,
+    rejectUnauthorized: false,
+  };
+  const handler = (req: AnyRequest, res: AnyResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const auth = authOf(req, tokens);
+      requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        auth,
+        upgrade: false,
+        httpVersion: req.httpVersion,
+        connection: connectionOf(req),
       });
-    },
-  );
+      if (auth === 'none') {
+        status(res, 401, 'Unauthorized', 'Unauthorized');
+        return;
+      }
+      const url = req.url ?? '/';
+      if (url === '/api' || url === '/api/') {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            kind: 'APIVersions',
+            versions: ['v1'],
+            serverAddressByClientCIDRs: [
+              { clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` },
+            ],
+          }),
+        );
+        return;
+      }
+      const match = SERVICE_PATH.exec(url);
+      if (match) {
+        answerService(req, res, match[1] ?? '', match[2] ?? '', match[3] ?? '', body);
+        return;
+      }
+      status(res, 404, 'NotFound', 'the server could not find the requested resource');
+    });
+  };
+  const server: Server = options.http2
+    ? createSecureServer(
+        {
+          ...tlsOptions,
+          allowHTTP1: true,
+          settings:
+            options.maxConcurrentStreams === undefined
+              ? {}
+              : { maxConcurrentStreams: options.maxConcurrentStreams },
+        },
+        handler,
+      )
+    : createServer(tlsOptions, handler);
+  server.on('session', (session: Http2Session) => {
+    sessionCount += 1;
+    connectionIds.set(session, ++connections);
+  });
 
   // Upgrades: answer 101 and echo every byte back, prefixed, like a tiny WebSocket-less echo.
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
@@ -174,6 +235,8 @@ export async function startControlPlane(
       body: '',
       auth,
       upgrade: true,
+      httpVersion: req.httpVersion,
+      connection: connectionOf(req),
     });
     if (auth === 'none') {
       socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
@@ -187,7 +250,8 @@ export async function startControlPlane(
     socket.on('error', () => socket.destroy());
   });
 
-  server.on('secureConnection', (socket: Socket) => {
+  server.on('secureConnection', (socket: TLSSocket) => {
+    if (socket.alpnProtocol !== 'h2') connectionIds.set(socket, ++connections);
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -203,7 +267,11 @@ export async function startControlPlane(
     port,
     url: `https://127.0.0.1:${port}`,
     requests,
+    sessions: () => sessionCount,
     tokens,
+    dropConnections: () => {
+      for (const socket of sockets) socket.destroy();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -90,8 +90,12 @@ export function startProcess(
   });
 }
 
-export function startKubectlProxy(kubectl: string, args: readonly string[]) {
-  return startProcess(kubectl, ['proxy', '--port=0', ...args]);
+export function startKubectlProxy(
+  kubectl: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+) {
+  return startProcess(kubectl, ['proxy', '--port=0', ...args], env);
 }
 
 export function startOurProxy(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
