@@ -1,6 +1,8 @@
 /**
  * Small GETs relayed to the same TLS control-plane double through `kubectl proxy` (baseline) and
- * through `k8s-service-proxy` (candidate), both as separate processes on 127.0.0.1.
+ * through `k8s-service-proxy` (candidate), both as separate processes on 127.0.0.1; once with a
+ * control plane that speaks HTTP/1.1 only, once with one that offers HTTP/2 (both proxies then
+ * use it).
  */
 import { makeCertificates } from '../packages/k8s-service-proxy/test/support/certificates.js';
 import { startControlPlane } from '../packages/k8s-service-proxy/test/support/control-plane-double.js';
@@ -18,8 +20,15 @@ export async function run(): Promise<Comparison[]> {
     console.log('k8s-service-proxy: kubectl is not installed; no baseline, nothing measured');
     return [];
   }
+  return [
+    await compareOver(kubectl, 'HTTP/1.1', false),
+    await compareOver(kubectl, 'HTTP/2', true),
+  ];
+}
+
+async function compareOver(kubectl: string, protocol: string, http2: boolean): Promise<Comparison> {
   const certs = makeCertificates();
-  const plane = await startControlPlane(certs);
+  const plane = await startControlPlane(certs, { http2 });
   const kubeconfig = writeKubeconfig(certs.dir, {
     server: plane.url,
     caFile: certs.caFile,
@@ -36,13 +45,11 @@ export async function run(): Promise<Comparison[]> {
     headers: { Host: 'localhost' },
   };
   try {
-    return [
-      await compare(
-        'k8s-service-proxy: small GET through the service proxy path vs kubectl proxy',
-        () => loadUrl(`http://127.0.0.1:${baseline.port}`, request),
-        () => loadUrl(`http://127.0.0.1:${candidate.port}`, request),
-      ),
-    ];
+    return await compare(
+      `k8s-service-proxy: small GET through the service proxy path vs kubectl proxy, upstream ${protocol}`,
+      () => loadUrl(`http://127.0.0.1:${baseline.port}`, request),
+      () => loadUrl(`http://127.0.0.1:${candidate.port}`, request),
+    );
   } finally {
     clearInterval(trim);
     await Promise.all([baseline.stop(), candidate.stop()]);
