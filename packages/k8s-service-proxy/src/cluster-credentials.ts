@@ -86,7 +86,8 @@ export interface ClusterCredentials {
   toJSON(): Record<string, unknown>;
 }
 
-const OPTION_NAMES = new Set<string>([
+/** The options a caller may also give `findClusterCredentials`, to override a file's values. */
+const OVERRIDABLE_OPTIONS = [
   'server',
   'token',
   'tokenFile',
@@ -104,8 +105,9 @@ const OPTION_NAMES = new Set<string>([
   'http2',
   'http2IdleTimeoutMs',
   'onWarning',
-  'source',
-]);
+] as const satisfies readonly (keyof ClusterCredentialsOptions)[];
+
+const OPTION_NAMES = new Set<string>([...OVERRIDABLE_OPTIONS, 'source']);
 
 /** client-go's switch: any non-empty `DISABLE_HTTP2` turns HTTP/2 off. */
 function http2DisabledBy(env: Readonly<Record<string, string | undefined>>): boolean {
@@ -280,25 +282,7 @@ export interface FindCredentialsOptions extends Partial<Omit<ClusterCredentialsO
 /** Explicit values override those found in files, as kubectl's flags override the kubeconfig. */
 function overrides(options: FindCredentialsOptions): Partial<ClusterCredentialsOptions> {
   const out: Partial<ClusterCredentialsOptions> = {};
-  for (const key of [
-    'server',
-    'token',
-    'tokenFile',
-    'ca',
-    'caFile',
-    'clientCert',
-    'clientKey',
-    'username',
-    'password',
-    'insecureSkipTlsVerify',
-    'tlsServerName',
-    'namespace',
-    'tokenRefreshMs',
-    'keepAliveMs',
-    'http2',
-    'http2IdleTimeoutMs',
-    'onWarning',
-  ] as const) {
+  for (const key of OVERRIDABLE_OPTIONS) {
     const value = options[key];
     if (value !== undefined) Object.assign(out, { [key]: value });
   }

@@ -3,7 +3,7 @@
  * `kubectl proxy`: plain HTTP on a local port (or Unix socket), HTTPS with the proxy's
  * credentials toward the control plane, kubectl's request filter, prefix handling and redirects.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sendError } from '@resourceful/error-envelope';
@@ -61,6 +61,30 @@ function singleJoiningSlash(a: string, b: string): string {
   return a + b;
 }
 
+/**
+ * A response written onto an upgrade request's own socket (Node gives upgrades none), so that
+ * refusals and redirects are the same answers as for plain requests; the socket closes after.
+ */
+function responseOnSocket(req: IncomingMessage, socket: Socket): ServerResponse {
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket);
+  res.on('finish', () => {
+    res.detachSocket(socket);
+    socket.end();
+  });
+  return res;
+}
+
+/** What Go's server answers to a request it cannot parse: plain text, then it hangs up. */
+function malformedRequestAnswer(error: NodeJS.ErrnoException): string {
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? '431 Request Header Fields Too Large'
+      : '400 Bad Request';
+  return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`;
+}
+
 export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
   if (options?.credentials === undefined) {
     throw new TypeError('createLocalProxy needs credentials (see findClusterCredentials)');
@@ -99,14 +123,12 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
   };
 
   /**
-   * Routing as Go's ServeMux and kubectl's handlers do it. Returns the upstream path, or
-   * `undefined` after answering the request itself.
+   * Routing as Go's ServeMux and kubectl's handlers do it, for plain and upgrade requests alike
+   * (Go does not tell them apart: a non-clean upgrade path is redirected, not relayed past the
+   * filter). Returns the upstream path, or `undefined` after answering the request itself.
    */
-  const route = (
-    req: IncomingMessage,
-    res: ServerResponse | undefined,
-    reject: (status: number, text: string) => void,
-  ): string | undefined => {
+  const route = (req: IncomingMessage, res: ServerResponse): string | undefined => {
+    const reject = (status: number, text: string) => plainError(res, status, text);
     const target = req.url ?? '/';
     const queryAt = target.indexOf('?');
     const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
@@ -117,11 +139,11 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
     }
     const cleaned = cleanPath(rawPath);
     const pattern = match(cleaned);
-    if (pattern === undefined && res !== undefined && patterns.includes(`${cleaned}/`)) {
+    if (pattern === undefined && patterns.includes(`${cleaned}/`)) {
       movedPermanently(res, `${cleaned}/${query}`);
       return undefined;
     }
-    if (cleaned !== rawPath && res !== undefined) {
+    if (cleaned !== rawPath) {
       movedPermanently(res, cleaned + query);
       return undefined;
     }
@@ -130,8 +152,7 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
       return undefined;
     }
     if (serveStatic !== undefined && pattern === wwwPrefix) {
-      if (res === undefined) reject(404, '404 page not found');
-      else serveStatic(req, res, rawPath);
+      serveStatic(req, res, rawPath);
       return undefined;
     }
     let path = rawPath;
@@ -156,7 +177,7 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
   };
 
   const handle = function localProxyHandler(req: IncomingMessage, res: ServerResponse) {
-    const path = route(req, res, (status, text) => plainError(res, status, text));
+    const path = route(req, res);
     if (path === undefined) return;
     relayRequest(req, res, path, policy, (error) => sendError(res, error));
   };
@@ -165,22 +186,17 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     upgraded.add(socket);
     socket.on('close', () => upgraded.delete(socket));
-    const path = route(req, undefined, (status, text) => {
-      const body = `${text}\n`;
-      socket.end(
-        `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Bad Request'}\r\n` +
-          `Content-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    });
+    const res = responseOnSocket(req, socket as Socket);
+    const path = route(req, res);
     if (path === undefined) return;
+    res.detachSocket(socket as Socket);
     relayUpgrade(req, socket, head, path, policy);
   };
 
   const server = createServer(handle);
   server.on('upgrade', handleUpgrade);
-  server.on('clientError', (_error, socket: Socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (socket.writable) socket.end(malformedRequestAnswer(error));
     else socket.destroy();
   });
 

@@ -30,18 +30,36 @@ export interface RelayPolicy {
   readonly credentials: ClusterCredentials;
   /**
    * `pass-through` (kubectl proxy): the client's `Authorization` goes upstream and ours is
-   * added only when it sent none. `strip`: the client's `Authorization` and `Cookie` are
-   * dropped and ours is always used.
+   * added only when it sent none. `strip`: the client's credentials (`Authorization`,
+   * `Cookie`, and the `Impersonate-*` and `X-Remote-*` identity headers) are dropped and ours
+   * is always used.
    */
   readonly clientCredentials: 'pass-through' | 'strip';
   /** Idle timeout toward the control plane in milliseconds; 0 waits forever. */
   readonly timeoutMs: number;
   /** Adjusts the upstream response headers (for instance `Location`) before they are sent. */
   readonly mapResponseHeaders?: (headers: OutgoingHttpHeaders, status: number) => void;
-  /** Rewrites a whole (uncompressed, HTML) body; `undefined` leaves the response streamed. */
+  /**
+   * Rewrites a whole (uncompressed, HTML) body, given as Latin-1 text (one character per byte);
+   * `undefined` leaves the response streamed.
+   */
   readonly rewriteBody?: (headers: IncomingHttpHeaders) => ((body: string) => string) | undefined;
   /** Largest body `rewriteBody` buffers; larger ones pass unchanged. @default 10 MiB */
   readonly rewriteLimit?: number;
+}
+
+/**
+ * Request headers that speak for the caller's identity at the control plane: its own
+ * credentials, user impersonation, and the authenticating-proxy headers of the API server's
+ * request-header authentication. A client of the middleware must not choose them.
+ */
+function isClientIdentityHeader(name: string): boolean {
+  return (
+    name === 'authorization' ||
+    name === 'cookie' ||
+    name.startsWith('impersonate-') ||
+    name.startsWith('x-remote-')
+  );
 }
 
 function push(out: Record<string, string[]>, name: string, value: string): void {
@@ -69,9 +87,7 @@ export function upstreamHeaders(
       continue;
     }
     if (HOP_BY_HOP_HEADERS.has(name)) continue;
-    if (policy.clientCredentials === 'strip' && (name === 'authorization' || name === 'cookie')) {
-      continue;
-    }
+    if (policy.clientCredentials === 'strip' && isClientIdentityHeader(name)) continue;
     if (name === 'x-forwarded-for') {
       forwardedFor.push(value);
       continue;
@@ -143,6 +159,7 @@ function relayError(error: Error): ApiError {
  * Relays `req` to `path` (already encoded, with query) on the control plane, over HTTP/2 when it
  * negotiated it, and streams the answer to `res`. Failures before the answer started reach
  * `onError` once, as an ApiError; later ones cut the connection, the only honest signal left.
+ * `body`, when given, replaces the client's stream: it is what a body parser read, decoded.
  */
 export function relayRequest(
   req: IncomingMessage,
@@ -162,7 +179,11 @@ export function relayRequest(
   let headers: OutgoingHttpHeaders;
   try {
     headers = upstreamHeaders(req, policy, false);
-    if (body !== undefined) headers['content-length'] = String(body.length);
+    if (body !== undefined) {
+      headers['content-length'] = String(body.length);
+      // A body parser read this body and undid its Content-Encoding (gzip, deflate, br).
+      delete headers['content-encoding'];
+    }
   } catch {
     fail(ApiError.invalidRequest('The request target cannot be relayed.', { target: 'path' }));
     return;
@@ -179,8 +200,19 @@ export function relayRequest(
         const rewrite = policy.rewriteBody?.(answer.headers);
         const encoding = answer.headers['content-encoding'];
         if (rewrite !== undefined && (encoding === undefined || encoding === 'identity')) {
-          bufferAndRewrite(answer, res, headers, rewrite, policy.rewriteLimit ?? 10 * 1024 * 1024);
-          return;
+          if (req.method === 'HEAD' || status === 204 || status === 304) {
+            // No body to rewrite, and the rewritten length of the page is unknown here.
+            delete headers['content-length'];
+          } else {
+            bufferAndRewrite(
+              answer,
+              res,
+              headers,
+              rewrite,
+              policy.rewriteLimit ?? 10 * 1024 * 1024,
+            );
+            return;
+          }
         }
         res.writeHead(status, answer.statusMessage, headers);
         answer.body.pipe(res);
@@ -217,7 +249,10 @@ function bufferAndRewrite(
   });
   body.on('end', () => {
     if (streaming) return;
-    const rewritten = Buffer.from(rewrite(Buffer.concat(chunks).toString('utf8')), 'utf8');
+    // Latin-1 maps each byte to one character and back, so the ASCII links are rewritten and
+    // every other byte is kept, whatever the page's charset (UTF-8 decoding would replace bytes
+    // it cannot read with U+FFFD).
+    const rewritten = Buffer.from(rewrite(Buffer.concat(chunks).toString('latin1')), 'latin1');
     headers['content-length'] = String(rewritten.length);
     res.writeHead(status, statusMessage, headers);
     res.end(rewritten);

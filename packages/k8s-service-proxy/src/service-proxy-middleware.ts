@@ -123,6 +123,27 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
   const params = options.params ?? {};
   const fromParams =
     params.namespace !== undefined || params.service !== undefined || params.port !== undefined;
+  if (options.allow !== undefined && !Array.isArray(options.allow)) {
+    throw new TypeError('serviceProxy: allow must be an array such as ["namespace/service"]');
+  }
+  for (const name of ['rewriteLocation', 'rewriteHtml'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'boolean') {
+      throw new TypeError(`serviceProxy: ${name} must be true or false`);
+    }
+  }
+  if (options.scheme !== undefined && options.scheme !== 'http' && options.scheme !== 'https') {
+    throw new TypeError('serviceProxy: scheme must be "http" or "https"');
+  }
+  if (
+    options.port !== undefined &&
+    params.port === undefined &&
+    !(
+      (typeof options.port === 'string' || typeof options.port === 'number') &&
+      isPortName(String(options.port))
+    )
+  ) {
+    throw new TypeError('serviceProxy: port must be a port name or a number from 1 to 65535');
+  }
   const allow = (options.allow ?? []).map(parseAllowEntry);
   if (fromParams && allow.length === 0) {
     throw new TypeError(

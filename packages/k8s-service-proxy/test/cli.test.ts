@@ -5,7 +5,12 @@ import { runProxyCommand } from '../src/run-proxy-command.js';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
 import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
 import { writeKubeconfig } from './support/kubeconfig.js';
-import { ourCommand, REPO_ROOT, startOurProxy } from './support/proxy-processes.js';
+import {
+  childEnvironment,
+  ourCommand,
+  REPO_ROOT,
+  startOurProxy,
+} from './support/proxy-processes.js';
 import { rawRequest } from './support/raw-client.js';
 
 describe('parseProxyArgs', () => {
@@ -161,9 +166,7 @@ describe('the k8s-service-proxy process', () => {
     const child = spawn(
       command,
       [...prefix, `--kubeconfig=${kubeconfig}`, `--port=${first.port}`],
-      {
-        cwd: REPO_ROOT,
-      },
+      { cwd: REPO_ROOT, env: childEnvironment() },
     );
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));

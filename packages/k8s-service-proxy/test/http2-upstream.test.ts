@@ -14,7 +14,7 @@ import {
   waitFor,
 } from '@resourceful/test-support';
 import request from 'supertest';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { http2PoolOf } from '../src/http2-pool.js';
 import {
   type ClusterCredentials,
@@ -63,11 +63,21 @@ afterAll(async () => {
   certs.cleanup();
 });
 
+/**
+ * Credentials toward `plane` with HTTP/2 asked for explicitly, so these tests do not depend on
+ * `DISABLE_HTTP2` in the developer's environment (the tests of that variable set it themselves).
+ */
 function credentialsFor(
   plane: ControlPlaneDouble,
   extra: Partial<ClusterCredentialsOptions> = {},
 ): ClusterCredentials {
-  return createClusterCredentials({ server: plane.url, token: TOKEN, ca: certs.ca, ...extra });
+  return createClusterCredentials({
+    server: plane.url,
+    token: TOKEN,
+    ca: certs.ca,
+    http2: true,
+    ...extra,
+  });
 }
 
 function poolOf(credentials: ClusterCredentials) {
@@ -135,15 +145,32 @@ function responseView(response: RawResponse, plane: ControlPlaneDouble) {
 }
 
 describe('createClusterCredentials http2 options', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
   it('offers HTTP/2 to https servers by default and never to http servers', () => {
-    const secure = credentialsFor(h2Plane);
+    vi.stubEnv('DISABLE_HTTP2', undefined);
+    const secure = createClusterCredentials({ server: h2Plane.url, token: TOKEN, ca: certs.ca });
     expect(secure.http2).toBe(true);
     expect(secure.toJSON()).toMatchObject({ http2: true });
     secure.close();
-    const plain = createClusterCredentials({ server: 'http://127.0.0.1:8080', token: 't' });
+    const plain = createClusterCredentials({
+      server: 'http://127.0.0.1:8080',
+      token: 't',
+      http2: true,
+    });
     expect(plain.http2).toBe(false);
     expect(http2PoolOf(plain)).toBeUndefined();
     plain.close();
+  });
+
+  it('reads DISABLE_HTTP2 from the process environment when no env is given', () => {
+    vi.stubEnv('DISABLE_HTTP2', '1');
+    const off = createClusterCredentials({ server: h2Plane.url, token: TOKEN, ca: certs.ca });
+    expect(off.http2).toBe(false);
+    expect(http2PoolOf(off)).toBeUndefined();
+    off.close();
   });
 
   it('refuses a non-boolean http2 and a negative http2IdleTimeoutMs', () => {
@@ -380,6 +407,7 @@ describe('local proxy toward a control plane offering HTTP/2', () => {
       server: `https://127.0.0.1:${deadPort}`,
       token: TOKEN,
       ca: certs.ca,
+      http2: true,
     });
     expect(credentials.http2).toBe(true);
     const proxy = createLocalProxy({ credentials, port: 0 });

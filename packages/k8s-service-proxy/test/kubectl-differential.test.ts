@@ -225,6 +225,11 @@ for (const protocol of PROTOCOLS) {
         },
         { name: 'relays HEAD', request: { method: 'HEAD', path: '/api' }, status: 200 },
         {
+          name: 'answers a malformed request with the plain-text 400 and sends nothing upstream',
+          request: { method: 'POST', path: '/api', headers: { 'Content-Length': 'abc' } },
+          status: 400,
+        },
+        {
           name: "relays the service's redirect with its Location unchanged",
           request: { path: `${SERVICE}/web/proxy/redirect` },
           status: 302,
@@ -241,7 +246,7 @@ for (const protocol of PROTOCOLS) {
           const [kubectlSaw, oursSaw] = await both(testCase.request);
           expect(kubectlSaw.response.status).toBe(testCase.status);
           expectSameAnswer(kubectlSaw, oursSaw);
-          if (testCase.status === 403 || testCase.status === 301) {
+          if ([301, 400, 403].includes(testCase.status)) {
             expect(oursSaw.upstream).toEqual([]);
             expect(oursSaw.response.body).toBe(kubectlSaw.response.body);
           }
@@ -260,6 +265,21 @@ for (const protocol of PROTOCOLS) {
         expect(ourResult).toEqual(kubectlResult);
         expect(ourUpstream).toEqual(kubectlUpstream);
       });
+
+      it.each([
+        ['a literal ..', `${SERVICE}/web/proxy/../../secrets?q=1`],
+        ['// and . segments', `${SERVICE}/web/proxy/a//b/./socket`],
+      ])(
+        'redirects an upgrade request with %s to the cleaned path, sending nothing upstream (301)',
+        async (_what, path) => {
+          const before = plane.requests.length;
+          const kubectlResult = await rawUpgrade(reference.port, path);
+          const ourResult = await rawUpgrade(candidate.port, path);
+          expect(kubectlResult.status).toBe(301);
+          expect(ourResult).toEqual(kubectlResult);
+          expect(plane.requests.length).toBe(before);
+        },
+      );
 
       if (protocol.http2) {
         it('keeps HTTP/1.1 when DISABLE_HTTP2 is set, as client-go does (200)', async () => {

@@ -12,7 +12,7 @@ import {
 } from '../src/index.js';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
 import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { rawRequest } from './support/raw-client.js';
+import { rawRequest, rawUpgrade } from './support/raw-client.js';
 
 let certs: TestCertificates;
 let plane: ControlPlaneDouble;
@@ -111,6 +111,36 @@ describe('createLocalProxy', () => {
     const res = await rawRequest(port, { method: 'DELETE', path: '/api' });
     expect(res.status).toBe(403);
     expect(res.body).toBe('Forbidden\n');
+    expect(plane.requests.length).toBe(before);
+  });
+
+  it('redirects an upgrade request with a .. segment, never relaying it past --accept-paths', async () => {
+    const port = await start({ acceptPaths: '^/api/v1/namespaces/default/services/web/proxy/' });
+    const before = plane.requests.length;
+    const res = await rawUpgrade(
+      port,
+      '/api/v1/namespaces/default/services/web/proxy/../../../../../api?x=1',
+    );
+    expect(res.status).toBe(301);
+    expect(res.location).toBe('/api/v1/api?x=1');
+    expect(plane.requests.length).toBe(before);
+  });
+
+  it('refuses an upgrade request outside --accept-paths with 403 Forbidden', async () => {
+    const port = await start({ acceptPaths: '^/api/v1/namespaces/default/services/web/proxy/' });
+    const before = plane.requests.length;
+    const res = await rawUpgrade(port, '/api/v1/namespaces/default/secrets');
+    expect(res).toMatchObject({ status: 403, body: 'Forbidden\n' });
+    expect(res.contentType).toBe('text/plain; charset=utf-8');
+    expect(plane.requests.length).toBe(before);
+  });
+
+  it('answers 431 in plain text, as Go does, to request headers too large to parse', async () => {
+    const port = await start();
+    const before = plane.requests.length;
+    const res = await rawRequest(port, { path: '/api', headers: { 'X-Big': 'x'.repeat(20_000) } });
+    expect(res).toMatchObject({ status: 431, body: '431 Request Header Fields Too Large' });
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(plane.requests.length).toBe(before);
   });
 

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { errorHandler } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
@@ -60,6 +61,28 @@ describe('serviceProxy options', () => {
     expect(() => serviceProxy({ credentials, service: 'ledger', timeoutMs: -1 })).toThrow(
       /timeoutMs/,
     );
+  });
+
+  it('refuses, at construction, options that would otherwise fail on every request', () => {
+    const fromParams = { credentials, params: { service: 'svc' }, allow: ['payments/*'] };
+    expect(() =>
+      serviceProxy({ ...fromParams, scheme: 'ftp' } as unknown as ServiceProxyOptions),
+    ).toThrow(/scheme must be "http" or "https"/);
+    expect(() => serviceProxy({ ...fromParams, port: 'not a port' })).toThrow(/port must be/);
+    expect(() =>
+      serviceProxy({
+        credentials,
+        params: { service: 'svc' },
+        allow: 'payments/*',
+      } as unknown as ServiceProxyOptions),
+    ).toThrow(/allow must be an array/);
+    expect(() =>
+      serviceProxy({
+        credentials,
+        service: 'ledger',
+        rewriteHtml: 'yes',
+      } as unknown as ServiceProxyOptions),
+    ).toThrow(/rewriteHtml must be true or false/);
   });
 
   it('does not mutate the options object', () => {
@@ -138,11 +161,65 @@ describeEachExpress('serviceProxy', (express) => {
     expect(streamed.text).toBe('chunk 1\nchunk 2\nchunk 3\n');
   });
 
+  it('drops headers that would change who the control plane thinks is calling', async () => {
+    const { url } = await start();
+    const res = await request(url)
+      .get('/ledger/v1/entries')
+      .set('Impersonate-User', 'system:admin')
+      .set('Impersonate-Group', 'system:masters')
+      .set('Impersonate-Uid', '0')
+      .set('Impersonate-Extra-Scopes', 'all')
+      .set('X-Remote-User', 'admin')
+      .set('X-Remote-Group', 'system:masters')
+      .set('X-Remote-Extra-Scopes', 'all')
+      .set('X-Trace', '1');
+    expect(res.status).toBe(200);
+    const seen = Object.keys(lastUpstream()?.headers ?? {});
+    expect(seen.filter((name) => /^(impersonate-|x-remote-)/.test(name))).toEqual([]);
+    expect(seen).toContain('x-trace');
+  });
+
   it('re-sends a body that a JSON parser mounted earlier already read', async () => {
     const { url } = await start({}, true);
     const res = await request(url).post('/ledger/items').send({ amount: '5.00' });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body.body)).toEqual({ amount: '5.00' });
+  });
+
+  it('sends no body upstream for a GET that a JSON parser mounted earlier saw', async () => {
+    const { url } = await start({}, true);
+    const res = await request(url).get('/ledger/items');
+    expect(res.status).toBe(200);
+    expect(lastUpstream()?.body).toBe('');
+    expect(lastUpstream()?.headers['content-length'] ?? '0').toBe('0');
+  });
+
+  it('re-sends a gzip body the JSON parser inflated without its Content-Encoding', async () => {
+    const { url } = await start({}, true);
+    const gzipped = gzipSync('{"amount":"5.00"}');
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${url}/ledger/items`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Encoding': 'gzip',
+          'Content-Length': gzipped.length,
+        },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end(gzipped);
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(JSON.parse(answer.body).body)).toEqual({ amount: '5.00' });
+    expect(lastUpstream()?.headers['content-encoding']).toBeUndefined();
   });
 
   it('answers 400 naming "path" for a suffix that climbs out, and sends nothing upstream', async () => {
@@ -180,6 +257,33 @@ describeEachExpress('serviceProxy', (express) => {
     expect(res.text).toContain('href="/ledger/style.css"');
     expect(res.text).toContain('href="https://example.com/x"');
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+  });
+
+  it('keeps every byte of an HTML body that is not UTF-8 while rewriting its links', async () => {
+    const { url } = await start({ rewriteHtml: true });
+    const res = await request(url)
+      .get('/ledger/html-latin1')
+      .buffer(true)
+      .parse((stream, done) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+    const expected = Buffer.concat([
+      Buffer.from('<a href="/ledger/menu">caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('</a>'),
+    ]);
+    expect(res.body).toEqual(expected);
+    expect(res.headers['content-length']).toBe(String(expected.length));
+  });
+
+  it('answers HEAD on a rewritten HTML page without a Content-Length it cannot know', async () => {
+    const { url } = await start({ rewriteHtml: true });
+    const res = await request(url).head('/ledger/html');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['content-length']).toBeUndefined();
   });
 
   it('takes the service from route parameters, restricted by the allow list', async () => {

@@ -63,6 +63,21 @@ function toBuffer(chunk: unknown, encoding: unknown): Buffer | undefined {
 }
 
 /**
+ * While `onEnd`'s promise is pending the response is held back, yet to the app it must look
+ * finished: an error raised after the handler responded would otherwise make the error handler
+ * see `headersSent === false` and send a second response over the first (and Node would then
+ * throw "write after end" when the held end is released).
+ */
+function showAsFinished(res: ServerResponse): () => void {
+  const finished = { configurable: true, enumerable: false, get: () => true };
+  Object.defineProperties(res, { headersSent: finished, writableEnded: finished });
+  return () => {
+    Reflect.deleteProperty(res, 'headersSent');
+    Reflect.deleteProperty(res, 'writableEnded');
+  };
+}
+
+/**
  * Wraps `writeHead`, `write` and `end` of one response. The response itself is unchanged,
  * except that `stripHeader` never leaves.
  */
@@ -71,6 +86,8 @@ export function captureResponse(res: ServerResponse, options: CaptureOptions): v
   let bytes = 0;
   let storable = true;
   let ended = false;
+  /** Calls made while the end is held back; run, in order, after it. */
+  let late: (() => void)[] | undefined;
 
   function record(chunk: unknown, encoding: unknown): void {
     if (!storable || chunk === undefined || chunk === null || typeof chunk === 'function') return;
@@ -95,6 +112,12 @@ export function captureResponse(res: ServerResponse, options: CaptureOptions): v
 
   Object.assign(res, {
     writeHead: function capturedWriteHead(this: ServerResponse, ...args: unknown[]) {
+      if (late !== undefined) {
+        // What Node does once a response has ended.
+        throw Object.assign(new Error('Cannot write headers after they are sent to the client'), {
+          code: 'ERR_HTTP_HEADERS_SENT',
+        });
+      }
       const [status, second, third] = args;
       const reason = typeof second === 'string' ? second : undefined;
       if (!res.headersSent) {
@@ -106,10 +129,18 @@ export function captureResponse(res: ServerResponse, options: CaptureOptions): v
         : writeHead.call(this, status, reason);
     },
     write: function capturedWrite(this: ServerResponse, ...args: unknown[]) {
+      if (late !== undefined) {
+        late.push(() => write.apply(this, args));
+        return true;
+      }
       if (!ended) record(args[0], args[1]);
       return write.apply(this, args);
     },
     end: function capturedEnd(this: ServerResponse, ...args: unknown[]) {
+      if (late !== undefined) {
+        late.push(() => end.apply(this, args));
+        return this;
+      }
       if (ended) return end.apply(this, args);
       ended = true;
       record(args[0], args[1]);
@@ -127,10 +158,18 @@ export function captureResponse(res: ServerResponse, options: CaptureOptions): v
       };
       const stored = options.onEnd(captured);
       if (stored === undefined) return end.apply(this, args);
-      stored.then(
-        () => end.apply(this, args),
-        () => end.apply(this, args),
-      );
+      const held: (() => void)[] = [];
+      late = held;
+      const restore = showAsFinished(res);
+      const finish = () => {
+        late = undefined;
+        restore();
+        // The status that was stored is the one sent, whatever was set on `res` meanwhile.
+        if (!res.headersSent) res.statusCode = captured.status;
+        end.apply(this, args);
+        for (const call of held) call();
+      };
+      stored.then(finish, finish);
       return this;
     },
   });

@@ -13,13 +13,17 @@ export interface FingerprintRequest {
   readonly body?: unknown;
 }
 
+/**
+ * The URL without the id's own query parameters. The query is always re-serialised, with or
+ * without an id in it, so that moving the id from the header to the query (or back) on a retry
+ * does not change how the other parameters are spelled (`%20` and `+` alike).
+ */
 function withoutParams(url: string, names: readonly string[]): string {
   const queryStart = url.indexOf('?');
-  if (queryStart < 0 || names.length === 0) return url;
+  if (queryStart < 0) return url;
   const lower = new Set(names.map((name) => name.toLowerCase()));
   const params = new URLSearchParams(url.slice(queryStart + 1));
   const kept = [...params].filter(([key]) => !lower.has(key.toLowerCase()));
-  if (kept.length === [...params].length) return url;
   const query = new URLSearchParams(kept).toString();
   return url.slice(0, queryStart) + (query === '' ? '' : `?${query}`);
 }

@@ -131,8 +131,16 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     const fingerprint = await config.fingerprint(req);
     const token = randomUUID();
     const lock = { token, fingerprint, lockTtlMs: config.lockTtlMs };
+    // A failed acquire may still have taken the lock (Redis ran the script but answered after
+    // `commandTimeoutMs`): give it back, or every retry would get 409 until `lockTtlMs` passes.
+    // The release only removes a lock holding this attempt's token.
+    const acquire = () =>
+      store.acquire(key, lock).catch((error: unknown) => {
+        store.release(key, token).catch(() => undefined);
+        throw error;
+      });
 
-    let result: AcquireResult | undefined = await fromStore(() => store.acquire(key, lock));
+    let result: AcquireResult | undefined = await fromStore(acquire);
     const deadline = Date.now() + config.waitTimeoutMs;
     let pollMs = 10;
     // Each turn either returns, throws, or sleeps; the wait is bounded by `waitTimeoutMs`.
@@ -159,7 +167,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       }
       await sleep(Math.min(pollMs, remaining));
       pollMs = Math.min(pollMs * 2, 200);
-      result = await fromStore(async () => (await store.get(key)) ?? store.acquire(key, lock));
+      result = await fromStore(async () => (await store.get(key)) ?? acquire());
     }
   }
 

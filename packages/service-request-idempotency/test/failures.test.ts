@@ -2,7 +2,7 @@ import { describeEachExpress, expectErrorEnvelope, waitFor } from '@resourceful/
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { type IdempotencyStore, memoryStore } from '../src/index.js';
-import { startApp } from './helpers.js';
+import { slowCompletingStore, startApp } from './helpers.js';
 
 /** A store whose every call fails, as when the database behind it is down. */
 function brokenStore(): IdempotencyStore & { calls: number } {
@@ -35,6 +35,39 @@ describeEachExpress('failed first attempts', (express) => {
       expect(first.status).toBe(500);
       const retry = await request(app.url).post('/v1/flaky-async').set('Service-Request-Id', 'fa');
       expect(retry.status).toBe(201);
+    });
+  });
+
+  describe('when the handler fails after it responded', () => {
+    it('sends the response it wrote, not a 500 over it, and replays that response', async () => {
+      const app = await startApp(express);
+      const first = await request(app.url)
+        .post('/v1/respond-then-throw')
+        .set('Service-Request-Id', 'rt');
+      expect(first.status).toBe(201);
+      expect(first.body).toEqual({ n: 1 });
+      const repeat = await request(app.url)
+        .post('/v1/respond-then-throw')
+        .set('Service-Request-Id', 'rt');
+      expect(repeat.status).toBe(201);
+      expect(repeat.body).toEqual({ n: 1 });
+      expect(repeat.headers['idempotent-replayed']).toBe('true');
+      expect(app.runs['respond-then-throw']).toBe(1);
+    });
+
+    it('keeps the status it stored when a later rejection changes res.statusCode (slow store)', async () => {
+      const app = await startApp(express, { store: slowCompletingStore(memoryStore(), 30) });
+      const first = await request(app.url)
+        .post('/v1/respond-then-reject')
+        .set('Service-Request-Id', 'rr');
+      expect(first.status).toBe(201);
+      expect(first.body).toEqual({ n: 1 });
+      const repeat = await request(app.url)
+        .post('/v1/respond-then-reject')
+        .set('Service-Request-Id', 'rr');
+      expect(repeat.status).toBe(201);
+      expect(repeat.headers['idempotent-replayed']).toBe('true');
+      expect(app.runs['respond-then-reject']).toBe(1);
     });
   });
 
@@ -92,6 +125,32 @@ describeEachExpress('failed first attempts', (express) => {
       expect(res.text).not.toContain('ECONNREFUSED');
       expect(app.runs.things).toBeUndefined();
       expect(errors).toHaveLength(1);
+    });
+
+    it('gives back a lock that a failed acquire took anyway, so the retry runs at once', async () => {
+      // Redis ran the lock script, but its answer came after commandTimeoutMs.
+      const inner = memoryStore();
+      const late: IdempotencyStore = {
+        acquire: async (key, lock) => {
+          await inner.acquire(key, lock);
+          throw new Error('Redis did not answer within 1000 ms');
+        },
+        get: (key) => inner.get(key),
+        complete: (key, completion) => inner.complete(key, completion),
+        release: (key, token) => inner.release(key, token),
+      };
+      const first = await startApp(express, { store: late });
+      const refused = await request(first.url).post('/v1/things').set('Service-Request-Id', 'slow');
+      expectErrorEnvelope(refused, 503, { code: 'SERVICE_UNAVAILABLE' });
+      const healthy = await startApp(express, { store: inner });
+      await waitFor(() => inner.size === 0, {
+        timeoutMs: 2_000,
+        what: 'the lock to be given back',
+      });
+      const retry = await request(healthy.url).post('/v1/things').set('Service-Request-Id', 'slow');
+      expect(retry.status).toBe(201);
+      expect(healthy.runs.things).toBe(1);
+      expect(first.runs.things).toBeUndefined();
     });
 
     it('sends the configured Retry-After', async () => {

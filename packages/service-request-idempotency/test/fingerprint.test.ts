@@ -37,6 +37,19 @@ describe('requestFingerprint', () => {
     ).toBe(requestFingerprint({ ...base, url: '/v1/things?x=1', body: {} }));
   });
 
+  it('is the same whether the id came as a header or next to encoded query parameters', () => {
+    const names = ['Service-Request-Id'];
+    const inHeader = requestFingerprint(
+      { ...base, url: '/v1/things?note=a%20b&x=1', body: {} },
+      names,
+    );
+    const inQuery = requestFingerprint(
+      { ...base, url: '/v1/things?note=a%20b&Service-Request-Id=abc&x=1', body: {} },
+      names,
+    );
+    expect(inQuery).toBe(inHeader);
+  });
+
   it('prefers originalUrl over a router-relative url', () => {
     expect(requestFingerprint({ ...base, url: '/', originalUrl: '/v1/things' })).toBe(
       requestFingerprint(base),

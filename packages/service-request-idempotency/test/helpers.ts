@@ -135,6 +135,21 @@ export async function startApp(
       res.status(201).json({ n });
     }),
   );
+  app.post('/v1/respond-then-throw', (_req: Request, res: Response) => {
+    const n = count('respond-then-throw');
+    res.status(201).json({ n });
+    throw new Error('failed after responding');
+  });
+  app.post(
+    '/v1/respond-then-reject',
+    asyncHandler(async (_req: Request, res: Response) => {
+      const n = count('respond-then-reject');
+      res.status(201).json({ n });
+      await Promise.resolve();
+      res.status(500);
+      throw new Error('failed after responding');
+    }),
+  );
   app.post('/v1/large', (_req: Request, res: Response) => {
     const n = count('large');
     res.status(201).type('text').send(`${n}`.padEnd(4096, 'x'));
@@ -183,4 +198,17 @@ export function countingStore(inner: IdempotencyStore): IdempotencyStore & { acq
     get: inner.get.bind(inner),
   };
   return counted;
+}
+
+/** Wraps a store so that storing a completion takes `delayMs`, as a slow Redis would. */
+export function slowCompletingStore(inner: IdempotencyStore, delayMs: number): IdempotencyStore {
+  return {
+    acquire: (key, lock) => inner.acquire(key, lock),
+    get: (key) => inner.get(key),
+    release: (key, token) => inner.release(key, token),
+    complete: async (key, completion) => {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await inner.complete(key, completion);
+    },
+  };
 }

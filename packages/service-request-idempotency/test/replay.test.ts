@@ -1,8 +1,8 @@
 import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { type IdempotencyStore, memoryStore } from '../src/index.js';
-import { startApp } from './helpers.js';
+import { memoryStore } from '../src/index.js';
+import { slowCompletingStore, startApp } from './helpers.js';
 
 describeEachExpress('replaying the first response', (express) => {
   describe('when a POST with Service-Request-Id is repeated', () => {
@@ -28,17 +28,7 @@ describeEachExpress('replaying the first response', (express) => {
     });
 
     it('replays a repeat sent right after the response, even from a slow store', async () => {
-      const store = memoryStore();
-      const slowStore: IdempotencyStore = {
-        acquire: (key, lock) => store.acquire(key, lock),
-        get: (key) => store.get(key),
-        release: (key, token) => store.release(key, token),
-        complete: async (key, completion) => {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          await store.complete(key, completion);
-        },
-      };
-      const app = await startApp(express, { store: slowStore });
+      const app = await startApp(express, { store: slowCompletingStore(memoryStore(), 50) });
       const first = await request(app.url).post('/v1/things').set('Service-Request-Id', 's-1');
       const repeat = await request(app.url).post('/v1/things').set('Service-Request-Id', 's-1');
       expect(first.status).toBe(201);

@@ -102,11 +102,28 @@ function answerService(
     return;
   }
   if (suffix === '/html') {
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(
+    const page =
       `<html><head><link href="${prefix}/style.css"></head>` +
-        `<body><a href="${prefix}/next">next</a><a href="https://example.com/x">out</a></body></html>`,
-    );
+      `<body><a href="${prefix}/next">next</a><a href="https://example.com/x">out</a></body></html>`;
+    res.writeHead(200, {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Length': Buffer.byteLength(page),
+    });
+    res.end(page);
+    return;
+  }
+  if (suffix === '/html-latin1') {
+    // "café" in ISO-8859-1: the 0xE9 byte is not valid UTF-8 on its own.
+    const page = Buffer.concat([
+      Buffer.from(`<a href="${prefix}/menu">caf`),
+      Buffer.from([0xe9]),
+      Buffer.from('</a>'),
+    ]);
+    res.writeHead(200, {
+      'Content-Type': 'text/html; charset=iso-8859-1',
+      'Content-Length': page.length,
+    });
+    res.end(page);
     return;
   }
   if (suffix === '/stream') {

@@ -42,6 +42,19 @@ export function ourCommand(): { command: string; prefix: string[] } {
   };
 }
 
+/**
+ * Variables of the developer's shell that change how both proxies reach the control plane. The
+ * children start without them; a test about one of them passes it in `env`.
+ */
+const CONTROL_PLANE_VARIABLES = ['KUBECONFIG', 'DISABLE_HTTP2'];
+
+/** The parent's environment without `CONTROL_PLANE_VARIABLES`, then `env` on top. */
+export function childEnvironment(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CONTROL_PLANE_VARIABLES) delete inherited[name];
+  return { ...inherited, ...env };
+}
+
 export function startProcess(
   command: string,
   args: readonly string[],
@@ -49,7 +62,7 @@ export function startProcess(
 ): Promise<RunningProxy> {
   const child = spawn(command, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, KUBECONFIG: '', ...env },
+    env: childEnvironment(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

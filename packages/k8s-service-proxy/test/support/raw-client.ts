@@ -54,6 +54,10 @@ export interface UpgradeResult {
   status: number;
   /** What came back after sending `ping` on the upgraded connection (empty if not upgraded). */
   echoed: string;
+  /** When not upgraded: the answer's `Location`, `Content-Type` and body. */
+  location?: string;
+  contentType?: string;
+  body?: string;
 }
 
 /** Sends an upgrade request, then `ping`, and collects the echo. */
@@ -84,8 +88,20 @@ export function rawUpgrade(
       socket.write('ping');
     });
     req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, echoed: '' }));
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          echoed: '',
+          location: res.headers.location,
+          contentType: res.headers['content-type'],
+          body,
+        }),
+      );
     });
     req.on('error', reject);
     req.end();
