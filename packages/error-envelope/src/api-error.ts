@@ -251,10 +251,20 @@ function fromCatalogue(
 function withRetryAfter(options: RetryableErrorOptions | undefined): ErrorOptions {
   if (options === undefined) return {};
   const { retryAfter, ...rest } = options;
-  if (retryAfter === undefined) return rest;
-  const value =
-    retryAfter instanceof Date
-      ? retryAfter.toUTCString()
-      : String(Math.max(0, Math.ceil(retryAfter)));
+  const value = retryAfterValue(retryAfter);
+  if (value === undefined) return rest;
   return { ...rest, headers: { ...rest.headers, 'Retry-After': value } };
+}
+
+/**
+ * `Retry-After = HTTP-date / delay-seconds` (RFC 9110 §10.2.3). A value computed at run time may
+ * be NaN or an invalid date; it is left out rather than failing the error response being built.
+ * Huge delays are capped so they stay digits (`String(1e21)` is `"1e+21"`).
+ */
+function retryAfterValue(retryAfter: number | Date | undefined): string | undefined {
+  if (retryAfter instanceof Date) {
+    return Number.isNaN(retryAfter.getTime()) ? undefined : retryAfter.toUTCString();
+  }
+  if (typeof retryAfter !== 'number' || !Number.isFinite(retryAfter)) return undefined;
+  return String(Math.min(Math.max(0, Math.ceil(retryAfter)), Number.MAX_SAFE_INTEGER));
 }

@@ -3,6 +3,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiError } from './api-error.js';
+import { checkOptions, optionError } from './check-options.js';
+import { isHeaderName } from './header-checks.js';
 import { toApiError } from './normalize.js';
 import { DEFAULT_CODE_HEADER, sendError } from './send-error.js';
 
@@ -54,11 +56,36 @@ function logFault(report: ErrorReport): void {
   }
 }
 
+const KNOWN_OPTIONS = ['exposeInternals', 'codeHeader', 'onError'];
+
+function resolveOptions(options: unknown): Required<ErrorHandlerOptions> {
+  const factory = 'errorHandler';
+  const { exposeInternals, codeHeader, onError } = checkOptions(factory, options, KNOWN_OPTIONS);
+  if (exposeInternals !== undefined && typeof exposeInternals !== 'boolean') {
+    throw optionError(factory, 'exposeInternals', 'a boolean', exposeInternals);
+  }
+  // Checked here, not by setHeader on the first error: there it would lose the envelope.
+  if (codeHeader !== undefined && codeHeader !== false && !isHeaderName(codeHeader)) {
+    throw optionError(
+      factory,
+      'codeHeader',
+      'a header name such as "Error-Code", or false',
+      codeHeader,
+    );
+  }
+  if (onError !== undefined && typeof onError !== 'function') {
+    throw optionError(factory, 'onError', 'a function', onError);
+  }
+  return {
+    exposeInternals: exposeInternals ?? false,
+    codeHeader: codeHeader ?? DEFAULT_CODE_HEADER,
+    onError: (onError as ErrorHandlerOptions['onError']) ?? logFault,
+  };
+}
+
 /** Ends the error chain of an app: `app.use(errorHandler())` after every route. */
 export function errorHandler(options: ErrorHandlerOptions = {}) {
-  const exposeInternals = options.exposeInternals ?? false;
-  const codeHeader = options.codeHeader ?? DEFAULT_CODE_HEADER;
-  const onError = options.onError ?? logFault;
+  const { exposeInternals, codeHeader, onError } = resolveOptions(options);
 
   return function errorEnvelopeHandler(
     cause: unknown,
@@ -76,14 +103,20 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
       sendError(res, error, { codeHeader });
     }
     const kind = classifyError(error);
-    onError({
-      error,
-      cause,
-      status: error.status,
-      kind,
-      fault: kind === 'fault',
-      headersSent,
-      req,
-    });
+    try {
+      onError({
+        error,
+        cause,
+        status: error.status,
+        kind,
+        fault: kind === 'fault',
+        headersSent,
+        req,
+      });
+    } catch (hookError) {
+      // The response is written; a throw from here would reach Express's own final handler,
+      // which cuts the connection. A failing hook (a metrics client that is down) is logged.
+      console.error('errorHandler: onError threw', hookError);
+    }
   };
 }

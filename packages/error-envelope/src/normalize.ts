@@ -2,7 +2,7 @@
  * @module Turns whatever reached the error handler into an ApiError: body-parser failures,
  * zod validation errors, http-errors style errors, and unknown throws.
  */
-import { ApiError, type ErrorDetail, isApiError } from './api-error.js';
+import { ApiError, type ErrorDetail, type InnerError, isApiError } from './api-error.js';
 import { codeForStatus } from './catalogue.js';
 
 /** The shape of a zod issue that this package reads (zod 3 and 4 agree on it). */
@@ -43,15 +43,31 @@ export function formatFieldPath(path: readonly PropertyKey[]): string | undefine
   return out === '' ? undefined : out;
 }
 
-/** A 400 `VALIDATION_ERROR` with one detail per zod issue, `target` the field path. */
+/**
+ * Details listed for one zod error. A body of many small invalid items yields an issue for each
+ * missing field, so the response could be far larger than the request; past this, only the count
+ * is told.
+ */
+const MAX_VALIDATION_DETAILS = 100;
+
+/**
+ * A 400 `VALIDATION_ERROR` with one detail per zod issue (the first 100), `target` the field
+ * path.
+ */
 export function fromZodError(error: ZodErrorLike, message?: string): ApiError {
-  const details: ErrorDetail[] = error.issues.map((issue) => {
+  const details: ErrorDetail[] = error.issues.slice(0, MAX_VALIDATION_DETAILS).map((issue) => {
     const detail: ErrorDetail = { code: 'VALIDATION_ERROR', message: issue.message };
     const target = formatFieldPath(issue.path);
     if (target !== undefined) detail.target = target;
     return detail;
   });
-  return ApiError.validation(details, message, { cause: error });
+  const total = error.issues.length;
+  const summary =
+    message ??
+    (total > MAX_VALIDATION_DETAILS
+      ? `The request failed validation (${total} problems; the first ${MAX_VALIDATION_DETAILS} are listed).`
+      : undefined);
+  return ApiError.validation(details, summary, { cause: error });
 }
 
 // body-parser (and raw-body) tag their errors with `type`; see body-parser's README "Errors".
@@ -81,6 +97,7 @@ const BODY_PARSER_TYPES: Readonly<Record<string, (cause: unknown) => ApiError>> 
 export function toApiError(error: unknown, options: NormalizeOptions = {}): ApiError {
   if (isApiError(error)) return error;
   if (isZodError(error)) return fromZodError(error);
+  const exposeInternals = options.exposeInternals === true;
 
   const tagged = error as { type?: unknown; status?: unknown; statusCode?: unknown };
   if (typeof error === 'object' && error !== null) {
@@ -88,21 +105,57 @@ export function toApiError(error: unknown, options: NormalizeOptions = {}): ApiE
       return BODY_PARSER_TYPES[tagged.type]!(error);
     }
     const status = Number(tagged.status ?? tagged.statusCode);
-    if (Number.isInteger(status) && status >= 400 && status < 500) {
-      // http-errors marks 4xx messages as safe to show (`expose`); anything else stays generic.
-      const expose = (error as { expose?: unknown }).expose === true;
-      const message = expose && error instanceof Error ? error.message : 'The request is invalid.';
-      return new ApiError({ status, code: codeForStatus(status), message, cause: error });
+    if (Number.isInteger(status) && status >= 400 && status < 600) {
+      return fromStatusError(error, status, exposeInternals);
     }
   }
-  return internalError(error, options.exposeInternals === true);
+  if (!exposeInternals) return ApiError.internal(undefined, { cause: error });
+  return ApiError.internal(undefined, { cause: error, innererror: describeThrown(error) });
 }
 
-function internalError(error: unknown, expose: boolean): ApiError {
-  if (!expose) return ApiError.internal(undefined, { cause: error });
-  const innererror =
-    error instanceof Error
-      ? { code: error.name, message: error.message, stack: error.stack }
-      : { code: 'NonError', message: String(error) };
-  return ApiError.internal(undefined, { cause: error, innererror });
+/**
+ * An error that carries its own status (http-errors and alike), answered as Express's final
+ * handler would: that status and the error's `headers` (a 401's `WWW-Authenticate`, a 405's
+ * `Allow`, a 503's `Retry-After`), the code of the catalogue for the status.
+ */
+function fromStatusError(error: object, status: number, exposeInternals: boolean): ApiError {
+  // http-errors marks messages safe to show with `expose` (by default on 4xx only).
+  const expose = (error as { expose?: unknown }).expose === true && error instanceof Error;
+  const generic =
+    status < 500 ? 'The request is invalid.' : 'The service failed to process the request.';
+  return new ApiError({
+    status,
+    code: codeForStatus(status),
+    message: expose ? error.message : generic,
+    headers: headersOf(error),
+    innererror: status >= 500 && exposeInternals ? describeThrown(error) : undefined,
+    cause: error,
+  });
+}
+
+/** The error's string and number `headers` (sendError leaves out those node:http refuses). */
+function headersOf(error: object): Record<string, string> | undefined {
+  const headers = (error as { headers?: unknown }).headers;
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return undefined;
+  const valid: [string, string][] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string') valid.push([name, value]);
+    else if (typeof value === 'number' && Number.isFinite(value)) valid.push([name, String(value)]);
+  }
+  // fromEntries defines own properties, so a "__proto__" name cannot reach the prototype.
+  return Object.fromEntries(valid);
+}
+
+/** The message and stack of what was thrown, for `exposeInternals` (development only). */
+function describeThrown(error: unknown): InnerError {
+  if (error instanceof Error)
+    return { code: error.name, message: error.message, stack: error.stack };
+  let message: string;
+  try {
+    message = String(error);
+  } catch {
+    // An object without prototype (or with a throwing toString) has no string form of its own.
+    message = Object.prototype.toString.call(error);
+  }
+  return { code: 'NonError', message };
 }

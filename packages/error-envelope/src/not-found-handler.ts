@@ -3,6 +3,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './api-error.js';
+import { checkOptions, optionError } from './check-options.js';
 
 export interface NotFoundHandlerOptions {
   /** @default 'No resource matches this path.' */
@@ -11,13 +12,17 @@ export interface NotFoundHandlerOptions {
 
 /** Mount after every route: `app.use(notFoundHandler())`. Passes a 404 `NOT_FOUND` on. */
 export function notFoundHandler(options: NotFoundHandlerOptions = {}) {
-  const message = options.message ?? 'No resource matches this path.';
+  const { message } = checkOptions('notFoundHandler', options, ['message']);
+  if (message !== undefined && typeof message !== 'string') {
+    throw optionError('notFoundHandler', 'message', 'a string', message);
+  }
+  const resolvedMessage = message ?? 'No resource matches this path.';
   return function notFoundEnvelopeHandler(
     _req: IncomingMessage,
     _res: ServerResponse,
     next: (err?: unknown) => void,
   ): void {
     // The path is not echoed: it is client input and may be huge or carry markup.
-    next(ApiError.notFound(message));
+    next(ApiError.notFound(resolvedMessage));
   };
 }

@@ -93,6 +93,24 @@ describe('ApiError constructors', () => {
     );
   });
 
+  it.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['an invalid date', new Date('soon')],
+  ])('leaves Retry-After out for %s, which has no valid header form', (_what, retryAfter) => {
+    const error = ApiError.serviceUnavailable('down', { retryAfter, headers: { Link: '</s>' } });
+    expect(error.headers).toEqual({ Link: '</s>' });
+  });
+
+  it('writes a huge retryAfter as digits and a negative one as 0', () => {
+    expect(ApiError.tooManyRequests(undefined, { retryAfter: 1e22 }).headers['Retry-After']).toBe(
+      String(Number.MAX_SAFE_INTEGER),
+    );
+    expect(ApiError.tooManyRequests(undefined, { retryAfter: -5 }).headers['Retry-After']).toBe(
+      '0',
+    );
+  });
+
   it('sends Allow with methodNotAllowed', () => {
     expect(ApiError.methodNotAllowed(['GET', 'HEAD']).headers).toEqual({ Allow: 'GET, HEAD' });
   });

@@ -1,7 +1,7 @@
 import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/test-support';
 import type { Request, Response } from 'express';
 import request from 'supertest';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   ApiError,
@@ -9,6 +9,7 @@ import {
   type ErrorHandlerOptions,
   type ErrorReport,
   errorHandler,
+  type NotFoundHandlerOptions,
   notFoundHandler,
 } from '../src/index.js';
 
@@ -64,6 +65,48 @@ describeEachExpress('errorHandler', (express, version) => {
     app.get('/sent-then-fail', (_req, res, next) => {
       res.json({ ok: true });
       next(new Error('after the end'));
+    });
+    app.get('/http-error-headers', (_req, _res, next) => {
+      next(
+        Object.assign(new Error('Bearer token required'), {
+          status: 401,
+          expose: true,
+          headers: { 'WWW-Authenticate': 'Bearer realm="api"', 'Bad Name': 'x', 'X-Bad': 'a\nb' },
+        }),
+      );
+    });
+    app.get('/http-error-5xx', (_req, _res, next) => {
+      next(
+        Object.assign(new Error('Response timeout after 5000ms to db-7'), {
+          status: 503,
+          expose: false,
+          headers: { 'Retry-After': 5 },
+        }),
+      );
+    });
+    app.get('/unserialisable', () => {
+      throw new ApiError({
+        status: 409,
+        code: 'CONFLICT',
+        message: 'Version clash.',
+        target: 'id',
+        innererror: { code: 'CLASH', version: 10n },
+      });
+    });
+    app.get('/bad-header', () => {
+      throw ApiError.tooManyRequests(undefined, {
+        retryAfter: 3,
+        headers: { 'X-Trace': 'a\r\nSet-Cookie: session=evil' },
+      });
+    });
+    app.get('/bad-code', () => {
+      throw new ApiError({ status: 422, code: 'BAD\nCODE', message: 'Odd code.' });
+    });
+    app.get('/null-prototype', (_req, _res, next) => {
+      next(Object.create(null));
+    });
+    app.post('/card-list', (req: Request, res: Response) => {
+      res.json(z.array(cardSchema).parse(req.body));
     });
     app.use(notFoundHandler());
     app.use(errorHandler({ onError: (report) => reports.push(report), ...options }));
@@ -201,6 +244,62 @@ describeEachExpress('errorHandler', (express, version) => {
     expect(res.text ?? '').toBe('');
   });
 
+  describe('when an http-errors style error carries headers', () => {
+    it('sends its valid headers, as Express does (WWW-Authenticate on a 401)', async () => {
+      const res = await request(app()).get('/http-error-headers');
+      expectErrorEnvelope(res, 401, { code: 'UNAUTHENTICATED' });
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="api"');
+      expect(res.headers['x-bad']).toBeUndefined();
+    });
+
+    it('keeps a 5xx status with its headers, hiding the message', async () => {
+      const res = await request(app()).get('/http-error-5xx');
+      expectErrorEnvelope(res, 503, { code: 'SERVICE_UNAVAILABLE' });
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.text).not.toContain('db-7');
+      expect(reports[0]).toMatchObject({ status: 503, kind: 'fault' });
+    });
+  });
+
+  it('leaves out an ApiError header node:http would refuse, and sends the envelope', async () => {
+    const res = await request(app()).get('/bad-header');
+    expectErrorEnvelope(res, 429, { code: 'TOO_MANY_REQUESTS' });
+    expect(res.headers['retry-after']).toBe('3');
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(res.headers['x-trace']).toBeUndefined();
+  });
+
+  it('sends the envelope without the code header when the code cannot be a header value', async () => {
+    const res = await request(app()).get('/bad-code');
+    expectErrorEnvelope(res, 422, { code: 'BAD\nCODE' });
+    expect(res.headers['error-code']).toBeUndefined();
+  });
+
+  it('still sends an envelope when innererror cannot be serialised', async () => {
+    const res = await request(app()).get('/unserialisable');
+    expectErrorEnvelope(res, 409, { code: 'CONFLICT', target: 'id' });
+    expect(res.body.error.message).toBe('Version clash.');
+    expect(res.body.error.innererror).toBeUndefined();
+  });
+
+  it('describes a value without prototype in innererror with exposeInternals', async () => {
+    const res = await request(app({ exposeInternals: true })).get('/null-prototype');
+    expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+    expect(res.body.error.innererror).toEqual({ code: 'NonError', message: '[object Object]' });
+  });
+
+  it('lists at most 100 validation details, however many the body has', async () => {
+    const res = await request(app({}))
+      .post('/card-list')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(Array.from({ length: 150 }, () => ({}))));
+    expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR' });
+    expect(res.body.error.details).toHaveLength(100);
+    expect(res.body.error.message).toBe(
+      'The request failed validation (300 problems; the first 100 are listed).',
+    );
+  });
+
   it('uses a custom code header, or none', async () => {
     const custom = await request(app({ codeHeader: 'x-ms-error-code' })).get('/api-error');
     expect(custom.headers['x-ms-error-code']).toBe('SERVICE_UNAVAILABLE');
@@ -244,6 +343,34 @@ describeEachExpress('errorHandler', (express, version) => {
       expect(reports[0]).toMatchObject({ status: 404, kind: 'client-error', fault: false });
     });
 
+    it('still answers, and passes nothing on, when onError throws', async () => {
+      const passedOn: unknown[] = [];
+      const failing = express();
+      failing.get('/', () => {
+        throw ApiError.notFound();
+      });
+      failing.use(
+        errorHandler({
+          onError: () => {
+            throw new Error('metrics backend down');
+          },
+        }),
+      );
+      failing.use((err: unknown, _req: Request, _res: Response, next: (err?: unknown) => void) => {
+        passedOn.push(err);
+        next();
+      });
+      const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+      try {
+        const res = await request(failing).get('/');
+        expectErrorEnvelope(res, 404, { code: 'NOT_FOUND' });
+        expect(passedOn).toEqual([]);
+        expect(logged).toHaveBeenCalledTimes(1);
+      } finally {
+        logged.mockRestore();
+      }
+    });
+
     it('reports a throttling 503 as throttled, not a fault', async () => {
       const throttled = express();
       throttled.get('/', () => {
@@ -275,5 +402,36 @@ describeEachExpress('notFoundHandler', (express) => {
     app.use(errorHandler());
     const res = await request(app).post('/x');
     expect(res.body.error.message).toBe('Nothing here.');
+  });
+});
+
+describe('errorHandler and notFoundHandler options', () => {
+  it('accept (), {} and undefined values', () => {
+    expect(errorHandler().name).toBe('errorEnvelopeHandler');
+    expect(() =>
+      errorHandler({ exposeInternals: undefined, codeHeader: undefined, onError: undefined }),
+    ).not.toThrow();
+    expect(() => errorHandler({ codeHeader: false })).not.toThrow();
+    expect(notFoundHandler({}).name).toBe('notFoundEnvelopeHandler');
+  });
+
+  it.each([
+    [{ exposeInternal: true }, /unknown option "exposeInternal"/],
+    [{ exposeInternals: 'yes' }, /exposeInternals must be a boolean/],
+    [{ codeHeader: 'Error Code' }, /codeHeader must be a header name/],
+    [{ codeHeader: '' }, /codeHeader must be a header name/],
+    [{ codeHeader: true }, /codeHeader must be a header name/],
+    [{ onError: 'log' }, /onError must be a function/],
+    [null, /options must be an object/],
+  ])('errorHandler refuses %j', (options, message) => {
+    expect(() => errorHandler(options as ErrorHandlerOptions)).toThrow(message);
+  });
+
+  it.each([
+    [{ mesage: 'x' }, /unknown option "mesage"/],
+    [{ message: 42 }, /message must be a string/],
+    [[], /options must be an object/],
+  ])('notFoundHandler refuses %j', (options, message) => {
+    expect(() => notFoundHandler(options as NotFoundHandlerOptions)).toThrow(message);
   });
 });

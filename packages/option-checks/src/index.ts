@@ -6,13 +6,16 @@
  * so it is a dependency of none of them at run time.
  */
 
+/** Characters of a name compared; keeps the distance table small whatever the input. */
+const COMPARED_LENGTH = 64;
+
 /**
  * Optimal string alignment distance, case-insensitive: the edits (insert, delete, replace, swap
  * two neighbours) from a misspelt option name to a real one. Names are cut at 64 characters.
  */
 export function editDistance(first: string, second: string): number {
-  const a = first.toLowerCase().slice(0, 64);
-  const b = second.toLowerCase().slice(0, 64);
+  const a = first.toLowerCase().slice(0, COMPARED_LENGTH);
+  const b = second.toLowerCase().slice(0, COMPARED_LENGTH);
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
     Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
   );
@@ -40,7 +43,10 @@ export function closestName(input: string, candidates: readonly string[]): strin
       bestDistance = d;
     }
   }
-  return bestDistance <= Math.max(2, Math.floor(input.length / 3)) ? best : undefined;
+  // The bound follows the compared length: were it taken from the whole input, a long enough
+  // name would be "near" every candidate, since no distance exceeds the cut.
+  const compared = Math.min(input.length, COMPARED_LENGTH);
+  return bestDistance <= Math.max(2, Math.floor(compared / 3)) ? best : undefined;
 }
 
 /** A short, safe description of a value for an error message. */

@@ -31,6 +31,11 @@ describe('closestName', () => {
   it('suggests nothing for a name far from every known one', () => {
     expect(closestName('colour', known)).toBeUndefined();
   });
+
+  it('suggests nothing for a very long name, though names are compared cut at 64 characters', () => {
+    expect(closestName('q'.repeat(300), known)).toBeUndefined();
+    expect(closestName(`sortable${'x'.repeat(300)}`, known)).toBeUndefined();
+  });
 });
 
 describe('assertKnownOptions', () => {

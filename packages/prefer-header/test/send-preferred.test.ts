@@ -104,6 +104,10 @@ describeEachExpress('sendPreferred', (express) => {
         .set('Prefer', 'return=full, wait=3');
       expect(res.status).toBe(204);
       expect(res.headers.vary).toMatch(/Prefer/);
+      // Nothing was applied: only what the route set before stays.
+      expect(res.headers['preference-applied']).toBe(
+        method === 'patch' ? 'respond-async' : undefined,
+      );
     });
   });
 

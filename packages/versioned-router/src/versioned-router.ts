@@ -148,14 +148,24 @@ function dispatch(
   }
 }
 
+const DISCOVERY_METHODS = ['GET', 'HEAD', 'OPTIONS'];
+
 function answerDiscovery(
   req: IncomingMessage,
   res: ServerResponse,
   next: Next,
   body: string,
 ): void {
+  if (req.method === 'OPTIONS') {
+    // RFC 9110 §9.3.7: OPTIONS describes what the resource allows; the spec's verb table asks
+    // for at least the supported verbs.
+    res.statusCode = 204;
+    res.setHeader('Allow', DISCOVERY_METHODS.join(', '));
+    res.end();
+    return;
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    next(ApiError.methodNotAllowed(['GET', 'HEAD']));
+    next(ApiError.methodNotAllowed(DISCOVERY_METHODS));
     return;
   }
   res.statusCode = 200;

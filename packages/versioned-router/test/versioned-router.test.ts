@@ -225,7 +225,14 @@ describeEachExpress('versionedRouter', (express) => {
     it('answers 405 with Allow to other methods', async () => {
       const res = await request(app()).post('/api');
       expectErrorEnvelope(res, 405, { code: 'METHOD_NOT_ALLOWED' });
-      expect(res.headers.allow).toBe('GET, HEAD');
+      expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+    });
+
+    it('answers OPTIONS with 204 and the methods it allows', async () => {
+      const res = await request(app()).options('/api');
+      expect(res.status).toBe(204);
+      expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+      expect(res.text).toBe('');
     });
 
     it('moves with discoveryPath and can be turned off', async () => {
