@@ -76,7 +76,7 @@ function requestHost(req: ExpressRequestLike): string {
   const forwarded = firstHeader(req.headers['x-forwarded-host']);
   const fromProxy = forwarded !== undefined && isTrusted(req);
   const host = fromProxy ? forwarded.split(',')[0]!.trim() : firstHeader(req.headers.host);
-  if (host === undefined || !HOST.test(host)) {
+  if (host === undefined || !HOST.test(host) || !isUrlHost(host)) {
     const target = fromProxy ? 'X-Forwarded-Host' : 'Host';
     throw ApiError.invalidRequest(`The ${target} header is missing or not a valid host.`, {
       target,
@@ -84,6 +84,19 @@ function requestHost(req: ExpressRequestLike): string {
     });
   }
   return host;
+}
+
+/**
+ * The pattern admits hosts the WHATWG URL parser refuses (a port over 65535, an IPv4 address with
+ * an octet over 255, a malformed IPv6 literal); building the links from one would throw.
+ */
+function isUrlHost(host: string): boolean {
+  try {
+    new URL(`http://${host}/`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

@@ -58,6 +58,7 @@ const SEARCH_KEYS = [
 
 // RFC 8259 media type, and structured-syntax `+json` types (RFC 6839).
 const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
+const PLAIN_JSON = /^application\/json\s*(?:;|$)/i;
 
 /**
  * The search middleware. Mount a JSON body parser before it:
@@ -113,21 +114,21 @@ export function searchCollection<C, T = unknown, Req extends IncomingMessage = I
 }
 
 function parseCriteria<C>(req: IncomingMessage, schema: SchemaLike<C>): C {
-  const body = (req as IncomingMessage & { body?: unknown }).body;
+  // No body means no criteria; a body is validated as it is, `null` included.
+  let body: unknown = {};
   if (hasBody(req)) {
     const type = req.headers['content-type'];
-    if (type === undefined || !JSON_MEDIA_TYPE.test(type)) {
-      throw ApiError.unsupportedMediaType('Search criteria must be sent as application/json.', {
-        target: 'Content-Type',
-        headers: { 'Accept-Post': 'application/json' },
-      });
-    }
+    if (type === undefined || !JSON_MEDIA_TYPE.test(type)) throw unsupportedCriteria();
+    body = parsedBody(req);
     if (body === undefined) {
+      // The app's JSON parser left this `+json` type alone: answering without the criteria
+      // would search everything.
+      if (!PLAIN_JSON.test(type)) throw unsupportedCriteria();
       // A server misconfiguration, not a client error: no JSON parser ran before this middleware.
       throw new TypeError('searchCollection: mount express.json() before the search route.');
     }
   }
-  const result = schema.safeParse(body ?? {});
+  const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({
     code: issue.code ?? 'invalid',
@@ -135,6 +136,23 @@ function parseCriteria<C>(req: IncomingMessage, schema: SchemaLike<C>): C {
     path: issue.path,
   }));
   throw fromZodError({ issues }, 'The search criteria are invalid.');
+}
+
+function unsupportedCriteria(): ApiError {
+  return ApiError.unsupportedMediaType('Search criteria must be sent as application/json.', {
+    target: 'Content-Type',
+    headers: { 'Accept-Post': 'application/json' },
+  });
+}
+
+/**
+ * The body a parser read, or `undefined` when none read the stream. body-parser 1 (Express 4)
+ * marks the request with `_body` and leaves `{}` on a request it skips; body-parser 2 (Express 5)
+ * leaves `undefined`. A stream read to its end was read by some parser.
+ */
+function parsedBody(req: IncomingMessage): unknown {
+  const marked = req as IncomingMessage & { _body?: unknown; body?: unknown };
+  return marked._body === true || req.readableEnded ? marked.body : undefined;
 }
 
 function hasBody(req: IncomingMessage): boolean {

@@ -125,6 +125,17 @@ describeEachExpress('searchCollection', (express) => {
     },
   );
 
+  it('answers 400 VALIDATION_ERROR for a null body that a lenient parser let through', async () => {
+    const server = express();
+    server.post(path, express.json({ strict: false }), searchCollection(options));
+    server.use(errorHandler());
+    const res = await request(server)
+      .post(path)
+      .set('Content-Type', 'application/json')
+      .send('null');
+    expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR' });
+  });
+
   it('answers 400 for a __proto__ criterion without polluting anything', async () => {
     const res = await request(app())
       .post(path)
@@ -140,6 +151,33 @@ describeEachExpress('searchCollection', (express) => {
       .set('Content-Type', 'application/json')
       .send('{"status":');
     expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST' });
+  });
+
+  it('reads criteria of a +json media type that the JSON parser accepts', async () => {
+    const server = express();
+    server.post(
+      path,
+      express.json({ type: ['application/json', 'application/*+json'] }),
+      searchCollection(options),
+    );
+    server.use(errorHandler());
+    const res = await request(server)
+      .post(path)
+      .set('Content-Type', 'application/vnd.api+json')
+      .send('{"status":"SUSPENDED"}');
+    expect(res.status).toBe(200);
+    expect((res.body as Body).total_items).toBe(4);
+  });
+
+  it('answers 415, and never searches without the criteria, for a +json type the parser skipped', async () => {
+    const source = vi.fn(options.source);
+    const res = await request(app({ source }))
+      .post(path)
+      .set('Content-Type', 'application/vnd.api+json')
+      .send('{"status":"SUSPENDED"}');
+    expectErrorEnvelope(res, 415, { code: 'UNSUPPORTED_MEDIA_TYPE', target: 'Content-Type' });
+    expect(res.headers['accept-post']).toBe('application/json');
+    expect(source).not.toHaveBeenCalled();
   });
 
   it('answers 415 for criteria that are not JSON', async () => {

@@ -82,10 +82,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     next: Next,
   ): void {
     const method = (req.method ?? 'GET').toUpperCase();
-    if (!TAGGED_METHODS.has(method)) {
-      next();
-      return;
-    }
+    const tagged = TAGGED_METHODS.has(method);
     const read = method === 'GET' || method === 'HEAD';
     const originalEnd = res.end;
     let settled = false;
@@ -94,9 +91,9 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     function settle(body: Chunk | undefined): boolean {
       if (res.headersSent) return false;
       // RFC 9110 §8.8.3: a tag names a representation of the resource; an error body is not one
-      // (Express tags every res.send body, errors included).
+      // (Express tags every res.send body, errors included, whatever the method).
       if (res.statusCode >= 400) res.removeHeader('ETag');
-      if (settled || !TAGGED_STATUSES.has(res.statusCode)) return false;
+      if (settled || !tagged || !TAGGED_STATUSES.has(res.statusCode)) return false;
       if (body !== undefined && res.getHeader('ETag') === undefined) {
         res.setHeader('ETag', computeTag(body));
       }

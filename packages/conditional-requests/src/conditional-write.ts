@@ -27,7 +27,7 @@ export interface ConditionalWriteOptions<T, R> {
   ifMissing?: IfMissing;
   /** 428 when an existing resource is written without `If-Match`. @default false */
   requireIfMatch?: boolean;
-  /** Serialisation key. @default the request path without the query */
+  /** Serialisation key. @default requestPath(req): the normalised path without the query */
   key?: string;
   /** The lock shared by every writer of these resources. @default one lock per process */
   lock?: KeyedLock;
@@ -36,11 +36,42 @@ export interface ConditionalWriteOptions<T, R> {
 const sharedLock = new KeyedLock();
 const IF_MISSING: ReadonlySet<string> = new Set(['proceed', 'not-found', 'conflict']);
 
-/** The request path without its query: the key of the resource it addresses. */
+/**
+ * The key of the resource a request addresses: its path without the query, normalised so that
+ * every spelling Express routes to the same handler and id gives the same key. Express matches
+ * paths case-insensitively, ignores a trailing slash and percent-decodes parameters, so
+ * `/hooks/WH-1`, `/HOOKS/WH-1/` and `/hooks/WH%2D1` all write `WH-1`; keyed by the raw path,
+ * writers racing under those spellings would not wait for each other. Two different resources
+ * that share a key are only serialised, never mixed up.
+ */
 export function requestPath(req: IncomingMessage): string {
   const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
+  const segments = pathOf(url)
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map(decodeSegment);
+  return `/${segments.join('/')}`.toLowerCase();
+}
+
+function pathOf(url: string): string {
+  const end = url.search(/[?#]/);
+  const path = end === -1 ? url : url.slice(0, end);
+  if (path.startsWith('/')) return path;
+  // Absolute-form request target (RFC 9112 §3.2.2): Express routes on its path alone.
+  try {
+    return new URL(path).pathname;
+  } catch {
+    return path;
+  }
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    // Malformed escapes: Express answers 400 for such a parameter; the raw text is a fine key.
+    return segment;
+  }
 }
 
 /**

@@ -185,6 +185,33 @@ describeEachExpress('conditionalWrite', (express) => {
         await server.close();
       }
     });
+
+    it('lets exactly one win when each racer spells the URL of the resource differently', async () => {
+      const server = await listen(app());
+      try {
+        // Express routes every one of these to id WH-1: case-insensitive paths, a trailing
+        // slash, percent-encoded parameters.
+        const spellings = [
+          '/hooks/WH-1',
+          '/HOOKS/WH-1',
+          '/hooks/WH-1/',
+          '/hooks/WH%2D1',
+          '/Hooks/%57H-1',
+        ];
+        const attempts = spellings.map((path, i) =>
+          fetch(`${server.url}${path}`, {
+            method: 'PUT',
+            headers: { 'Content-Type': 'application/json', 'If-Match': '"1"' },
+            body: JSON.stringify({ url: `https://racer-${i}.example` }),
+          }),
+        );
+        const statuses = (await Promise.all(attempts)).map((res) => res.status).sort();
+        expect(statuses).toEqual([200, 412, 412, 412, 412]);
+        expect(writes).toBe(1);
+      } finally {
+        await server.close();
+      }
+    });
   });
 });
 
@@ -229,8 +256,39 @@ describe('KeyedLock', () => {
 });
 
 describe('requestPath', () => {
-  it('drops the query', () => {
-    const req = { url: '/hooks/1?x=1' } as Parameters<typeof requestPath>[0];
-    expect(requestPath(req)).toBe('/hooks/1');
+  const path = (url: string, originalUrl?: string) => {
+    const req = { url } as Parameters<typeof requestPath>[0] & { originalUrl?: string };
+    if (originalUrl !== undefined) req.originalUrl = originalUrl;
+    return requestPath(req);
+  };
+
+  it('drops the query and the fragment', () => {
+    expect(path('/hooks/1?x=1')).toBe('/hooks/1');
+    expect(path('/hooks/1#top')).toBe('/hooks/1');
+  });
+
+  it('prefers the original URL, so a mounted router keys by the whole path', () => {
+    expect(path('/1', '/v1/hooks/1')).toBe('/v1/hooks/1');
+  });
+
+  it.each([
+    '/hooks/WH-1',
+    '/HOOKS/wh-1',
+    '/hooks/WH-1/',
+    '/hooks//WH-1',
+    '/hooks/WH%2D1',
+    '/hooks/%57H-1?x=%2F',
+    'http://api.example/hooks/WH-1',
+  ])('gives %s the key of every spelling Express routes alike', (url) => {
+    expect(path(url)).toBe('/hooks/wh-1');
+  });
+
+  it('keeps a malformed escape as it is', () => {
+    expect(path('/hooks/%E0%A4%A')).toBe('/hooks/%e0%a4%a');
+  });
+
+  it('keys the root as /', () => {
+    expect(path('')).toBe('/');
+    expect(path('/?a=1')).toBe('/');
   });
 });

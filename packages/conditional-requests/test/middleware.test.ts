@@ -43,6 +43,9 @@ describeEachExpress('conditionalRequests', (express) => {
     app.delete('/cards/1', (_req, res) => {
       res.status(200).json(CARD);
     });
+    app.delete('/cards/2', (_req, res) => {
+      res.status(412).json({ error: { code: 'PRECONDITION_FAILED', message: 'changed' } });
+    });
     app.use(errorHandler());
     return app;
   }
@@ -99,6 +102,12 @@ describeEachExpress('conditionalRequests', (express) => {
     it('leaves methods that carry no resource alone (DELETE keeps Express behaviour)', async () => {
       const res = await request(app()).delete('/cards/1');
       expect(res.headers.etag).not.toBe(CARD_TAG);
+    });
+
+    it('sends no tag on an error response to a method it does not tag', async () => {
+      const res = await request(app()).delete('/cards/2');
+      expect(res.status).toBe(412);
+      expect(res.headers.etag).toBeUndefined();
     });
 
     it('sends weak tags with { weak: true }', async () => {

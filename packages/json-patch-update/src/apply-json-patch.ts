@@ -4,6 +4,7 @@
  */
 import { ApiError } from '@resourceful/error-envelope';
 import jsonPatch from 'fast-json-patch';
+import { valueAt } from './json-pointer.js';
 import {
   checkOperationsReadOnly,
   checkReadOnlyUnchanged,
@@ -15,7 +16,7 @@ import {
   type ValidateOperationsOptions,
   validateOperations,
 } from './validate-operations.js';
-import { checkJsonValue, cloneJson } from './value-checks.js';
+import { checkJsonValue, cloneJson, jsonSize } from './value-checks.js';
 
 export interface ApplyPatchOptions extends ValidateOperationsOptions {
   /**
@@ -24,7 +25,25 @@ export interface ApplyPatchOptions extends ValidateOperationsOptions {
    * @default []
    */
   readOnly?: readonly string[];
+  /**
+   * Most bytes of JSON all `copy` operations of one patch may copy together. Without a bound, a
+   * few dozen copies of a location into itself double the document each time.
+   * @default 102400 (the middleware uses its `maxBodyBytes`)
+   */
+  maxCopyBytes?: number;
 }
+
+/** Limits on what applying a patch may build. */
+export interface ApplyLimits {
+  /** Deepest nesting of a value in the patch; the result may reach twice that. */
+  readonly maxDepth: number;
+  readonly maxCopyBytes: number;
+}
+
+const DEFAULT_LIMITS: ApplyLimits = Object.freeze({ maxDepth: 32, maxCopyBytes: 100 * 1024 });
+
+// RFC 6901 §4: an array index is 0 or digits without a leading zero (or "-", past the end).
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 
 /** fast-json-patch error names whose problem is the `from` member or the `value` member. */
 const FROM_ERRORS = new Set(['OPERATION_FROM_REQUIRED', 'OPERATION_FROM_UNRESOLVABLE']);
@@ -62,19 +81,78 @@ function mapPatchError(error: unknown, index: number): ApiError {
   );
 }
 
+/**
+ * Refuses an array index RFC 6901 does not allow (`01`, `1e0`, `+1`) on the way to a location;
+ * fast-json-patch reads `01` as `1`.
+ */
+function checkArrayIndexes(
+  document: unknown,
+  segments: readonly string[],
+  index: number,
+  member: 'path' | 'from',
+): void {
+  let node = document;
+  for (const segment of segments) {
+    if (Array.isArray(node)) {
+      if (segment === '-') return;
+      if (!ARRAY_INDEX.test(segment)) {
+        throw ApiError.invalidRequest(
+          `The operation at index ${index} cannot be applied: its ${member} holds an array index that is not a number without leading zeros.`,
+          { target: `[${index}].${member}`, innererror: { code: 'PATH_ILLEGAL_ARRAY_INDEX' } },
+        );
+      }
+      node = node[Number(segment)];
+    } else if (typeof node === 'object' && node !== null && Object.hasOwn(node, segment)) {
+      node = (node as Record<string, unknown>)[segment];
+    } else {
+      return;
+    }
+  }
+}
+
+/**
+ * Adds the size of what a `copy` copies to the bytes the patch has copied so far. Copying a
+ * location into itself doubles it, so without a budget a few dozen copies exhaust the process.
+ * @throws ApiError 413 `COPY_TOO_LARGE` when the total passes `maxCopyBytes`
+ */
+function countCopy(
+  document: unknown,
+  parsed: ParsedOperation,
+  index: number,
+  copied: number,
+  maxCopyBytes: number,
+): number {
+  const source = valueAt(document, parsed.fromSegments);
+  const total = source.found ? copied + jsonSize(source.value, maxCopyBytes - copied) : copied;
+  if (total > maxCopyBytes) {
+    throw ApiError.payloadTooLarge(
+      `The copy operations of this patch would copy more than ${maxCopyBytes} bytes.`,
+      { target: `[${index}].from`, innererror: { code: 'COPY_TOO_LARGE' } },
+    );
+  }
+  return total;
+}
+
 /** Applies already validated operations to a copy; see `applyJsonPatch`. */
 export function applyParsedOperations(
   document: unknown,
   operations: readonly ParsedOperation[],
   readOnly: readonly ReadOnlyField[],
-  maxDepth: number,
+  limits: ApplyLimits,
 ): unknown {
   checkOperationsReadOnly(operations, readOnly);
   const copy = cloneJson(document);
   let result: unknown = copy;
+  let copied = 0;
   // One operation at a time, so an error names its own index (fast-json-patch reports 0 for
   // some). Each mutates our copy only: a failure half-way never reaches the original.
   operations.forEach((parsed, index) => {
+    checkArrayIndexes(result, parsed.pathSegments, index, 'path');
+    if (parsed.op === 'move' || parsed.op === 'copy') {
+      checkArrayIndexes(result, parsed.fromSegments, index, 'from');
+    }
+    if (parsed.op === 'copy')
+      copied = countCopy(result, parsed, index, copied, limits.maxCopyBytes);
     try {
       result = jsonPatch.applyOperation(
         result,
@@ -89,7 +167,7 @@ export function applyParsedOperations(
     }
   });
   // Patches can nest a document deeper with every request; keep it bounded.
-  checkJsonValue(result, maxDepth * 2, '');
+  checkJsonValue(result, limits.maxDepth * 2, '');
   checkReadOnlyUnchanged(document, result, readOnly);
   return result;
 }
@@ -99,7 +177,8 @@ export function applyParsedOperations(
  * is never changed. Any failing operation fails the whole patch.
  *
  * @throws ApiError 400 `INVALID_REQUEST` (shape, unresolvable path; `target` `[i].path` …),
- *   400 `READ_ONLY_FIELD`, 409 `PATCH_TEST_FAILED` (`target` `[i]`), 413 too many operations
+ *   400 `READ_ONLY_FIELD`, 409 `PATCH_TEST_FAILED` (`target` `[i]`), 413 too many operations or
+ *   copies over `maxCopyBytes`
  * @see https://www.rfc-editor.org/rfc/rfc6902
  */
 export function applyJsonPatch(
@@ -107,12 +186,10 @@ export function applyJsonPatch(
   patch: unknown,
   options: ApplyPatchOptions = {},
 ): unknown {
-  const maxDepth = options.maxDepth ?? 32;
-  const operations = validateOperations(patch, { ...options, maxDepth });
-  return applyParsedOperations(
-    document,
-    operations,
-    parseReadOnly(options.readOnly ?? []),
-    maxDepth,
-  );
+  const limits: ApplyLimits = {
+    maxDepth: options.maxDepth ?? DEFAULT_LIMITS.maxDepth,
+    maxCopyBytes: options.maxCopyBytes ?? DEFAULT_LIMITS.maxCopyBytes,
+  };
+  const operations = validateOperations(patch, { ...options, maxDepth: limits.maxDepth });
+  return applyParsedOperations(document, operations, parseReadOnly(options.readOnly ?? []), limits);
 }

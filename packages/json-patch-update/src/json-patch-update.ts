@@ -113,7 +113,10 @@ export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOption
         const base = current ?? initial(id, req);
         const result =
           operations !== undefined
-            ? applyParsedOperations(base, operations, resolved.readOnly, resolved.maxDepth)
+            ? applyParsedOperations(base, operations, resolved.readOnly, {
+                maxDepth: resolved.maxDepth,
+                maxCopyBytes: resolved.maxBodyBytes,
+              })
             : applyMergePatch(base, body, { maxDepth: resolved.maxDepth });
         if (operations === undefined) checkReadOnlyUnchanged(base, result, resolved.readOnly);
         return completeAndSave(resolved, req, id, result, current);

@@ -41,6 +41,32 @@ export function checkJsonValue(value: unknown, maxDepth: number, targetPrefix: s
   }
 }
 
+/**
+ * The length of `value`'s JSON text, counted without building it (escapes aside). Counting stops
+ * soon after `limit` is passed, so measuring a huge value costs no more than measuring `limit`.
+ */
+export function jsonSize(value: unknown, limit: number): number {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && size <= limit) {
+    const node = stack.pop();
+    if (typeof node === 'string') size += node.length + 2;
+    else if (typeof node === 'number' || typeof node === 'boolean') size += String(node).length;
+    else if (Array.isArray(node)) {
+      size += 1 + Math.max(node.length, 1);
+      for (const item of node) stack.push(item);
+    } else if (typeof node === 'object' && node !== null) {
+      const keys = Object.keys(node);
+      size += 1 + Math.max(keys.length, 1);
+      for (const key of keys) {
+        size += key.length + 3;
+        stack.push((node as Record<string, unknown>)[key]);
+      }
+    } else size += 4;
+  }
+  return size;
+}
+
 /** Structural equality of JSON values (key order ignored). Depth is bounded by `checkJsonValue`. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

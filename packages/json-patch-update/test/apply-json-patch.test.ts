@@ -71,6 +71,27 @@ describe('applyJsonPatch', () => {
     expect([error.status, error.code, error.target]).toEqual([409, 'PATCH_TEST_FAILED', '[1]']);
   });
 
+  it.each([
+    ['/tags/01', 'path'],
+    ['/tags/00', 'path'],
+    ['/tags/+1', 'path'],
+    ['/tags/1e0', 'path'],
+  ])('refuses the array index in %s, which RFC 6901 does not allow', (pointer, member) => {
+    for (const operation of [
+      { op: 'add', path: pointer, value: 'x' },
+      { op: 'replace', path: pointer, value: 'x' },
+      { op: 'remove', path: pointer },
+      { op: 'copy', from: '/first_name', path: pointer },
+    ]) {
+      const error = failure(() => applyJsonPatch(card(), [operation]));
+      expect([error.status, error.target]).toEqual([400, `[0].${member}`]);
+    }
+    const error = failure(() =>
+      applyJsonPatch(card(), [{ op: 'move', from: pointer, path: '/first_name' }]),
+    );
+    expect([error.status, error.target]).toEqual([400, '[0].from']);
+  });
+
   it('names the from member when it does not resolve', () => {
     const error = failure(() =>
       applyJsonPatch(card(), [{ op: 'move', from: '/nope', path: '/x' }]),
@@ -174,6 +195,33 @@ describe('applyJsonPatch', () => {
       for (let i = 0; i < 10_000; i++) value = [value];
       const error = failure(() => applyJsonPatch(card(), [{ op: 'add', path: '/x', value }]));
       expect(error.innererror?.code).toBe('TOO_DEEP');
+    });
+
+    it('answers 413 when copies would multiply the document, and changes nothing', () => {
+      // Each copy doubles the array: 40 of them would build 2^40 elements from a 2 KiB patch.
+      const doc = { tags: ['a'] };
+      const patch = Array.from({ length: 40 }, () => ({
+        op: 'copy',
+        from: '/tags',
+        path: '/tags/-',
+      }));
+      const error = failure(() => applyJsonPatch(doc, patch));
+      expect([error.status, error.code, error.innererror?.code]).toEqual([
+        413,
+        'PAYLOAD_TOO_LARGE',
+        'COPY_TOO_LARGE',
+      ]);
+      expect(error.target).toMatch(/^\[\d+\]\.from$/);
+      expect(doc).toEqual({ tags: ['a'] });
+    });
+
+    it('answers 413 when the copied values add up past maxCopyBytes', () => {
+      const doc = { text: 'x'.repeat(600) };
+      const copies = (count: number) =>
+        Array.from({ length: count }, (_, i) => ({ op: 'copy', from: '/text', path: `/c${i}` }));
+      expect(() => applyJsonPatch(doc, copies(1), { maxCopyBytes: 1000 })).not.toThrow();
+      const error = failure(() => applyJsonPatch(doc, copies(2), { maxCopyBytes: 1000 }));
+      expect([error.status, error.target]).toEqual([413, '[1].from']);
     });
 
     it('answers 413 for more operations than maxOperations', () => {

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { ApiError } from '@resourceful/error-envelope';
 import { describe, expect, it } from 'vitest';
 import { applyJsonPatch } from '../src/index.js';
 
@@ -28,7 +29,8 @@ for (const file of ['tests.json', 'spec_tests.json']) {
       const name = `#${index} ${c.comment ?? JSON.stringify(c.patch).slice(0, 60)}`;
       if (c.error !== undefined) {
         it(`refuses ${name}`, () => {
-          expect(() => applyJsonPatch(c.doc, c.patch)).toThrow();
+          // An ApiError, so the middleware answers 4xx and never 500.
+          expect(() => applyJsonPatch(c.doc, c.patch)).toThrow(ApiError);
         });
       } else {
         it(`applies ${name}`, () => {

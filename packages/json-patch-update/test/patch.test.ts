@@ -251,6 +251,27 @@ describeEachExpress('jsonPatchUpdate', (express) => {
       expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
     });
 
+    it('answers 413 for copies that would multiply the resource, and changes nothing', async () => {
+      // Each copy doubles the array; unbounded, 40 of them exhaust the memory of the process.
+      const ops = Array.from({ length: 40 }, () => ({
+        op: 'copy',
+        from: '/event_types',
+        path: '/event_types/-',
+      }));
+      const res = await patch(app(), ops);
+      expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
+      expect(res.body.error.innererror.code).toBe('COPY_TOO_LARGE');
+      expectUnchanged();
+    });
+
+    it('answers 400 for an array index with a leading zero, and changes nothing', async () => {
+      const res = await patch(app(), [
+        { op: 'add', path: '/event_types/01', value: { name: 'X' } },
+      ]);
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: '[0].path' });
+      expectUnchanged();
+    });
+
     it('answers 413 for a body over maxBodyBytes', async () => {
       const value = 'x'.repeat(2048);
       const res = await patch(app({ maxBodyBytes: 1024 }), [{ op: 'add', path: '/note', value }]);
@@ -379,6 +400,35 @@ describeEachExpress('jsonPatchUpdate', (express) => {
         );
         const statuses = (await Promise.all(attempts)).map((res) => res.status).sort();
         expect(statuses).toEqual([204, 412, 412, 412, 412, 412]);
+        expect(fixture.saves).toBe(1);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('lets exactly one racer win when each spells the URL of the resource differently', async () => {
+      const server = await listen(app());
+      const tag = etagFor(original());
+      try {
+        // Express routes all of these to id WH-1 (case-insensitive, trailing slash, escapes).
+        const spellings = [
+          '/hooks/WH-1',
+          '/HOOKS/WH-1',
+          '/hooks/WH-1/',
+          '/hooks/WH%2D1',
+          '/hooks/%57H-1',
+        ];
+        const attempts = spellings.map((path, i) =>
+          fetch(`${server.url}${path}`, {
+            method: 'PATCH',
+            headers: { 'Content-Type': JSON_PATCH, 'If-Match': tag },
+            body: JSON.stringify([
+              { op: 'replace', path: '/url', value: `https://r${i}.example/h` },
+            ]),
+          }),
+        );
+        const statuses = (await Promise.all(attempts)).map((res) => res.status).sort();
+        expect(statuses).toEqual([204, 412, 412, 412, 412]);
         expect(fixture.saves).toBe(1);
       } finally {
         await server.close();

@@ -1,6 +1,6 @@
 import { etagFor } from '@resourceful/conditional-requests';
 import { errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/test-support';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { putReplace } from '../src/index.js';
@@ -87,6 +87,25 @@ describeEachExpress('putReplace', (express) => {
     it('answers 428 without If-Match when requireIfMatch is on', async () => {
       const res = await put(app({ requireIfMatch: true }), replacement);
       expectErrorEnvelope(res, 428, { code: 'PRECONDITION_REQUIRED' });
+    });
+
+    it('lets exactly one of racing writers with the same If-Match win, however each spells the URL', async () => {
+      const server = await listen(app());
+      try {
+        const spellings = ['/hooks/WH-1', '/hooks/WH-1', '/HOOKS/WH-1/', '/hooks/WH%2D1'];
+        const attempts = spellings.map((path, i) =>
+          fetch(`${server.url}${path}`, {
+            method: 'PUT',
+            headers: { 'Content-Type': 'application/json', 'If-Match': etagFor(original()) },
+            body: JSON.stringify({ ...replacement, url: `https://r${i}.example/h` }),
+          }),
+        );
+        const statuses = (await Promise.all(attempts)).map((res) => res.status).sort();
+        expect(statuses).toEqual([204, 412, 412, 412]);
+        expect(fixture.saves).toBe(1);
+      } finally {
+        await server.close();
+      }
     });
   });
 
