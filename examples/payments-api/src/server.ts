@@ -16,14 +16,26 @@ const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 const closers: (() => Promise<unknown>)[] = [];
 
-async function idempotencyStore(): Promise<IdempotencyStore> {
+function idempotencyStore(): IdempotencyStore {
   const url = process.env.REDIS_URL;
   if (!url) return memoryStore();
-  // No offline queue: while Redis is down, commands fail at once and requests get 503,
-  // instead of piling up until it returns.
+  // No offline queue: while Redis is down, commands fail at once and idempotent POSTs get 503
+  // (fail closed), instead of piling up until it returns. Everything else keeps working.
   const client = createClient({ url, disableOfflineQueue: true });
-  client.on('error', (error: Error) => console.warn(`redis: ${error.message}`));
-  await client.connect();
+  let reachable = true;
+  client.on('error', (error: Error) => {
+    if (reachable)
+      console.warn(
+        `redis unreachable (${error.message}): POSTs with Service-Request-Id answer 503 until it is back`,
+      );
+    reachable = false;
+  });
+  client.on('ready', () => {
+    if (!reachable) console.log('redis reachable again');
+    reachable = true;
+  });
+  // The client keeps reconnecting in the background; the service starts either way.
+  client.connect().catch(() => undefined);
   closers.push(() => client.close());
   console.log('idempotency store: redis');
   return redisStore({ client });
@@ -54,7 +66,7 @@ function serviceRelay(): ServiceRelayOptions | undefined {
 
 const app = createApp({
   publicBaseUrl: process.env.PUBLIC_BASE_URL,
-  idempotencyStore: await idempotencyStore(),
+  idempotencyStore: idempotencyStore(),
   serviceRelay: serviceRelay(),
 });
 

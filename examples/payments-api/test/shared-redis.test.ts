@@ -1,4 +1,9 @@
-import { hasRedisServer, type RedisServer, startRedisServer } from '@resourceful/test-support';
+import {
+  hasRedisServer,
+  type RedisServer,
+  startRedisServer,
+  waitFor,
+} from '@resourceful/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startService } from './service-process.js';
 
@@ -63,5 +68,53 @@ describe.skipIf(!available)('two example processes sharing one Redis', () => {
     expect(second.status).toBe(201);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(await second.json()).toEqual(await first.json());
+  });
+});
+
+describe.skipIf(!available)('the example with Redis down', () => {
+  let redis: RedisServer;
+  let service: ServiceProcess;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    await redis.stop();
+    service = await startService({ REDIS_URL: redis.url });
+  }, 60_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await redis?.close();
+  });
+
+  const postDecision = (id?: string) =>
+    fetch(`${service.url}/v1/risk/decisions`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        ...(id === undefined ? {} : { 'Service-Request-Id': id }),
+      },
+      body: JSON.stringify({ code: 'down-1' }),
+    });
+
+  it('starts and serves everything but idempotent POSTs, which fail closed with 503', async () => {
+    expect((await fetch(`${service.url}/v1/vault/credit-cards`)).status).toBe(200);
+    expect((await postDecision()).status).toBe(201);
+    const refused = await postDecision('down-id-1');
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+      'SERVICE_UNAVAILABLE',
+    );
+  });
+
+  it('serves idempotent POSTs again once Redis is back', async () => {
+    await redis.restart();
+    await waitFor(async () => (await postDecision('down-id-2')).status === 201, {
+      timeoutMs: 20_000,
+      what: 'an idempotent POST to succeed after Redis came back',
+    });
+    const repeat = await postDecision('down-id-2');
+    expect(repeat.status).toBe(201);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
   });
 });
