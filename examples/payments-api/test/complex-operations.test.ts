@@ -14,6 +14,12 @@ describeEachExpress('complex operations', (express) => {
         .send({ note: 'Customer asked to pause.' });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ id: 'AGREEMENT-SEED01', state: 'SUSPENDED' });
+      // A suspended agreement no longer offers the action.
+      expect(res.body.links.map((l: { rel: string }) => l.rel)).toEqual([
+        'self',
+        'patch',
+        'history',
+      ]);
     });
 
     it('answers 204 without a body when the agreement is already suspended', async () => {

@@ -103,6 +103,8 @@ describeEachExpress('the example follows the conventions', (express) => {
       expect(repeat.body).toEqual(first.body);
       expect(repeat.headers.location).toBe(first.headers.location);
       expect(repeat.headers['idempotent-replayed']).toBe('true');
+      expect(repeat.headers.vary).toBe(first.headers.vary);
+      expect(repeat.headers.vary).toMatch(/Prefer/);
       const list = await request(server).get('/v1/vault/credit-cards?page_size=100');
       const ids = list.body.items.map((item: { id: string }) => item.id);
       expect(ids.filter((id: string) => id === first.body.id)).toHaveLength(1);

@@ -203,7 +203,7 @@ export function parseEntries(
     filters,
     time,
     totalRequired: resolveTotalRequired(totalRequired, spec),
-    paging: pagingParameters(position, size, spec),
+    paging: pagingParameters(position, size, convention?.convention, spec),
   };
 }
 
@@ -277,13 +277,24 @@ function resolveTotalRequired(seen: Seen | undefined, spec: ResolvedSpec): boole
   return spec.totals === 'always' || seen?.value === 'true';
 }
 
+/**
+ * The parameters the navigation links use: those of the convention the request chose, so that
+ * following a link never mixes conventions (`sortby` alone makes the links use `page_number`).
+ */
 function pagingParameters(
   position: (Seen & { style: 'page' | 'page_number' | 'offset' }) | undefined,
   size: Seen | undefined,
+  convention: Convention | undefined,
   spec: ResolvedSpec,
 ): PagingParameters {
   const names = spec.names;
-  const style = position?.style ?? (size?.name === names.limit ? 'offset' : 'page');
+  const style =
+    position?.style ??
+    (size?.name === names.limit
+      ? 'offset'
+      : convention === 'limit-offset'
+        ? 'page_number'
+        : 'page');
   if (style === 'offset') return { position: names.offset, size: size?.name ?? names.limit };
   const positionName = style === 'page' ? names.page : names.pageNumber;
   return { position: positionName, size: size?.name ?? names.pageSize };

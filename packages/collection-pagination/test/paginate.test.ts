@@ -192,6 +192,16 @@ describeEachExpress('paginate', (express) => {
       expect(new URL(rels(res.body as Body).next!).pathname).toBe('/v1/vault/credit-cards');
     });
 
+    it('stay in the sortby/order convention when no position parameter was sent', async () => {
+      const server = app();
+      const res = await request(server).get('/v1/vault/credit-cards?sortby=create_time&order=asc');
+      const next = rels(res.body as Body).next!;
+      expect(new URL(next).searchParams.get('page_number')).toBe('2');
+      expect(new URL(next).searchParams.has('page')).toBe(false);
+      const followed = await request(server).get(new URL(next).pathname + new URL(next).search);
+      expect(followed.status).toBe(200);
+    });
+
     it('use X-Forwarded-Proto and X-Forwarded-Host from a trusted proxy', async () => {
       const server = app(cardList, (app) => app.set('trust proxy', 'loopback'));
       const res = await request(server)

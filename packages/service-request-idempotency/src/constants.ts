@@ -14,7 +14,8 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /**
  * Response headers a replay carries over from the stored response. Never `Set-Cookie`, `Date`
- * or rate-limit headers: they belong to the request that got them, not to the resource.
+ * or rate-limit headers: they belong to the request that got them, not to the resource. `Vary`
+ * goes with the body it describes (a cache must know a replay varied on `Prefer` too).
  */
 export const DEFAULT_REPLAY_HEADERS: readonly string[] = [
   'Location',
@@ -22,6 +23,7 @@ export const DEFAULT_REPLAY_HEADERS: readonly string[] = [
   'ETag',
   'Link',
   'Preference-Applied',
+  'Vary',
 ];
 
 /**

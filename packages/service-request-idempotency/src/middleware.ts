@@ -5,7 +5,7 @@
  * @see https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/
  */
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type CapturedResponse, captureResponse } from './capture.js';
 import {
   ambiguousIdError,
@@ -171,8 +171,10 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     }
   }
 
+  // `req` is typed as Node's request: a `body?: unknown` here would make Express infer `unknown`
+  // for `req.body` in every handler mounted after this middleware.
   return function serviceRequestIdempotencyMiddleware(
-    req: IdempotentRequest,
+    req: IncomingMessage,
     res: ServerResponse,
     next: Next,
   ): void {
@@ -180,7 +182,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       next();
       return;
     }
-    handle(req, res).then(
+    handle(req as IdempotentRequest, res).then(
       (outcome) => {
         if (outcome === 'next') next();
       },

@@ -59,7 +59,7 @@ export interface ServiceRequestIdempotencyOptions {
   maxIdLength?: number;
   /**
    * Headers a replay carries over from the stored response.
-   * @default ['Location', 'Content-Type', 'ETag', 'Link', 'Preference-Applied']
+   * @default ['Location', 'Content-Type', 'ETag', 'Link', 'Preference-Applied', 'Vary']
    */
   replayHeaders?: readonly string[];
   /** Header marking a replayed response (value `true`). @default 'Idempotent-Replayed' */

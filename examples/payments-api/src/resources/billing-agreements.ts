@@ -94,12 +94,10 @@ export function newAgreement(id: string, input: AgreementInput, now: string): St
 export function toRepresentation(req: Request, agreement: StoredAgreement) {
   const { history: _history, ...fields } = agreement;
   const path = agreementPath(agreement.id);
-  const links: Link[] = [
-    link(req, path, 'self'),
-    link(req, path, 'patch', 'PATCH'),
-    link(req, `${path}/suspend`, 'suspend', 'POST'),
-    link(req, `${path}/history`, 'history'),
-  ];
+  const links: Link[] = [link(req, path, 'self'), link(req, path, 'patch', 'PATCH')];
+  // Offered only where it would change the state; calling it anyway answers 204.
+  if (agreement.state === 'ACTIVE') links.push(link(req, `${path}/suspend`, 'suspend', 'POST'));
+  links.push(link(req, `${path}/history`, 'history'));
   return { ...fields, links };
 }
 
