@@ -72,7 +72,8 @@ export function fromZodError(error: ZodErrorLike, message?: string): ApiError {
 
 // body-parser (and raw-body) tag their errors with `type`; see body-parser's README "Errors".
 const BODY_PARSER_TYPES: Readonly<Record<string, (cause: unknown) => ApiError>> = {
-  'entity.parse.failed': (cause) => ApiError.malformedRequest(undefined, { cause }),
+  'entity.parse.failed': (cause) =>
+    ApiError.malformedRequest(parseFailureMessage(cause), { cause }),
   'entity.verify.failed': (cause) =>
     ApiError.invalidRequest('The request body failed verification.', { cause }),
   'entity.too.large': (cause) => ApiError.payloadTooLarge(undefined, { cause }),
@@ -93,6 +94,22 @@ const BODY_PARSER_TYPES: Readonly<Record<string, (cause: unknown) => ApiError>> 
       cause,
     }),
 };
+
+/**
+ * express.json() in its default strict mode refuses JSON that is not an object or an array
+ * (`null`, `42`, `"text"`) with the same error as broken JSON; say which one it was. Only short
+ * bodies are looked at again: the answer is the same either way, only the message differs.
+ */
+function parseFailureMessage(cause: unknown): string | undefined {
+  const body = (cause as { body?: unknown }).body;
+  if (typeof body !== 'string' || body.length > 1024) return undefined;
+  try {
+    JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  return 'The request body must be a JSON object or array.';
+}
 
 export function toApiError(error: unknown, options: NormalizeOptions = {}): ApiError {
   if (isApiError(error)) return error;

@@ -117,6 +117,20 @@ describeEachExpress('errorHandler', (express, version) => {
     reports = [];
   });
 
+  describe('when the JSON body is valid JSON but not an object or array', () => {
+    it.each(['null', '42', '"card"', 'true'])(
+      'answers 400 MALFORMED_REQUEST saying so for %s',
+      async (body) => {
+        const res = await request(app())
+          .post('/cards')
+          .set('Content-Type', 'application/json')
+          .send(body);
+        expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST' });
+        expect(res.body.error.message).toBe('The request body must be a JSON object or array.');
+      },
+    );
+  });
+
   describe('when the JSON body is malformed', () => {
     it('answers 400 MALFORMED_REQUEST', async () => {
       const res = await request(app())
@@ -125,6 +139,7 @@ describeEachExpress('errorHandler', (express, version) => {
         .send('{"number": ');
       expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST' });
       expect(res.headers['error-code']).toBe('MALFORMED_REQUEST');
+      expect(res.body.error.message).toBe('The request body is not valid JSON.');
     });
 
     it('does not echo the body back', async () => {
