@@ -28,6 +28,7 @@ import { mountRisk } from './resources/risk.js';
 import { mountWebhooks } from './resources/webhooks.js';
 import { seed } from './seed.js';
 import { createStores } from './stores.js';
+import { limitUrlLength } from './url-length.js';
 
 export type ExpressModule = typeof express5;
 
@@ -72,6 +73,8 @@ export function createApp(options: AppOptions = {}): Express {
 
   const stores = createStores();
   if (options.seed ?? true) seed(stores, now());
+
+  app.use(limitUrlLength);
 
   if (options.serviceRelay !== undefined) {
     // Before the body parsers: the relay streams bodies of any media type to the service.

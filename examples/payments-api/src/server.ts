@@ -3,6 +3,8 @@
  * idempotency store, graceful shutdown on SIGTERM/SIGINT.
  */
 
+import { createServer } from 'node:http';
+import { clientErrorHandler } from '@resourceful/error-envelope';
 import { findClusterCredentials } from '@resourceful/k8s-service-proxy';
 import {
   type IdempotencyStore,
@@ -11,6 +13,7 @@ import {
 } from '@resourceful/service-request-idempotency';
 import { createClient } from 'redis';
 import { createApp, RELAY_PATH, type ServiceRelayOptions } from './app.js';
+import { MAX_HEADER_SIZE } from './url-length.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
@@ -70,7 +73,10 @@ const app = createApp({
   serviceRelay: serviceRelay(),
 });
 
-const server = app.listen(port, host, () => {
+const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app);
+// Requests Node refuses before Express sees them get the envelope too.
+server.on('clientError', clientErrorHandler());
+server.listen(port, host, () => {
   console.log(`payments-api listening on http://${host}:${port}`);
 });
 

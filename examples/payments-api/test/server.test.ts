@@ -15,6 +15,24 @@ describe('the service process', () => {
     expect(await service.stop()).toBe(0);
   });
 
+  it('answers 414 for a 20 kB URL and 431 for 100 kB of headers, both as envelopes', async () => {
+    service = await startService();
+    const longUrl = await fetch(
+      `${service.url}/v1/vault/credit-cards?payer_id=${'a'.repeat(20_000)}`,
+    );
+    expect(longUrl.status).toBe(414);
+    expect(((await longUrl.json()) as { error: { code: string } }).error.code).toBe('URI_TOO_LONG');
+    const hugeHeaders = await fetch(`${service.url}/v1/vault/credit-cards`, {
+      headers: { 'X-Padding': 'a'.repeat(100_000) },
+    });
+    expect(hugeHeaders.status).toBe(431);
+    expect(hugeHeaders.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(((await hugeHeaders.json()) as { error: { code: string } }).error.code).toBe(
+      'INVALID_REQUEST',
+    );
+    await service.stop();
+  });
+
   it('says the cluster relay is off when no credentials are found', async () => {
     service = await startService();
     expect(service.output()).toContain('no cluster credentials found');

@@ -23,6 +23,7 @@ export {
   type ResponseLike,
   readErrorResponse,
 } from './client.js';
+export { type ClientErrorHandlerOptions, clientErrorHandler } from './client-error-handler.js';
 export {
   classifyError,
   type ErrorHandlerOptions,

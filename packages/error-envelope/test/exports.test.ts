@@ -7,6 +7,7 @@ it('exports exactly the public API', async () => {
     'ERROR_CATALOGUE',
     'asyncHandler',
     'classifyError',
+    'clientErrorHandler',
     'codeForStatus',
     'errorHandler',
     'formatFieldPath',
