@@ -3,7 +3,6 @@
  * read-only fields protected, preconditions evaluated before the write, upsert rules.
  */
 import type { ServerResponse } from 'node:http';
-import { conditionalWrite, requestPath } from '@resourceful/conditional-requests';
 import { ApiError } from '@resourceful/error-envelope';
 import { applyParsedOperations } from './apply-json-patch.js';
 import {
@@ -22,7 +21,7 @@ import {
   resolveResourceOptions,
 } from './resource-options.js';
 import { validateOperations } from './validate-operations.js';
-import { answerWrite, completeAndSave } from './write-resource.js';
+import { answerWrite, writeUnderPreconditions } from './write-resource.js';
 
 export interface JsonPatchUpdateOptions<T extends object> extends ResourceUpdateOptions<T> {
   /**
@@ -102,26 +101,24 @@ export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOption
         : undefined;
     const id = resolved.id(req);
 
-    const outcome = await conditionalWrite(req, {
-      key: requestPath(req),
-      lock: resolved.lock,
-      load: () => resolved.load(id, req),
-      etag: (resource) => resolved.etag(resource, req),
-      ifMissing: upsert ? 'proceed' : 'conflict',
-      requireIfMatch: resolved.requireIfMatch,
-      write: async (current) => {
+    const outcome = await writeUnderPreconditions(
+      resolved,
+      req,
+      id,
+      upsert ? 'proceed' : 'conflict',
+      (current) => {
         const base = current ?? initial(id, req);
-        const result =
-          operations !== undefined
-            ? applyParsedOperations(base, operations, resolved.readOnly, {
-                maxDepth: resolved.maxDepth,
-                maxCopyBytes: resolved.maxBodyBytes,
-              })
-            : applyMergePatch(base, body, { maxDepth: resolved.maxDepth });
-        if (operations === undefined) checkReadOnlyUnchanged(base, result, resolved.readOnly);
-        return completeAndSave(resolved, req, id, result, current);
+        if (operations === undefined) {
+          const result = applyMergePatch(base, body, { maxDepth: resolved.maxDepth });
+          checkReadOnlyUnchanged(base, result, resolved.readOnly);
+          return result;
+        }
+        return applyParsedOperations(base, operations, resolved.readOnly, {
+          maxDepth: resolved.maxDepth,
+          maxCopyBytes: resolved.maxBodyBytes,
+        });
       },
-    });
+    );
     answerWrite(resolved, req, res, outcome, 'PATCH');
   }
 

@@ -3,7 +3,6 @@
  * computed and read-only fields may be left out (they keep their values) but not changed.
  */
 import type { ServerResponse } from 'node:http';
-import { conditionalWrite, requestPath } from '@resourceful/conditional-requests';
 import { ApiError } from '@resourceful/error-envelope';
 import { valueAt } from './json-pointer.js';
 import { contentTypeOf, JSON_MEDIA_TYPE } from './media-types.js';
@@ -15,7 +14,7 @@ import {
   resolveResourceOptions,
 } from './resource-options.js';
 import { checkJsonValue, cloneJson } from './value-checks.js';
-import { answerWrite, completeAndSave } from './write-resource.js';
+import { answerWrite, writeUnderPreconditions } from './write-resource.js';
 
 export interface PutReplaceOptions<T extends object> extends ResourceUpdateOptions<T> {
   /**
@@ -90,14 +89,12 @@ export function putReplace<T extends object>(options: PutReplaceOptions<T>) {
       throw ApiError.readOnlyField('id', 'The "id" in the body differs from the id in the path.');
     }
 
-    const outcome = await conditionalWrite(req, {
-      key: requestPath(req),
-      lock: resolved.lock,
-      load: () => resolved.load(id, req),
-      etag: (resource) => resolved.etag(resource, req),
-      ifMissing: allowCreate ? 'proceed' : 'not-found',
-      requireIfMatch: resolved.requireIfMatch,
-      write: async (current) => {
+    const outcome = await writeUnderPreconditions(
+      resolved,
+      req,
+      id,
+      allowCreate ? 'proceed' : 'not-found',
+      (current) => {
         const next = cloneJson(sent);
         if (current === undefined) {
           // A create: the service sets the computed fields; what the client sent for them is ignored.
@@ -106,9 +103,9 @@ export function putReplace<T extends object>(options: PutReplaceOptions<T>) {
           keepOmitted(next, current, resolved.readOnly);
           checkReadOnlyUnchanged(current, next, resolved.readOnly);
         }
-        return completeAndSave(resolved, req, id, next, current);
+        return next;
       },
-    });
+    );
     answerWrite(resolved, req, res, outcome, 'PUT');
   }
 

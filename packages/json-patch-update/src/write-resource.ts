@@ -3,6 +3,7 @@
  * fields, schema validation, save, and the answer with `ETag`, `Location` and `Prefer` honoured.
  */
 import type { ServerResponse } from 'node:http';
+import { conditionalWrite, requestPath } from '@resourceful/conditional-requests';
 import { ApiError } from '@resourceful/error-envelope';
 import { getPreferences, sendPreferred } from '@resourceful/prefer-header';
 import type { ResolvedResource, ResourceRequest } from './resource-options.js';
@@ -11,6 +12,28 @@ import { validateWithSchema } from './schema.js';
 export interface WriteOutcome<T> {
   resource: T;
   created: boolean;
+}
+
+/**
+ * Loads the resource, checks the preconditions, computes the new document with `change` and
+ * saves it, all under the resource's lock, so that check and write happen together.
+ */
+export function writeUnderPreconditions<T extends object>(
+  resolved: ResolvedResource<T>,
+  req: ResourceRequest,
+  id: string,
+  ifMissing: 'proceed' | 'not-found' | 'conflict',
+  change: (current: T | undefined) => unknown,
+): Promise<WriteOutcome<T>> {
+  return conditionalWrite(req, {
+    key: requestPath(req),
+    lock: resolved.lock,
+    load: () => resolved.load(id, req),
+    etag: (resource) => resolved.etag(resource, req),
+    ifMissing,
+    requireIfMatch: resolved.requireIfMatch,
+    write: async (current) => completeAndSave(resolved, req, id, change(current), current),
+  });
 }
 
 /**
