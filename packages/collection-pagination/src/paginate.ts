@@ -9,16 +9,10 @@ import {
   type CollectionSpec,
   resolveCollectionSpec,
 } from './collection-spec.js';
-import { parseEntries, queryEntries } from './parse-query.js';
-import { requestUrl } from './request-url.js';
+import { pageContext, resolvePageSetup } from './page-context.js';
 import { answerPage, type LoadedPage, type PageContext, sendPage } from './respond.js';
 import type { DataSource } from './types.js';
-import {
-  assertKnownKeys,
-  assertPlainObject,
-  optionalFunction,
-  publicBaseUrl,
-} from './validations.js';
+import { assertKnownKeys, assertPlainObject } from './validations.js';
 
 type Next = (err?: unknown) => void;
 
@@ -73,20 +67,12 @@ export function paginate<T = unknown, Req extends IncomingMessage = IncomingMess
       `${factory}: "source" must be a data source ({ count, fetchPage }) or a function returning one.`,
     );
   }
-  const summary = optionalFunction<(item: T, req: Req) => unknown>(
-    factory,
-    'summary',
-    options.summary,
-  );
-  const baseUrl = publicBaseUrl(factory, options.publicBaseUrl);
-  const naming = spec.naming;
+  const setup = resolvePageSetup(factory, spec, options);
 
   return function paginateMiddleware(req: Req, res: ServerResponse, next: Next): void {
     let context: PageContext;
     try {
-      const query = parseEntries(queryEntries(rawQuery(req)), spec);
-      req.collectionQuery = query;
-      context = { url: requestUrl(req, baseUrl), query, naming, method: 'GET', summary, req };
+      context = pageContext(req, setup, 'GET');
     } catch (error) {
       next(error);
       return;
@@ -121,13 +107,4 @@ export function sendCollectionPage<T>(
     ? { items: page.items.slice(0, context.query.pageSize), totalItems: page.totalItems }
     : { items: page.items.slice(0, context.query.pageSize), hasMore: page.hasMore };
   sendPage(res, context, loaded);
-}
-
-/** The raw query string of the request; repeats and order are kept (unlike `req.query`). */
-export function rawQuery(req: IncomingMessage): string {
-  const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';
-  const index = url.indexOf('?');
-  if (index === -1) return '';
-  const hash = url.indexOf('#', index);
-  return url.slice(index + 1, hash === -1 ? undefined : hash);
 }

@@ -6,17 +6,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, fromZodError } from '@resourceful/error-envelope';
 import { type CollectionSpec, resolveCollectionSpec } from './collection-spec.js';
-import { rawQuery } from './paginate.js';
-import { parseEntries, queryEntries } from './parse-query.js';
-import { requestUrl } from './request-url.js';
+import { pageContext, resolvePageSetup } from './page-context.js';
 import { answerPage, type PageContext } from './respond.js';
 import type { DataSource, SchemaLike } from './types.js';
-import {
-  assertKnownKeys,
-  assertPlainObject,
-  optionalFunction,
-  publicBaseUrl,
-} from './validations.js';
+import { assertKnownKeys, assertPlainObject } from './validations.js';
 
 type Next = (err?: unknown) => void;
 
@@ -89,22 +82,14 @@ export function searchCollection<C, T = unknown, Req extends IncomingMessage = I
     unknownParameters: options.unknownParameters,
     allowedParameters: options.allowedParameters,
   });
-  const summary = optionalFunction<(item: T, req: Req) => unknown>(
-    factory,
-    'summary',
-    options.summary,
-  );
-  const baseUrl = publicBaseUrl(factory, options.publicBaseUrl);
-  const naming = spec.naming;
+  const setup = resolvePageSetup(factory, spec, options);
 
   return function searchCollectionMiddleware(req: Req, res: ServerResponse, next: Next): void {
     let parsed: C;
     let context: PageContext;
     try {
-      const query = parseEntries(queryEntries(rawQuery(req)), spec);
-      req.collectionQuery = query;
+      context = pageContext(req, setup, 'POST');
       parsed = parseCriteria(req, criteria);
-      context = { url: requestUrl(req, baseUrl), query, naming, method: 'POST', summary, req };
     } catch (error) {
       next(error);
       return;

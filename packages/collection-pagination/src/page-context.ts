@@ -1,0 +1,58 @@
+/**
+ * @module What `paginate` and `searchCollection` share: the options resolved once in the
+ * factory, and per request the parsed query (on `req.collectionQuery`) and the page context.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { ResolvedSpec } from './collection-spec.js';
+import { parseEntries, queryEntries } from './parse-query.js';
+import { requestUrl } from './request-url.js';
+import type { PageContext } from './respond.js';
+import { optionalFunction, publicBaseUrl } from './validations.js';
+
+export interface PageSetup {
+  readonly spec: ResolvedSpec;
+  readonly baseUrl: string | undefined;
+  readonly summary: PageContext['summary'];
+}
+
+/** Checks `summary` and `publicBaseUrl` once, when the factory runs. */
+export function resolvePageSetup(
+  factory: string,
+  spec: ResolvedSpec,
+  options: { summary?: unknown; publicBaseUrl?: unknown },
+): PageSetup {
+  return {
+    spec,
+    baseUrl: publicBaseUrl(factory, options.publicBaseUrl),
+    summary: optionalFunction<(item: never, req: never) => unknown>(
+      factory,
+      'summary',
+      options.summary,
+    ),
+  };
+}
+
+/** The raw query string of the request; repeats and order are kept (unlike `req.query`). */
+export function rawQuery(req: IncomingMessage): string {
+  const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';
+  const index = url.indexOf('?');
+  if (index === -1) return '';
+  const hash = url.indexOf('#', index);
+  return url.slice(index + 1, hash === -1 ? undefined : hash);
+}
+
+/**
+ * Parses and validates the list parameters, puts them on `req.collectionQuery` and builds the
+ * context the page is answered with.
+ * @throws ApiError 400 naming the offending parameter
+ */
+export function pageContext(
+  req: IncomingMessage,
+  setup: PageSetup,
+  method: PageContext['method'],
+): PageContext {
+  const query = parseEntries(queryEntries(rawQuery(req)), setup.spec);
+  req.collectionQuery = query;
+  const url = requestUrl(req, setup.baseUrl);
+  return { url, query, naming: setup.spec.naming, method, summary: setup.summary, req };
+}
