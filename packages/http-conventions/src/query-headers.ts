@@ -99,16 +99,21 @@ function decode(text: string): string {
   }
 }
 
-function splitQuery(url: string): { path: string; query: string | undefined } {
+/** Path, query and fragment (a client should not send one, RFC 9112 §3.2; kept as sent). */
+function splitQuery(url: string): { path: string; query: string | undefined; fragment: string } {
   const start = url.indexOf('?');
-  return start === -1
-    ? { path: url, query: undefined }
-    : { path: url.slice(0, start), query: url.slice(start + 1) };
+  if (start === -1) return { path: url, query: undefined, fragment: '' };
+  const hash = url.indexOf('#', start);
+  return {
+    path: url.slice(0, start),
+    query: url.slice(start + 1, hash === -1 ? undefined : hash),
+    fragment: hash === -1 ? '' : url.slice(hash),
+  };
 }
 
 /** `url` without the parameters whose decoded, lower-cased name is in `names`. */
 function withoutParameters(url: string, names: ReadonlySet<string>): string {
-  const { path, query } = splitQuery(url);
+  const { path, query, fragment } = splitQuery(url);
   if (query === undefined) return url;
   // The other parameters keep their exact spelling: only whole pieces are dropped.
   const kept = query.split('&').filter((piece) => {
@@ -116,7 +121,7 @@ function withoutParameters(url: string, names: ReadonlySet<string>): string {
     const name = decode(equals === -1 ? piece : piece.slice(0, equals)).toLowerCase();
     return !names.has(name);
   });
-  return kept.length === 0 ? path : `${path}?${kept.join('&')}`;
+  return (kept.length === 0 ? path : `${path}?${kept.join('&')}`) + fragment;
 }
 
 function recordsOf(req: QueryHeaderRequest): Map<string, QueryHeader> {
