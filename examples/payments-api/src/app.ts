@@ -9,6 +9,12 @@ import {
   errorHandler,
   notFoundHandler,
 } from '@resourceful/error-envelope';
+import {
+  allowedMethods,
+  queryHeaders,
+  requestId,
+  responseDate,
+} from '@resourceful/http-conventions';
 import { type ClusterCredentials, serviceProxy } from '@resourceful/k8s-service-proxy';
 import { preferHeader } from '@resourceful/prefer-header';
 import {
@@ -19,6 +25,7 @@ import {
 import { versionedRouter } from '@resourceful/versioned-router';
 import express5, { type Express } from 'express';
 import { listDefaults } from './lists.js';
+import { README_PATH, sendReadme } from './readme.js';
 import { requireJson } from './require-json.js';
 import { mountBillingAgreements } from './resources/billing-agreements.js';
 import { mountCreditCards } from './resources/credit-cards.js';
@@ -46,6 +53,8 @@ export interface AppOptions {
   onError?: ErrorHandlerOptions['onError'];
   /** Where `Service-Request-Id` responses are kept. @default an in-memory store */
   idempotencyStore?: IdempotencyStore;
+  /** `Link: <…>; rel="help"` of every OPTIONS answer. @default README_PATH (this README) */
+  helpUrl?: string;
   /** Relay `RELAY_PATH` to a cluster service through the control plane's service proxy. */
   serviceRelay?: ServiceRelayOptions;
 }
@@ -74,7 +83,13 @@ export function createApp(options: AppOptions = {}): Express {
   const stores = createStores();
   if (options.seed ?? true) seed(stores, now());
 
+  // http-conventions (issue 13): a request id and an RFC 3339 Date on every answer, 414 for
+  // long URLs, OPTIONS and 405 from the routes below (before them, so no handler runs).
+  app.use(requestId());
+  app.use(responseDate({ now }));
   app.use(limitUrlLength);
+  app.use(allowedMethods({ help: options.helpUrl ?? README_PATH }));
+  app.get(README_PATH, sendReadme);
 
   if (options.serviceRelay !== undefined) {
     // Before the body parsers: the relay streams bodies of any media type to the service.
@@ -84,6 +99,9 @@ export function createApp(options: AppOptions = {}): Express {
       serviceProxy({ credentials, namespace, service, port, mountPath: RELAY_PATH }),
     );
   }
+
+  // Headers sent as query parameters (`?Prefer=…`), taken out of what the lists parse.
+  app.use(queryHeaders());
 
   app.use(requireJson());
   app.use(express.json({ limit: '100kb' }));

@@ -3,8 +3,6 @@
  * idempotency store, graceful shutdown on SIGTERM/SIGINT.
  */
 
-import { createServer } from 'node:http';
-import { clientErrorHandler } from '@resourceful/error-envelope';
 import { findClusterCredentials } from '@resourceful/k8s-service-proxy';
 import {
   type IdempotencyStore,
@@ -13,7 +11,7 @@ import {
 } from '@resourceful/service-request-idempotency';
 import { createClient } from 'redis';
 import { createApp, RELAY_PATH, type ServiceRelayOptions } from './app.js';
-import { MAX_HEADER_SIZE } from './url-length.js';
+import { createHttpServer } from './url-length.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
@@ -73,9 +71,8 @@ const app = createApp({
   serviceRelay: serviceRelay(),
 });
 
-const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app);
-// Requests Node refuses before Express sees them get the envelope too.
-server.on('clientError', clientErrorHandler());
+// Requests Node refuses before Express sees them get the envelope too (see url-length.ts).
+const server = createHttpServer(app);
 server.listen(port, host, () => {
   console.log(`payments-api listening on http://${host}:${port}`);
 });
