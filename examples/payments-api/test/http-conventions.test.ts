@@ -308,3 +308,27 @@ describe('Retry-After on every 503 of an idempotent POST while Redis is down', (
     });
   }
 });
+
+describe('the example README', () => {
+  it('lists what every route answers to OPTIONS', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(
+      readme.indexOf('## OPTIONS and HEAD'),
+      readme.indexOf('## Try it'),
+    );
+    const documented = new Map<string, string>();
+    for (const row of section.split('\n').filter((line) => line.startsWith('| `'))) {
+      const [paths = '', allow = ''] = row.split(' | ').map((cell) => cell.replace(/^\| /, ''));
+      for (const path of paths.match(/`[^`]+`/g) ?? []) {
+        documented.set(
+          path.slice(1, -1).replace(/\{[^}]+\}/g, ':'),
+          allow.replace(/[`|]/g, '').trim(),
+        );
+      }
+    }
+    for (const [path, methods] of routeTable({})) {
+      expect(documented.get(path.replace(/:[^/]+/g, ':')), path).toBe(expectedAllow(methods));
+    }
+  });
+});
