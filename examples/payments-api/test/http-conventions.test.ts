@@ -3,12 +3,14 @@
  * the app itself: OPTIONS and 405, HEAD, Content-Type on every answer with a body, Date, the
  * request id, headers as query parameters, and Retry-After where a 503 can happen.
  */
-import { createServer } from 'node:net';
+import { connect } from 'node:net';
 import { redisStore } from '@resourceful/service-request-idempotency';
 import {
   describeEachExpress,
   type ExpressModule,
   expectErrorEnvelope,
+  freePort,
+  listen,
 } from '@resourceful/test-support';
 import { listRoutes } from '@resourceful/versioned-router';
 import { createClient } from 'redis';
@@ -16,6 +18,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppOptions, createApp } from '../src/app.js';
 import { README_PATH } from '../src/readme.js';
+import { createHttpServer, MAX_URL_LENGTH } from '../src/url-length.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -261,21 +264,13 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
   });
 });
 
-/** A port nothing listens on: the Redis the store talks to is down. */
-async function deadPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 describe('Retry-After on every 503 of an idempotent POST while Redis is down', () => {
   let client: ReturnType<typeof createClient>;
   let port: number;
 
   beforeAll(async () => {
-    port = await deadPort();
+    // A port nothing listens on: the Redis the store talks to is down.
+    port = await freePort();
     // As server.ts does: no offline queue, reconnecting in the background.
     client = createClient({ url: `redis://127.0.0.1:${port}`, disableOfflineQueue: true });
     client.on('error', () => undefined);
@@ -307,6 +302,73 @@ describe('Retry-After on every 503 of an idempotent POST while Redis is down', (
       }
     });
   }
+});
+
+/** Writes `text` on a raw socket; resolves with all the server sent before closing. */
+function rawExchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.write(text, () => socket.end());
+  });
+}
+
+describeEachExpress('the example’s long URLs over a raw socket', (express) => {
+  async function withServer(check: (port: number) => Promise<void>): Promise<void> {
+    const running = await listen(createHttpServer(createApp({ express, publicBaseUrl: BASE })));
+    try {
+      await check(running.port);
+    } finally {
+      await running.close();
+    }
+  }
+
+  it('serves a 32 kB URL', () =>
+    withServer(async (port) => {
+      const answer = await rawExchange(
+        port,
+        `GET /v1/vault/credit-cards/CARD-SEED1?padding=${'a'.repeat(32 * 1024)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      );
+      expect(answer.slice(0, 12)).toBe('HTTP/1.1 200');
+    }));
+
+  it('answers a 100 kB URL with the 414 envelope, not a bare 431', () =>
+    withServer(async (port) => {
+      const answer = await rawExchange(
+        port,
+        `GET /v1/vault/credit-cards?payer_id=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      );
+      expect(answer.slice(0, 12)).toBe('HTTP/1.1 414');
+      expect(answer).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+      expect(body.error).toMatchObject({
+        code: 'URI_TOO_LONG',
+        innererror: { code: 'URL_TOO_LONG', max_length: MAX_URL_LENGTH },
+      });
+    }));
+
+  it('answers a 70 kB URL (read by Node, over the limit) with the 414 envelope', () =>
+    withServer(async (port) => {
+      const answer = await rawExchange(
+        port,
+        `GET /v1/vault/credit-cards?payer_id=${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      );
+      expect(answer.slice(0, 12)).toBe('HTTP/1.1 414');
+      expect(answer).toMatch(/\r\nX-Request-Id: /);
+    }));
+
+  it('answers too-large headers with the 431 envelope', () =>
+    withServer(async (port) => {
+      const answer = await rawExchange(
+        port,
+        `GET /v1/vault/credit-cards HTTP/1.1\r\nHost: x\r\nX-Padding: ${'p'.repeat(100_000)}\r\n\r\n`,
+      );
+      expect(answer.slice(0, 12)).toBe('HTTP/1.1 431');
+      expect(answer).toMatch(/"code":"INVALID_REQUEST"/);
+    }));
 });
 
 describe('the example README', () => {
