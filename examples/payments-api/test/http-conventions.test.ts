@@ -264,45 +264,48 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
   });
 });
 
-describe('Retry-After on every 503 of an idempotent POST while Redis is down', () => {
-  let client: ReturnType<typeof createClient>;
-  let port: number;
+describeEachExpress(
+  'Retry-After on every 503 of an idempotent POST while Redis is down',
+  (express) => {
+    let client: ReturnType<typeof createClient>;
+    let port: number;
 
-  beforeAll(async () => {
-    // A port nothing listens on: the Redis the store talks to is down.
-    port = await freePort();
-    // As server.ts does: no offline queue, reconnecting in the background.
-    client = createClient({ url: `redis://127.0.0.1:${port}`, disableOfflineQueue: true });
-    client.on('error', () => undefined);
-    client.connect().catch(() => undefined);
-  });
-
-  afterAll(() => {
-    if (client.isOpen) client.destroy();
-  });
-
-  const posts = [...routeTable({})].filter(([, methods]) => methods.has('POST'));
-
-  for (const [path] of posts) {
-    it(`answers 503 with Retry-After for POST ${path}`, async () => {
-      const app = createApp({ idempotencyStore: redisStore({ client }) });
-      for (const id of ['header', 'query']) {
-        const call =
-          id === 'header'
-            ? request(app).post(concrete(path, SEEDED)).set('Service-Request-Id', 'down-1')
-            : request(app).post(`${concrete(path, SEEDED)}?Service-Request-Id=down-2`);
-        const res = await call.send({
-          code: 'R',
-          note: 'n',
-          amount: { total: '1', currency: 'USD' },
-        });
-        expectErrorEnvelope(res, 503, { code: 'SERVICE_UNAVAILABLE' });
-        expect(res.headers['retry-after']).toMatch(/^\d+$/);
-        expect(res.headers['x-request-id']).toMatch(UUID);
-      }
+    beforeAll(async () => {
+      // A port nothing listens on: the Redis the store talks to is down.
+      port = await freePort();
+      // As server.ts does: no offline queue, reconnecting in the background.
+      client = createClient({ url: `redis://127.0.0.1:${port}`, disableOfflineQueue: true });
+      client.on('error', () => undefined);
+      client.connect().catch(() => undefined);
     });
-  }
-});
+
+    afterAll(() => {
+      if (client.isOpen) client.destroy();
+    });
+
+    const posts = [...routeTable({ express })].filter(([, methods]) => methods.has('POST'));
+
+    for (const [path] of posts) {
+      it(`answers 503 with Retry-After for POST ${path}`, async () => {
+        const app = createApp({ express, idempotencyStore: redisStore({ client }) });
+        for (const id of ['header', 'query']) {
+          const call =
+            id === 'header'
+              ? request(app).post(concrete(path, SEEDED)).set('Service-Request-Id', 'down-1')
+              : request(app).post(`${concrete(path, SEEDED)}?Service-Request-Id=down-2`);
+          const res = await call.send({
+            code: 'R',
+            note: 'n',
+            amount: { total: '1', currency: 'USD' },
+          });
+          expectErrorEnvelope(res, 503, { code: 'SERVICE_UNAVAILABLE' });
+          expect(res.headers['retry-after']).toMatch(/^\d+$/);
+          expect(res.headers['x-request-id']).toMatch(UUID);
+        }
+      });
+    }
+  },
+);
 
 /** Writes `text` on a raw socket; resolves with all the server sent before closing. */
 function rawExchange(port: number, text: string): Promise<string> {

@@ -56,7 +56,7 @@ export const REFUSED_QUERY_HEADERS: readonly string[] = [
 export const DEFAULT_QUERY_HEADER_MAX_LENGTH = 8192;
 
 /** Where the copies are recorded on the request (a registered symbol: any copy agrees). */
-export const QUERY_HEADERS_KEY: unique symbol = Symbol.for('@resourceful/query-headers') as never;
+export const QUERY_HEADERS_KEY: unique symbol = Symbol.for('@resourceful/query-headers');
 
 /** One header found in the query. */
 export interface QueryHeader {

@@ -14,7 +14,7 @@ import { checkOptions, isHeaderName, optionError, positiveInteger } from './opti
  * handler puts the id into every envelope) read it without importing this one, and ESM and
  * CommonJS copies agree.
  */
-export const REQUEST_ID_KEY: unique symbol = Symbol.for('@resourceful/request-id') as never;
+export const REQUEST_ID_KEY: unique symbol = Symbol.for('@resourceful/request-id');
 
 export const DEFAULT_REQUEST_ID_HEADER = 'X-Request-Id';
 export const DEFAULT_REQUEST_ID_MAX_LENGTH = 200;
