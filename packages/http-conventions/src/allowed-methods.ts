@@ -64,7 +64,12 @@ export function allowedMethods(options: AllowedMethodsOptions = {}) {
 
   return function allowedMethodsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
     const method = req.method ?? 'GET';
-    const served = servedMethods(req.app, pathname(req.originalUrl ?? req.url ?? '/'));
+    // OPTIONS needs every method; any other request only whether its own is served.
+    const served = servedMethods(
+      req.app,
+      pathname(req.originalUrl ?? req.url ?? '/'),
+      method === 'OPTIONS' ? undefined : method,
+    );
     if (served.anyMethod) {
       next();
       return;

@@ -88,14 +88,23 @@ function rest(path: string, matched: string): string {
   return remainder.startsWith('/') ? remainder : `/${remainder}`;
 }
 
-function collect(
-  stack: readonly Layer[],
-  path: string,
-  found: { methods: Set<string>; anyMethod: boolean },
-  depth: number,
-): void {
+interface Found {
+  methods: Set<string>;
+  anyMethod: boolean;
+  /** Stop walking once this method is known to be served (a request that will pass anyway). */
+  readonly enough: string | undefined;
+}
+
+function isEnough(found: Found): boolean {
+  if (found.anyMethod) return true;
+  if (found.enough === undefined) return false;
+  return found.methods.has(found.enough) || (found.enough === 'HEAD' && found.methods.has('GET'));
+}
+
+function collect(stack: readonly Layer[], path: string, found: Found, depth: number): void {
   if (depth > MAX_DEPTH) return;
   for (const layer of stack) {
+    if (isEnough(found)) return;
     if (layer.route !== undefined) {
       if (matchedPart(layer, path) === undefined) continue;
       const methods = Object.entries(layer.route.methods ?? {}).filter(([, on]) => on);
@@ -131,11 +140,15 @@ function collect(
   }
 }
 
-/** The methods `app` (Express 4 or 5 app, or a router) has routes for at `path`. */
-export function servedMethods(app: unknown, path: string): ServedMethods {
-  const found = { methods: new Set<string>(), anyMethod: false };
+/**
+ * The methods `app` (Express 4 or 5 app, or a router) has routes for at `path`. With `method`,
+ * the walk stops as soon as that method is found served (the list is then incomplete): enough
+ * to let a request through without walking every route.
+ */
+export function servedMethods(app: unknown, path: string, method?: string): ServedMethods {
+  const found: Found = { methods: new Set<string>(), anyMethod: false, enough: method };
   collect(appStack(app), path, found, 0);
-  return found;
+  return { methods: found.methods, anyMethod: found.anyMethod };
 }
 
 /** RFC 9110 §9 order, then any extension methods alphabetically. */

@@ -168,6 +168,16 @@ describe('servedMethods', () => {
     expect(allowList(servedMethods(app, '/v3/things/1'))).toEqual([]);
   });
 
+  it('stops walking once the asked method is found, and walks everything otherwise', async () => {
+    const express = (await import('express')).default;
+    const app = express();
+    app.get('/x', (_req, res) => res.end());
+    app.post('/x', (_req, res) => res.end());
+    expect([...servedMethods(app, '/x', 'HEAD').methods]).toEqual(['GET']);
+    expect([...servedMethods(app, '/x', 'DELETE').methods]).toEqual(['GET', 'POST']);
+    expect([...servedMethods(app, '/x').methods]).toEqual(['GET', 'POST']);
+  });
+
   it('orders extension methods after the standard ones', () => {
     expect(allowList({ methods: new Set(['PURGE', 'DELETE', 'GET']), anyMethod: false })).toEqual([
       'GET',
