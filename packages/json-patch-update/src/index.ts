@@ -22,12 +22,7 @@ export {
   type ResourceUpdateOptions,
   type SaveContext,
 } from './resource-options.js';
-export {
-  type SafeParseResult,
-  type SafeParseSchema,
-  type SchemaIssue,
-  validateWithSchema,
-} from './schema.js';
+export { type StandardSchemaV1, validateWithSchema } from './schema.js';
 export {
   type JsonPatchOp,
   type JsonPatchOperation,

@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { etagFor, type KeyedLock } from '@resourceful/conditional-requests';
 import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
 import { ALWAYS_READ_ONLY, parseReadOnly, type ReadOnlyField } from './read-only.js';
-import type { SafeParseSchema } from './schema.js';
+import { isStandardSchema, type StandardSchemaV1 } from './schema.js';
 
 /** A request as these handlers read it; Express's `Request` is one. */
 export type ResourceRequest = IncomingMessage & {
@@ -32,8 +32,11 @@ export interface ResourceUpdateOptions<T extends object> {
   load: (id: string, req: ResourceRequest) => T | undefined | Promise<T | undefined>;
   /** Stores the new resource. Throwing (an ApiError, say) fails the request; nothing is sent. */
   save: (resource: T, context: SaveContext<T>) => void | Promise<void>;
-  /** Validates the complete new resource (ids and times included); its output is saved. */
-  schema?: SafeParseSchema<T>;
+  /**
+   * Validates the complete new resource (ids and times included); its output is saved. Any
+   * Standard Schema: zod (3.24+, 4), valibot (1), ArkType (2) …
+   */
+  schema?: StandardSchemaV1<unknown, T>;
   /** Read-only fields besides `id`, `create_time`, `update_time`: names or JSON Pointers. */
   readOnly?: readonly string[];
   /** The resource id of a request. @default req.params.id */
@@ -93,7 +96,7 @@ const SHARED_KEYS = [
 export interface ResolvedResource<T extends object> {
   load: (id: string, req: ResourceRequest) => T | undefined | Promise<T | undefined>;
   save: (resource: T, context: SaveContext<T>) => void | Promise<void>;
-  schema: SafeParseSchema<T> | undefined;
+  schema: StandardSchemaV1<unknown, T> | undefined;
   readOnly: readonly ReadOnlyField[];
   id: (req: ResourceRequest) => string;
   represent: (resource: T, req: ResourceRequest) => unknown;
@@ -155,8 +158,11 @@ export function resolveResourceOptions<T extends object>(
       fail(factory, `"${key}" must be a positive integer`);
     }
   }
-  if (options.schema !== undefined && typeof options.schema?.safeParse !== 'function') {
-    fail(factory, '"schema" must have a safeParse method (a zod schema, for instance)');
+  if (options.schema !== undefined && !isStandardSchema(options.schema)) {
+    fail(
+      factory,
+      '"schema" must be a Standard Schema (a zod, valibot or ArkType schema, for instance)',
+    );
   }
   if (options.readOnly !== undefined && !Array.isArray(options.readOnly)) {
     fail(factory, '"readOnly" must be an array of field names or JSON Pointers');
