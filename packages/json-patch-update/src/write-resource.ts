@@ -109,6 +109,6 @@ export function answerWrite<T extends object>(
   const withBody =
     operation === 'create' ? preference !== 'minimal' : preference === 'representation';
   if (method === 'PATCH' || withBody) res.setHeader('ETag', resolved.etag(outcome.resource, req));
-  if (outcome.created) res.setHeader('Location', resolved.location(req, outcome.resource));
+  if (outcome.created) res.setHeader('Location', resolved.location(outcome.resource, req));
   sendPreferred(req, res, { operation, body: resolved.represent(outcome.resource, req) });
 }
