@@ -7,8 +7,6 @@ export {
   toFieldPath,
 } from './json-pointer.js';
 export {
-  type ContentType,
-  contentTypeOf,
   JSON_MEDIA_TYPE,
   JSON_PATCH_MEDIA_TYPE,
   MERGE_PATCH_MEDIA_TYPE,

@@ -5,13 +5,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
 import { booleanOption, functionOption, positiveIntegerOption } from '@resourceful/option-checks';
+import typeis from 'type-is';
 import { applyParsedOperations } from './apply-json-patch.js';
-import {
-  contentTypeOf,
-  JSON_MEDIA_TYPE,
-  JSON_PATCH_MEDIA_TYPE,
-  MERGE_PATCH_MEDIA_TYPE,
-} from './media-types.js';
+import { JSON_MEDIA_TYPE, JSON_PATCH_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from './media-types.js';
 import { applyMergePatch } from './merge-patch.js';
 import { readJsonBody } from './read-body.js';
 import { checkReadOnlyUnchanged } from './read-only.js';
@@ -76,10 +72,14 @@ export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOption
     });
   }
 
+  const readable = mergePatch
+    ? [JSON_PATCH_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE, JSON_MEDIA_TYPE]
+    : [JSON_PATCH_MEDIA_TYPE, JSON_MEDIA_TYPE];
+
   function kindOf(req: ResourceRequest): PatchKind | 'json' {
-    const type = contentTypeOf(req)?.type;
+    const type = typeis.is(req.headers['content-type'] ?? '', readable);
     if (type === JSON_PATCH_MEDIA_TYPE) return 'json-patch';
-    if (type === MERGE_PATCH_MEDIA_TYPE && mergePatch) return 'merge-patch';
+    if (type === MERGE_PATCH_MEDIA_TYPE) return 'merge-patch';
     if (type === JSON_MEDIA_TYPE) return 'json';
     throw unsupported();
   }

@@ -5,8 +5,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
 import { booleanOption } from '@resourceful/option-checks';
+import typeis from 'type-is';
 import { valueAt } from './json-pointer.js';
-import { contentTypeOf, JSON_MEDIA_TYPE } from './media-types.js';
+import { JSON_MEDIA_TYPE } from './media-types.js';
 import { readJsonBody } from './read-body.js';
 import { checkReadOnlyUnchanged, type ReadOnlyField } from './read-only.js';
 import {
@@ -69,7 +70,7 @@ export function putReplace<T extends object>(options: PutReplaceOptions<T>) {
   const computed = new Set(['id', 'create_time', 'update_time']);
 
   async function handle(req: ResourceRequest, res: ServerResponse): Promise<void> {
-    if (contentTypeOf(req)?.type !== JSON_MEDIA_TYPE) {
+    if (typeis.is(req.headers['content-type'] ?? '', [JSON_MEDIA_TYPE]) === false) {
       throw ApiError.unsupportedMediaType('PUT bodies must be application/json.', {
         target: 'Content-Type',
       });
