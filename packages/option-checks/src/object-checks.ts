@@ -19,21 +19,28 @@ export function assertOptionsObject(factory: string, options: unknown): asserts 
 /**
  * Throws (`ERR_RESOURCEFUL_UNKNOWN_OPTION`) naming an unknown option, and the known one it was
  * probably meant as.
+ * @param parent where a nested options object sits (`versions.v1.deprecation`); its keys are
+ *   then named `versions.v1.deprecation.dat`
  */
 export function assertKnownOptions(
   factory: string,
   options: object,
   known: readonly string[],
+  parent?: string,
 ): void {
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
     const guess = closestName(key, known);
-    const hint = guess === undefined ? '' : ` Did you mean "${guess}"?`;
+    const name = parent === undefined ? key : `${parent}.${key}`;
+    const hint =
+      guess === undefined
+        ? ''
+        : ` Did you mean "${parent === undefined ? guess : `${parent}.${guess}`}"?`;
     throw optionError(
       OPTION_ERROR_CODES.unknownOption,
       factory,
-      `unknown option "${key}".${hint} Known options: ${known.join(', ')}.`,
-      key,
+      `unknown option "${name}".${hint} Known options: ${known.join(', ')}.`,
+      name,
     );
   }
 }

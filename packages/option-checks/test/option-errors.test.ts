@@ -84,6 +84,23 @@ describe('construction errors', () => {
     expect(isOptionError(error)).toBe(true);
   });
 
+  it('names an unknown key of a nested options object by its whole path', () => {
+    expect(() =>
+      assertKnownOptions(
+        'versionedRouter',
+        { dat: 1 },
+        ['date', 'sunset'],
+        'versions.v1.deprecation',
+      ),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_UNKNOWN_OPTION',
+        option: 'versions.v1.deprecation.dat',
+        message: expect.stringContaining('Did you mean "versions.v1.deprecation.date"?'),
+      }),
+    );
+  });
+
   it('tells other errors apart', () => {
     expect(isOptionError(new TypeError('x'))).toBe(false);
     expect(isOptionError({ code: 'ERR_RESOURCEFUL_INVALID_OPTION' })).toBe(false);
