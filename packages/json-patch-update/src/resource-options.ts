@@ -173,7 +173,7 @@ export function resolveResourceOptions<T extends object>(
   }
   const represent =
     functionOption(factory, 'represent', options.represent) ?? ((resource: T) => resource);
-  const etag = functionOption(factory, 'etag', options.etag);
+  functionOption(factory, 'etag', options.etag);
   if (options.lock !== undefined && typeof options.lock?.run !== 'function') {
     invalidOption(
       factory,
@@ -189,7 +189,7 @@ export function resolveResourceOptions<T extends object>(
     readOnly,
     id: functionOption(factory, 'id', options.id) ?? requestParamId,
     represent,
-    etag: etag ?? ((resource: T, req) => etagFor(represent(resource, req))),
+    etag: options.etag ?? ((resource: T, req) => etagFor(represent(resource, req))),
     location:
       functionOption(factory, 'location', options.location) ?? ((_resource, req) => pathOf(req)),
     requireIfMatch: booleanOption(
