@@ -12,7 +12,7 @@ import {
   freePort,
   listen,
 } from '@resourceful/test-support';
-import { listRoutes } from '@resourceful/versioned-router';
+import { listRoutes } from '@resourceful/versioned-router/check-routes';
 import { createClient } from 'redis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

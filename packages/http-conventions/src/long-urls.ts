@@ -13,7 +13,13 @@ import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } 
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiError, DEFAULT_CODE_HEADER } from '@resourceful/error-envelope';
-import { checkOptions, isHeaderName, optionError, positiveInteger } from './options.js';
+import {
+  checkOptions,
+  isHeaderName,
+  missingOption,
+  optionError,
+  positiveInteger,
+} from './options.js';
 
 /** RFC 9110 §4.1: "at a minimum, request lines of 8000 octets"; served here up to 64 KiB. */
 export const DEFAULT_MAX_URL_LENGTH = 64 * 1024;
@@ -109,10 +115,16 @@ export function answerUrlOverflow(server: Server, options: AnswerUrlOverflowOpti
   ]);
   const otherwise = checked.otherwise;
   if (typeof otherwise !== 'function') {
-    throw optionError('answerUrlOverflow', 'otherwise', 'a clientError listener', otherwise);
+    throw checked.otherwise === undefined
+      ? missingOption(
+          'answerUrlOverflow',
+          'otherwise',
+          'a clientError listener such as clientErrorHandler()',
+        )
+      : optionError('answerUrlOverflow', 'otherwise', 'a clientError listener', otherwise);
   }
   if (checked.maxLength === undefined) {
-    throw optionError('answerUrlOverflow', 'maxLength', 'the longest URL served', undefined);
+    throw missingOption('answerUrlOverflow', 'maxLength', 'the longest URL served');
   }
   const apiError = uriTooLong(
     positiveInteger('answerUrlOverflow', 'maxLength', checked.maxLength, 1),

@@ -1,7 +1,13 @@
 /**
  * @module Checks shared by the factories: the options object itself, header names and values.
  */
-import { assertKnownOptions, assertOptionsObject, describeValue } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  describeValue,
+  optionError as makeOptionError,
+  OPTION_ERROR_CODES,
+} from '@resourceful/option-checks';
 
 /** RFC 9110 §5.1: a field name is a token. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -27,8 +33,29 @@ export function checkOptions<T extends object>(
   return options as Partial<T>;
 }
 
+/** `ERR_RESOURCEFUL_INVALID_OPTION`: `factory: "name" must be <expected>, got <value>.` */
 export function optionError(factory: string, name: string, expected: string, got: unknown) {
-  return new TypeError(`${factory}: ${name} must be ${expected}, got ${describeValue(got)}.`);
+  return makeOptionError(
+    OPTION_ERROR_CODES.invalidOption,
+    factory,
+    `"${name}" must be ${expected}, got ${describeValue(got)}.`,
+    name,
+  );
+}
+
+/** `ERR_RESOURCEFUL_MISSING_OPTION` for a required option. */
+export function missingOption(factory: string, name: string, expected: string) {
+  return makeOptionError(
+    OPTION_ERROR_CODES.missingOption,
+    factory,
+    `"${name}" is required: ${expected}.`,
+    name,
+  );
+}
+
+/** `ERR_RESOURCEFUL_INVALID_OPTION` with a message of its own. */
+export function refusedOption(factory: string, name: string, message: string) {
+  return makeOptionError(OPTION_ERROR_CODES.invalidOption, factory, message, name);
 }
 
 export function positiveInteger(factory: string, name: string, value: unknown, fallback: number) {

@@ -13,6 +13,7 @@ import {
   isHeaderValue,
   optionError,
   positiveInteger,
+  refusedOption,
 } from './options.js';
 
 /** What the spec names as request headers that make sense in a URL. */
@@ -255,11 +256,13 @@ export function queryHeaders(options: QueryHeadersOptions = {}) {
   const lower = (list: readonly string[]) => list.map((name) => name.toLowerCase());
   for (const name of headers) {
     if (lower(REFUSED_QUERY_HEADERS).includes(name.toLowerCase())) {
-      throw new TypeError(`${factory}: ${name} cannot be taken from the query.`);
+      throw refusedOption(factory, 'headers', `${name} cannot be taken from the query.`);
     }
     if (!allowCredentials && lower(CREDENTIAL_HEADERS).includes(name.toLowerCase())) {
-      throw new TypeError(
-        `${factory}: ${name} carries credentials, which a URL leaks into logs; set allowCredentials: true to take it from the query anyway.`,
+      throw refusedOption(
+        factory,
+        'headers',
+        `${name} carries credentials, which a URL leaks into logs; set allowCredentials: true to take it from the query anyway.`,
       );
     }
   }

@@ -189,8 +189,8 @@ describe('servedMethods', () => {
   });
 
   it.each([
-    [{ help: 'not a <url>' }, /help must be a URL/],
-    [{ help: 5 }, /help must be a URL/],
+    [{ help: 'not a <url>' }, /"help" must be a URL/],
+    [{ help: 5 }, /"help" must be a URL/],
     [{ hlep: HELP }, /Did you mean "help"/],
   ])('refuses %o', (options, message) => {
     expect(() => allowedMethods(options as AllowedMethodsOptions)).toThrow(message);

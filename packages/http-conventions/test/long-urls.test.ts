@@ -139,7 +139,7 @@ describeEachExpress('long URLs', (express) => {
 
 describe('long URL options', () => {
   it.each([
-    [{ maxLength: 0 }, /maxLength must be a positive integer/],
+    [{ maxLength: 0 }, /"maxLength" must be a positive integer/],
     [{ maxLenght: 5 }, /Did you mean "maxLength"/],
   ])('limitUrlLength refuses %o', (options, message) => {
     expect(() => limitUrlLength(options as LimitUrlLengthOptions)).toThrow(message);
@@ -147,9 +147,9 @@ describe('long URL options', () => {
 
   const ignore = (): void => undefined;
   it.each<[object, RegExp]>([
-    [{ maxLength: 10 }, /otherwise must be a clientError listener/],
-    [{ otherwise: ignore }, /maxLength must be the longest URL served/],
-    [{ otherwise: ignore, maxLength: 10, codeHeader: 'a b' }, /codeHeader must be a header name/],
+    [{ maxLength: 10 }, /"otherwise" is required/],
+    [{ otherwise: ignore }, /"maxLength" is required/],
+    [{ otherwise: ignore, maxLength: 10, codeHeader: 'a b' }, /"codeHeader" must be a header name/],
   ])('answerUrlOverflow refuses %o', (options, message) => {
     expect(() => answerUrlOverflow(createServer(), options as AnswerUrlOverflowOptions)).toThrow(
       message,

@@ -127,9 +127,9 @@ describe('queryHeaders options', () => {
     [{ headers: ['Prefer', 'Authorization'] }, /Authorization carries credentials/],
     [{ headers: ['Host'] }, /Host cannot be taken from the query/],
     [{ headers: ['Accept'] }, /Accept cannot be taken from the query/],
-    [{ headers: ['bad name'] }, /headers must be an array of header names/],
-    [{ allowCredentials: 'yes' }, /allowCredentials must be true or false/],
-    [{ maxLength: -1 }, /maxLength must be a positive integer/],
+    [{ headers: ['bad name'] }, /"headers" must be an array of header names/],
+    [{ allowCredentials: 'yes' }, /"allowCredentials" must be true or false/],
+    [{ maxLength: -1 }, /"maxLength" must be a positive integer/],
     [{ header: ['Prefer'] }, /Did you mean "headers"/],
   ])('refuses %o', (options, message) => {
     expect(() => queryHeaders(options as QueryHeadersOptions)).toThrow(message);

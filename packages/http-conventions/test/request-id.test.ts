@@ -99,10 +99,10 @@ describe('requestId options', () => {
   });
 
   it.each([
-    [{ header: 'bad header' }, /header must be a header name/],
-    [{ acceptFrom: 'X-Id' }, /acceptFrom must be/],
-    [{ maxLength: 0 }, /maxLength must be a positive integer/],
-    [{ generate: 'uuid' }, /generate must be a function/],
+    [{ header: 'bad header' }, /"header" must be a header name/],
+    [{ acceptFrom: 'X-Id' }, /"acceptFrom" must be/],
+    [{ maxLength: 0 }, /"maxLength" must be a positive integer/],
+    [{ generate: 'uuid' }, /"generate" must be a function/],
     [{ headr: 'X' }, /unknown option "headr". Did you mean "header"/],
   ])('refuses %o', (options, message) => {
     expect(() => requestId(options as RequestIdOptions)).toThrow(message);

@@ -61,8 +61,8 @@ describe('date formats', () => {
   });
 
   it.each([
-    [{ format: 'iso' }, /format must be "rfc3339" or "imf-fixdate"/],
-    [{ now: 5 }, /now must be a function/],
+    [{ format: 'iso' }, /"format" must be "rfc3339" or "imf-fixdate"/],
+    [{ now: 5 }, /"now" must be a function/],
     [{ fromat: 'rfc3339' }, /Did you mean "format"/],
   ])('refuses %o', (options, message) => {
     expect(() => responseDate(options as ResponseDateOptions)).toThrow(message);
