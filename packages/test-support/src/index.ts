@@ -11,4 +11,10 @@ export {
   type RedisServer,
   startRedisServer,
 } from './redis-server.js';
+export {
+  parseRawResponses,
+  type RawExchange,
+  type RawResponse,
+  rawExchange,
+} from './raw-http.js';
 export { closeServer, freePort, listen, type RunningServer, waitFor } from './servers.js';
