@@ -138,7 +138,10 @@ export class ApiError extends Error {
   }
 
   /** 403 `FORBIDDEN`: the caller is known but may not do this (RFC 9110 §15.5.4). */
-  static forbidden(message = 'The request is not allowed for this caller.', options?: ErrorOptions) {
+  static forbidden(
+    message = 'The request is not allowed for this caller.',
+    options?: ErrorOptions,
+  ) {
     return fromCatalogue('FORBIDDEN', message, options);
   }
 

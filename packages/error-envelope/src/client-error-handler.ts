@@ -6,12 +6,7 @@
  * a request the app is still answering on the same connection.
  */
 import { subscribe } from 'node:diagnostics_channel';
-import {
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-  STATUS_CODES,
-} from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from './api-error.js';
 import {
@@ -47,7 +42,10 @@ function refusalFor(code: string | undefined): ApiError {
       });
     default:
       return ApiError.invalidRequest('The request is not valid HTTP.', {
-        innererror: code === undefined ? { code: 'MALFORMED_HTTP' } : { code: 'MALFORMED_HTTP', parser_error: code },
+        innererror:
+          code === undefined
+            ? { code: 'MALFORMED_HTTP' }
+            : { code: 'MALFORMED_HTTP', parser_error: code },
       });
   }
 }

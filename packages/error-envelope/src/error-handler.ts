@@ -2,7 +2,11 @@
  * @module The final Express error handler: every failure leaves as one `{ "error": … }` body.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { attachSettings, type ErrorHandlerOptions, resolveErrorSettings } from './error-settings.js';
+import {
+  attachSettings,
+  type ErrorHandlerOptions,
+  resolveErrorSettings,
+} from './error-settings.js';
 import { answerError } from './send-error.js';
 
 /**

@@ -29,7 +29,9 @@ function sourceStatuses(): Set<number> {
     }
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
-      for (const match of text.matchAll(/\b(?:status:\s*|statusCode\s*=\s*|writeHead\()([45]\d\d)\b/g)) {
+      for (const match of text.matchAll(
+        /\b(?:status:\s*|statusCode\s*=\s*|writeHead\()([45]\d\d)\b/g,
+      )) {
         found.add(Number(match[1]));
       }
     }

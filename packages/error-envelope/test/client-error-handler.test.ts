@@ -33,17 +33,15 @@ describeEachExpress('the server-level handlers', (express) => {
     running = undefined;
   });
 
-  async function start(
-    {
-      app: appOptions = {},
-      server: serverOptions = {},
-      client,
-    }: {
-      app?: ErrorHandlerOptions;
-      server?: ServerOptions;
-      client?: ErrorHandlerOptions;
-    } = {},
-  ): Promise<RunningServer> {
+  async function start({
+    app: appOptions = {},
+    server: serverOptions = {},
+    client,
+  }: {
+    app?: ErrorHandlerOptions;
+    server?: ServerOptions;
+    client?: ErrorHandlerOptions;
+  } = {}): Promise<RunningServer> {
     items = new Map([['1', { name: 'one' }]]);
     reports = [];
     const app = appFor(express, items);
@@ -87,7 +85,8 @@ describeEachExpress('the server-level handlers', (express) => {
         expect(responses[0]?.headers.connection).toBe('close');
         expect(exchange.closedByServer).toBe(true);
         if (method === 'DELETE') expect(items.has('1')).toBe(false);
-        if (method === 'PUT' || method === 'PATCH') expect(items.get('1')).toEqual({ name: 'new!' });
+        if (method === 'PUT' || method === 'PATCH')
+          expect(items.get('1')).toEqual({ name: 'new!' });
         if (method === 'POST') expect(items.size).toBe(2);
       });
     }
@@ -144,10 +143,14 @@ describeEachExpress('the server-level handlers', (express) => {
   describe('when the refused bytes are the body the app is reading', () => {
     it('answers the envelope as that request answer, and the handler never runs', async () => {
       const server = await start();
-      const exchange = await rawExchange(server.port, [
-        'POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
-        '5\r\n{"nam\r\nZZZ-not-a-chunk-size\r\n\r\n',
-      ], { gapMs: 30 });
+      const exchange = await rawExchange(
+        server.port,
+        [
+          'POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+          '5\r\n{"nam\r\nZZZ-not-a-chunk-size\r\n\r\n',
+        ],
+        { gapMs: 30 },
+      );
       const responses = parseRawResponses(exchange.text, ['POST']);
       expect(responses).toHaveLength(1);
       expect(responses[0]?.status).toBe(400);
@@ -223,7 +226,10 @@ describeEachExpress('the server-level handlers', (express) => {
     });
 
     it('lets its own options override the app', async () => {
-      const server = await start({ app: { codeHeader: 'X-Error-Code' }, client: { codeHeader: false } });
+      const server = await start({
+        app: { codeHeader: 'X-Error-Code' },
+        client: { codeHeader: false },
+      });
       const [response] = parseRawResponses((await rawExchange(server.port, GARBAGE)).text);
       expect(response?.headers['x-error-code']).toBeUndefined();
       expect(response?.headers['error-code']).toBeUndefined();

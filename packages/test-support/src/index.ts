@@ -6,15 +6,15 @@ export {
   expressVersions,
 } from './express-versions.js';
 export {
-  findRedisServer,
-  hasRedisServer,
-  type RedisServer,
-  startRedisServer,
-} from './redis-server.js';
-export {
   parseRawResponses,
   type RawExchange,
   type RawResponse,
   rawExchange,
 } from './raw-http.js';
+export {
+  findRedisServer,
+  hasRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from './redis-server.js';
 export { closeServer, freePort, listen, type RunningServer, waitFor } from './servers.js';
