@@ -3,7 +3,9 @@
  * Checks every published package as users get it, after `pnpm build`:
  *  - publint (package.json fields, exports map, files),
  *  - are-the-types-wrong (types resolve for node16 ESM and CJS, and bundlers),
- *  - the built entry loads from `require` and from `import`, with the same export names.
+ *  - the built entry loads from `require` and from `import`, with the same export names,
+ *  - every exported function and class of the build keeps its name (`ApiError.name` is
+ *    `'ApiError'`, not esbuild's `_ApiError`), so stack traces and `constructor.name` read right.
  * Exits non-zero on the first package that fails.
  */
 import { execFileSync } from 'node:child_process';
@@ -27,12 +29,22 @@ function run(command, args, cwd) {
 // Loaded by name from a workspace project that depends on every package, as a user would.
 const consumerDir = join(root, 'examples', 'payments-api');
 
-function exportNames(name, mode) {
+/**
+ * The built entry's export names, and the exported functions and classes whose `name` differs
+ * from the name they are exported under.
+ */
+function loadBuilt(name, mode) {
   const entry = JSON.stringify(name);
+  const describe = `(m) => {
+    const keys = Object.keys(m).filter((k) => k !== 'default' && k !== 'module.exports').sort();
+    const renamed = keys.filter((k) => typeof m[k] === 'function' && m[k].name !== k)
+      .map((k) => k + ' is named ' + JSON.stringify(m[k].name));
+    console.log(JSON.stringify({ keys, renamed }));
+  }`;
   const script =
     mode === 'require'
-      ? `console.log(JSON.stringify(Object.keys(require(${entry})).sort()))`
-      : `import(${entry}).then((m) => console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default' && k !== 'module.exports').sort())))`;
+      ? `(${describe})(require(${entry}))`
+      : `import(${entry}).then(${describe})`;
   const args = mode === 'require' ? ['-e', script] : ['--input-type=module', '-e', script];
   return JSON.parse(execFileSync(process.execPath, args, { cwd: consumerDir, encoding: 'utf8' }));
 }
@@ -44,13 +56,15 @@ for (const dir of packages) {
   try {
     run(bin('publint'), ['--strict', dir], root);
     run(bin('attw'), ['--pack', dir, '--profile', 'node16', '--format', 'table-flipped'], root);
-    const cjs = exportNames(name, 'require');
-    const esm = exportNames(name, 'import');
-    if (cjs.length === 0) throw new Error('the CommonJS build exports nothing');
-    if (JSON.stringify(cjs) !== JSON.stringify(esm)) {
-      throw new Error(`CJS and ESM export different names:\n  cjs ${cjs}\n  esm ${esm}`);
+    const cjs = loadBuilt(name, 'require');
+    const esm = loadBuilt(name, 'import');
+    if (cjs.keys.length === 0) throw new Error('the CommonJS build exports nothing');
+    if (JSON.stringify(cjs.keys) !== JSON.stringify(esm.keys)) {
+      throw new Error(`CJS and ESM export different names:\n  cjs ${cjs.keys}\n  esm ${esm.keys}`);
     }
-    console.log(`require and import both load ${cjs.length} exports`);
+    const renamed = [...new Set([...cjs.renamed, ...esm.renamed])];
+    if (renamed.length > 0) throw new Error(`the build renamed exports: ${renamed.join('; ')}`);
+    console.log(`require and import both load ${cjs.keys.length} exports, names kept`);
   } catch (error) {
     failed++;
     console.error(`${name}: ${error instanceof Error ? error.message : error}`);
