@@ -42,9 +42,7 @@ function loadBuilt(name, mode) {
     console.log(JSON.stringify({ keys, renamed }));
   }`;
   const script =
-    mode === 'require'
-      ? `(${describe})(require(${entry}))`
-      : `import(${entry}).then(${describe})`;
+    mode === 'require' ? `(${describe})(require(${entry}))` : `import(${entry}).then(${describe})`;
   const args = mode === 'require' ? ['-e', script] : ['--input-type=module', '-e', script];
   return JSON.parse(execFileSync(process.execPath, args, { cwd: consumerDir, encoding: 'utf8' }));
 }
