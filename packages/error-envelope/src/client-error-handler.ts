@@ -54,6 +54,10 @@ function refusalFor(code: string | undefined): ApiError {
 // one after the other, and Node keeps the queue to itself. Filled from Node's documented
 // `http.server.request.start` diagnostics channel, only for servers with a clientError listener.
 const responsesBySocket = new WeakMap<object, ServerResponse[]>();
+// Connections on which a request started during the current turn of the event loop: Node parses
+// a chunk of bytes in one go, so refused bytes found in the same turn came in the same chunk as
+// that request (trailing bytes, an unframed body), even when the app answered it at once.
+const startedThisTurn = new WeakSet<object>();
 let tracking = false;
 
 interface RequestStartMessage {
@@ -75,6 +79,8 @@ function trackResponses(): void {
     }
     while (responses.length > 0 && isDone(responses[0]!)) responses.shift();
     responses.push(response);
+    startedThisTurn.add(socket);
+    queueMicrotask(() => startedThisTurn.delete(socket));
   });
 }
 
@@ -82,8 +88,12 @@ function isDone(res: ServerResponse): boolean {
   return res.writableFinished || res.destroyed;
 }
 
-function unfinishedResponses(socket: object): ServerResponse[] {
-  return (responsesBySocket.get(socket) ?? []).filter((res) => !isDone(res));
+/** The last response of the connection, when the refused bytes came with or during it. */
+function answerBeforeRefusal(socket: object): ServerResponse | undefined {
+  const responses = responsesBySocket.get(socket) ?? [];
+  const unfinished = responses.filter((res) => !isDone(res));
+  if (unfinished.length > 0) return unfinished.at(-1);
+  return startedThisTurn.has(socket) ? responses.at(-1) : undefined;
 }
 
 /** The app has started reading the body: its handler waits for the end of it. */
@@ -159,7 +169,7 @@ export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
     }
     const settings = settingsFor(this);
     const refusal = refusalFor(cause.code);
-    const last = unfinishedResponses(socket).at(-1);
+    const last = answerBeforeRefusal(socket);
     if (last === undefined) {
       writeRaw(socket, refusal, settings);
       reportError(settings, {
@@ -186,8 +196,11 @@ export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
     }
     // Every request being answered arrived whole; the refused bytes came after them. Their
     // answers are the client's only truthful news, so they are written and the connection ends.
-    if (!last.headersSent) last.shouldKeepAlive = false;
-    closeAfter(last, socket);
+    if (isDone(last)) closeSoon(socket);
+    else {
+      if (!last.headersSent) last.shouldKeepAlive = false;
+      closeAfter(last, socket);
+    }
     reportError(settings, {
       error: refusal,
       cause,

@@ -104,6 +104,29 @@ describeEachExpress('the server-level handlers', (express) => {
       expect(exchange.closedByServer).toBe(true);
     });
 
+    it('closes without a refusal after an answer written at once, when the bytes came with it', async () => {
+      const server = await start();
+      const exchange = await rawExchange(
+        server.port,
+        `GET /sync HTTP/1.1\r\nHost: x\r\n\r\n${GARBAGE}`,
+      );
+      const responses = parseRawResponses(exchange.text);
+      expect(responses.map((response) => response.status)).toEqual([200]);
+      expect(exchange.closedByServer).toBe(true);
+    });
+
+    it('refuses bytes sent later on a kept-alive connection, as an answer of their own', async () => {
+      const server = await start();
+      const exchange = await rawExchange(
+        server.port,
+        ['GET /sync HTTP/1.1\r\nHost: x\r\n\r\n', GARBAGE],
+        { gapMs: 100 },
+      );
+      const responses = parseRawResponses(exchange.text);
+      expect(responses.map((response) => response.status)).toEqual([200, 400]);
+      expect(responses[1]?.headers.connection).toBe('close');
+    });
+
     it('reports the refused bytes to onError as not answered', async () => {
       const server = await start();
       await rawExchange(server.port, `GET /items/1 HTTP/1.1\r\nHost: x\r\n\r\n${GARBAGE}`);
@@ -276,6 +299,9 @@ describeEachExpress('the server-level handlers', (express) => {
 function appFor(express: ExpressModule, items: Map<string, unknown>) {
   const app = express();
   app.use(express.json());
+  app.get('/sync', (_req: Request, res: Response) => {
+    res.json({ ok: true });
+  });
   app.get('/items/:id', async (req: Request, res: Response) => {
     await later();
     const item = items.get(String(req.params.id));
