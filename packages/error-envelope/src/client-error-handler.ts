@@ -258,9 +258,49 @@ function connectHandler(options?: ClientErrorHandlerOptions) {
 }
 
 /**
+ * For `server.on('dropRequest', …)`: a request over `maxRequestsPerSocket` on one connection is
+ * not run, and Node answers it with a bare, empty 503 (`writeHead(503)` then `end()`, right
+ * after this event). That response is given the envelope instead: 503 `SERVICE_UNAVAILABLE`,
+ * `Retry-After: 0` (retry at once, on a new connection), counted as throttling, not a fault.
+ */
+function dropRequestHandler(options?: ClientErrorHandlerOptions) {
+  const settingsFor = settingsResolver('attachServerErrorHandlers', options);
+  return function droppedRequestEnvelope(
+    this: unknown,
+    req: IncomingMessage,
+    socket: Duplex,
+  ): void {
+    const res = responsesBySocket.get(socket)?.find((candidate) => candidate.req === req);
+    if (res === undefined) return;
+    const settings = settingsFor(this);
+    // Node's own two calls are replaced on this one response; the envelope is written in end.
+    res.writeHead = function keepStatusForEnvelope() {
+      return this;
+    } as typeof res.writeHead;
+    res.end = function endWithEnvelope(this: ServerResponse) {
+      delete (this as Partial<ServerResponse>).writeHead;
+      delete (this as Partial<ServerResponse>).end;
+      answerError(
+        this,
+        ApiError.serviceUnavailable(
+          'This connection has served its requests; retry on a new one.',
+          {
+            retryAfter: 0,
+            throttling: true,
+            innererror: { code: 'MAX_REQUESTS_PER_CONNECTION' },
+          },
+        ),
+        settings,
+      );
+      return this;
+    } as typeof res.end;
+  };
+}
+
+/**
  * Gives every answer Node's server would write itself the envelope: registers
- * `clientErrorHandler` (`clientError`), and handlers of `checkExpectation` (417) and `connect`
- * (405). Options as `clientErrorHandler`'s.
+ * `clientErrorHandler` (`clientError`), and handlers of `checkExpectation` (417), `connect`
+ * (405) and `dropRequest` (503 over `maxRequestsPerSocket`). Options as `clientErrorHandler`'s.
  */
 export function attachServerErrorHandlers<T extends Server>(
   server: T,
@@ -269,5 +309,6 @@ export function attachServerErrorHandlers<T extends Server>(
   server.on('clientError', clientErrorHandler(options));
   server.on('checkExpectation', expectationHandler(options));
   server.on('connect', connectHandler(options));
+  server.on('dropRequest', dropRequestHandler(options));
   return server;
 }

@@ -344,3 +344,31 @@ describe('clientErrorHandler options', () => {
     );
   });
 });
+
+describeEachExpress('requests over maxRequestsPerSocket', (express) => {
+  it('answers them with a 503 envelope and Retry-After: 0 instead of a bare 503', async () => {
+    const app = express();
+    app.get('/n/:n', async (req: Request, res: Response) => {
+      await later();
+      res.json({ n: req.params.n });
+    });
+    app.use(errorHandler({ onError: () => undefined }));
+    const server = attachServerErrorHandlers(createServer(app));
+    server.maxRequestsPerSocket = 2;
+    const running = await listen(server);
+    try {
+      const get = (n: number) => `GET /n/${n} HTTP/1.1\r\nHost: x\r\n\r\n`;
+      const exchange = await rawExchange(running.port, get(1) + get(2) + get(3));
+      const responses = parseRawResponses(exchange.text);
+      expect(responses.map((response) => response.status)).toEqual([200, 200, 503]);
+      expect(responses[1]?.headers.connection).toBe('close');
+      expect(responses[2]?.headers['retry-after']).toBe('0');
+      expect(parseErrorBody(responses[2]?.body ?? '')).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        innererror: { code: 'MAX_REQUESTS_PER_CONNECTION' },
+      });
+    } finally {
+      await running.close();
+    }
+  });
+});
