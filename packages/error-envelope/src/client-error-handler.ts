@@ -274,7 +274,7 @@ function dropRequestHandler(options?: ClientErrorHandlerOptions) {
     if (res === undefined) return;
     const settings = settingsFor(this);
     // Node's own two calls are replaced on this one response; the envelope is written in end.
-    res.writeHead = function keepStatusForEnvelope() {
+    res.writeHead = function keepStatusForEnvelope(this: ServerResponse) {
       return this;
     } as typeof res.writeHead;
     res.end = function endWithEnvelope(this: ServerResponse) {
