@@ -33,6 +33,11 @@ function refusalFor(code: string | undefined): ApiError {
         code: 'HEADERS_TOO_LARGE',
         message: 'The request line or headers are larger than the service accepts.',
       });
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      // Node's guard against chunk extensions that never end (CVE-2024-22019); Node sends 413.
+      return ApiError.payloadTooLarge('The chunk extensions of the body are too large.', {
+        innererror: { code: 'CHUNK_EXTENSIONS_TOO_LARGE' },
+      });
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       // Node's headersTimeout or requestTimeout (RFC 9110 §15.5.9).
       return new ApiError({
@@ -61,6 +66,7 @@ const startedThisTurn = new WeakSet<object>();
 let tracking = false;
 
 interface RequestStartMessage {
+  request: IncomingMessage;
   response: ServerResponse;
   socket: object;
   server: Server;
@@ -72,6 +78,7 @@ function trackResponses(): void {
   subscribe('http.server.request.start', (message) => {
     const { response, socket, server } = message as RequestStartMessage;
     if (server.listenerCount('clientError') === 0) return;
+    answerMissingHost(message as RequestStartMessage);
     let responses = responsesBySocket.get(socket);
     if (responses === undefined) {
       responses = [];
@@ -258,6 +265,45 @@ function connectHandler(options?: ClientErrorHandlerOptions) {
 }
 
 /**
+ * Where Node answers a request itself with `writeHead(status)` and an empty `end()` (no event
+ * lets the app answer instead), those two calls on this one response write the envelope.
+ */
+function replaceNodeAnswer(res: ServerResponse, error: ApiError, settings: ErrorSettings): void {
+  res.writeHead = function keepStatusForEnvelope(this: ServerResponse) {
+    return this;
+  } as typeof res.writeHead;
+  res.end = function endWithEnvelope(this: ServerResponse) {
+    delete (this as Partial<ServerResponse>).writeHead;
+    delete (this as Partial<ServerResponse>).end;
+    // Node's answers close the connection; so do these.
+    this.shouldKeepAlive = false;
+    answerError(this, error, settings);
+    return this;
+  } as typeof res.end;
+}
+
+/**
+ * Node answers an HTTP/1.1 request without `Host` with a bare 400 before any event (RFC 9112
+ * §3.2 makes it one); checked when the request starts, so that 400 is the envelope.
+ */
+function answerMissingHost(message: RequestStartMessage): void {
+  const { request, response, server } = message;
+  if (
+    // Node before 20 has no such check (the option is undefined there).
+    (server as Server & { requireHostHeader?: boolean }).requireHostHeader !== true ||
+    request.headers.host !== undefined ||
+    request.httpVersion !== '1.1'
+  ) {
+    return;
+  }
+  replaceNodeAnswer(
+    response,
+    ApiError.invalidRequest('HTTP/1.1 requests must carry a Host header.', { target: 'Host' }),
+    settingsOfServer(server),
+  );
+}
+
+/**
  * For `server.on('dropRequest', …)`: a request over `maxRequestsPerSocket` on one connection is
  * not run, and Node answers it with a bare, empty 503 (`writeHead(503)` then `end()`, right
  * after this event). That response is given the envelope instead: 503 `SERVICE_UNAVAILABLE`,
@@ -272,28 +318,15 @@ function dropRequestHandler(options?: ClientErrorHandlerOptions) {
   ): void {
     const res = responsesBySocket.get(socket)?.find((candidate) => candidate.req === req);
     if (res === undefined) return;
-    const settings = settingsFor(this);
-    // Node's own two calls are replaced on this one response; the envelope is written in end.
-    res.writeHead = function keepStatusForEnvelope(this: ServerResponse) {
-      return this;
-    } as typeof res.writeHead;
-    res.end = function endWithEnvelope(this: ServerResponse) {
-      delete (this as Partial<ServerResponse>).writeHead;
-      delete (this as Partial<ServerResponse>).end;
-      answerError(
-        this,
-        ApiError.serviceUnavailable(
-          'This connection has served its requests; retry on a new one.',
-          {
-            retryAfter: 0,
-            throttling: true,
-            innererror: { code: 'MAX_REQUESTS_PER_CONNECTION' },
-          },
-        ),
-        settings,
-      );
-      return this;
-    } as typeof res.end;
+    replaceNodeAnswer(
+      res,
+      ApiError.serviceUnavailable('This connection has served its requests; retry on a new one.', {
+        retryAfter: 0,
+        throttling: true,
+        innererror: { code: 'MAX_REQUESTS_PER_CONNECTION' },
+      }),
+      settingsFor(this),
+    );
   };
 }
 

@@ -372,3 +372,52 @@ describeEachExpress('requests over maxRequestsPerSocket', (express) => {
     }
   });
 });
+
+describeEachExpress('requests Node answers before any event', (express) => {
+  it('answers an HTTP/1.1 request without Host with a 400 envelope naming Host', async () => {
+    const app = express();
+    app.get('/', (_req: Request, res: Response) => {
+      res.json({ ran: true });
+    });
+    app.use(errorHandler({ onError: () => undefined, codeHeader: 'X-Error-Code' }));
+    const running = await listen(attachServerErrorHandlers(createServer(app)));
+    try {
+      const exchange = await rawExchange(running.port, 'GET / HTTP/1.1\r\n\r\n');
+      const [response, ...more] = parseRawResponses(exchange.text);
+      expect(more).toEqual([]);
+      expect(response?.status).toBe(400);
+      expect(response?.headers['x-error-code']).toBe('INVALID_REQUEST');
+      expect(response?.headers.connection).toBe('close');
+      expect(parseErrorBody(response?.body ?? '')).toMatchObject({
+        code: 'INVALID_REQUEST',
+        target: 'Host',
+      });
+      expect(exchange.closedByServer).toBe(true);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('answers chunk extensions over Node limit with a 413 envelope', async () => {
+    const app = express();
+    // Reading the body: the refused bytes are that body, so the refusal is the answer.
+    app.use(express.raw({ type: '*/*' }));
+    app.post('/', (_req: Request, res: Response) => {
+      res.json({ ran: true });
+    });
+    const running = await listen(attachServerErrorHandlers(createServer(app)));
+    try {
+      const exchange = await rawExchange(
+        running.port,
+        `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n1;${'a'.repeat(20_000)}\r\nx\r\n0\r\n\r\n`,
+      );
+      const responses = parseRawResponses(exchange.text);
+      expect(responses.map((response) => response.status)).toEqual([413]);
+      expect(parseErrorBody(responses[0]?.body ?? '')).toMatchObject({
+        code: 'PAYLOAD_TOO_LARGE',
+      });
+    } finally {
+      await running.close();
+    }
+  });
+});
