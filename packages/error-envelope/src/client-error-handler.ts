@@ -64,6 +64,8 @@ const responsesBySocket = new WeakMap<object, ServerResponse[]>();
 // that request (trailing bytes, an unframed body), even when the app answered it at once.
 const startedThisTurn = new WeakSet<object>();
 let tracking = false;
+/** Servers given `attachServerErrorHandlers`: only their Host-less requests are answered here. */
+const envelopedServers = new WeakSet<object>();
 
 interface RequestStartMessage {
   request: IncomingMessage;
@@ -289,6 +291,7 @@ function replaceNodeAnswer(res: ServerResponse, error: ApiError, settings: Error
 function answerMissingHost(message: RequestStartMessage): void {
   const { request, response, server } = message;
   if (
+    !envelopedServers.has(server) ||
     // Node before 20 has no such check (the option is undefined there).
     (server as Server & { requireHostHeader?: boolean }).requireHostHeader !== true ||
     request.headers.host !== undefined ||
@@ -340,6 +343,7 @@ export function attachServerErrorHandlers<T extends Server>(
   options?: ClientErrorHandlerOptions,
 ): T {
   server.on('clientError', clientErrorHandler(options));
+  envelopedServers.add(server);
   server.on('checkExpectation', expectationHandler(options));
   server.on('connect', connectHandler(options));
   server.on('dropRequest', dropRequestHandler(options));
