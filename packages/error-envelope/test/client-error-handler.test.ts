@@ -16,6 +16,7 @@ import {
   type ErrorReport,
   errorHandler,
   parseErrorBody,
+  REQUEST_ID_KEY,
 } from '../src/index.js';
 
 const GARBAGE = 'NOT HTTP AT ALL\r\n\r\n';
@@ -169,7 +170,7 @@ describeEachExpress('the server-level handlers', (express) => {
       const exchange = await rawExchange(
         server.port,
         [
-          'POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+          'POST /items HTTP/1.1\r\nHost: x\r\nX-Request-Id: rid-42\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
           '5\r\n{"nam\r\nZZZ-not-a-chunk-size\r\n\r\n',
         ],
         { gapMs: 30 },
@@ -179,7 +180,7 @@ describeEachExpress('the server-level handlers', (express) => {
       expect(responses[0]?.status).toBe(400);
       expect(parseErrorBody(responses[0]?.body ?? '')).toMatchObject({
         code: 'INVALID_REQUEST',
-        innererror: { code: 'MALFORMED_HTTP' },
+        innererror: { code: 'MALFORMED_HTTP', request_id: 'rid-42' },
       });
       expect(exchange.closedByServer).toBe(true);
       expect(items.size).toBe(1);
@@ -298,6 +299,13 @@ describeEachExpress('the server-level handlers', (express) => {
 /** A small store with one route per verb; each answers on a later turn of the event loop. */
 function appFor(express: ExpressModule, items: Map<string, unknown>) {
   const app = express();
+  // As @resourceful/http-conventions does: the request's id, stored under the shared key.
+  app.use((req: Request, _res: Response, next: () => void) => {
+    const id = req.headers['x-request-id'];
+    if (typeof id === 'string')
+      (req as Request & { [REQUEST_ID_KEY]?: string })[REQUEST_ID_KEY] = id;
+    next();
+  });
   app.use(express.json());
   app.get('/sync', (_req: Request, res: Response) => {
     res.json({ ok: true });
