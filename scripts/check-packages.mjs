@@ -3,7 +3,7 @@
  * Checks every published package as users get it, after `pnpm build`:
  *  - publint (package.json fields, exports map, files),
  *  - are-the-types-wrong (types resolve for node16 ESM and CJS, and bundlers),
- *  - the built entry loads from `require` and from `import`, with the same export names,
+ *  - every built entry point loads from `require` and from `import`, with the same export names,
  *  - every exported function and class of the build keeps its name (`ApiError.name` is
  *    `'ApiError'`, not esbuild's `_ApiError`), so stack traces and `constructor.name` read right.
  * Exits non-zero on the first package that fails.
@@ -54,15 +54,29 @@ for (const dir of packages) {
   try {
     run(bin('publint'), ['--strict', dir], root);
     run(bin('attw'), ['--pack', dir, '--profile', 'node16', '--format', 'table-flipped'], root);
-    const cjs = loadBuilt(name, 'require');
-    const esm = loadBuilt(name, 'import');
-    if (cjs.keys.length === 0) throw new Error('the CommonJS build exports nothing');
-    if (JSON.stringify(cjs.keys) !== JSON.stringify(esm.keys)) {
-      throw new Error(`CJS and ESM export different names:\n  cjs ${cjs.keys}\n  esm ${esm.keys}`);
+    // The main entry and every subpath entry point (`./check-routes`), not package.json.
+    const { exports = {} } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const entries = Object.keys(exports).filter((key) => !key.endsWith('.json'));
+    for (const entry of entries.length === 0 ? ['.'] : entries) {
+      const specifier = entry === '.' ? name : `${name}/${entry.slice(2)}`;
+      const cjs = loadBuilt(specifier, 'require');
+      const esm = loadBuilt(specifier, 'import');
+      if (cjs.keys.length === 0) {
+        throw new Error(`the CommonJS build of ${specifier} exports nothing`);
+      }
+      if (JSON.stringify(cjs.keys) !== JSON.stringify(esm.keys)) {
+        throw new Error(
+          `CJS and ESM export different names:\n  cjs ${cjs.keys}\n  esm ${esm.keys}`,
+        );
+      }
+      const renamed = [...new Set([...cjs.renamed, ...esm.renamed])];
+      if (renamed.length > 0) {
+        throw new Error(`the build of ${specifier} renamed exports: ${renamed.join('; ')}`);
+      }
+      console.log(
+        `${specifier}: require and import both load ${cjs.keys.length} exports, names kept`,
+      );
     }
-    const renamed = [...new Set([...cjs.renamed, ...esm.renamed])];
-    if (renamed.length > 0) throw new Error(`the build renamed exports: ${renamed.join('; ')}`);
-    console.log(`require and import both load ${cjs.keys.length} exports, names kept`);
   } catch (error) {
     failed++;
     console.error(`${name}: ${error instanceof Error ? error.message : error}`);
