@@ -11,7 +11,7 @@ import {
 } from '@resourceful/service-request-idempotency';
 import { createClient } from 'redis';
 import { createApp, RELAY_PATH, type ServiceRelayOptions } from './app.js';
-import { createHttpServer } from './url-length.js';
+import { createPaymentsServer } from './server-limits.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
@@ -71,8 +71,9 @@ const app = createApp({
   serviceRelay: serviceRelay(),
 });
 
-// Requests Node refuses before Express sees them get the envelope too (see url-length.ts).
-const server = createHttpServer(app);
+// The server's limits (timeouts, header and request counts) are in server-limits.ts; what Node
+// answers itself (parser refusals, timeouts, Expect, CONNECT) gets the envelope too.
+const server = createPaymentsServer(app);
 server.listen(port, host, () => {
   console.log(`payments-api listening on http://${host}:${port}`);
 });

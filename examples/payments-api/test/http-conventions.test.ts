@@ -18,7 +18,8 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppOptions, createApp } from '../src/app.js';
 import { README_PATH } from '../src/readme.js';
-import { createHttpServer, MAX_URL_LENGTH } from '../src/url-length.js';
+import { createPaymentsServer } from '../src/server-limits.js';
+import { MAX_URL_LENGTH } from '../src/url-length.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -321,7 +322,7 @@ function rawExchange(port: number, text: string): Promise<string> {
 
 describeEachExpress('the example’s long URLs over a raw socket', (express) => {
   async function withServer(check: (port: number) => Promise<void>): Promise<void> {
-    const running = await listen(createHttpServer(createApp({ express, publicBaseUrl: BASE })));
+    const running = await listen(createPaymentsServer(createApp({ express, publicBaseUrl: BASE })));
     try {
       await check(running.port);
     } finally {
@@ -370,7 +371,7 @@ describeEachExpress('the example’s long URLs over a raw socket', (express) => 
         `GET /v1/vault/credit-cards HTTP/1.1\r\nHost: x\r\nX-Padding: ${'p'.repeat(100_000)}\r\n\r\n`,
       );
       expect(answer.slice(0, 12)).toBe('HTTP/1.1 431');
-      expect(answer).toMatch(/"code":"INVALID_REQUEST"/);
+      expect(answer).toMatch(/"code":"HEADERS_TOO_LARGE"/);
     }));
 });
 
@@ -378,10 +379,8 @@ describe('the example README', () => {
   it('lists what every route answers to OPTIONS', async () => {
     const { readFile } = await import('node:fs/promises');
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(
-      readme.indexOf('## OPTIONS and HEAD'),
-      readme.indexOf('## Try it'),
-    );
+    const start = readme.indexOf('## OPTIONS and HEAD');
+    const section = readme.slice(start, readme.indexOf('\n## ', start));
     const documented = new Map<string, string>();
     for (const row of section.split('\n').filter((line) => line.startsWith('| `'))) {
       const [paths = '', allow = ''] = row.split(' | ').map((cell) => cell.replace(/^\| /, ''));

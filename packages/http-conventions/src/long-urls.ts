@@ -61,8 +61,12 @@ export function limitUrlLength(options: LimitUrlLengthOptions = {}) {
 export type ClientErrorListener = (error: Error & { code?: string }, socket: Duplex) => void;
 
 export interface AnswerUrlOverflowOptions {
-  /** What answers every other client error, e.g. the error envelope's `clientErrorHandler()`. */
-  otherwise: ClientErrorListener;
+  /**
+   * What answers every other client error. @default the server's `clientError` listeners at the
+   * time of the call (e.g. registered by the error envelope's `attachServerErrorHandlers`),
+   * which are taken over so that each error is answered once
+   */
+  otherwise?: ClientErrorListener;
   /** The longest URL served (`limitUrlLength`'s `maxLength`), reported in the 414. */
   maxLength: number;
   /** Header carrying the error code, or `false`. @default 'Error-Code' (as the envelope's) */
@@ -101,27 +105,37 @@ class LineTracker {
 
 const trackers = new WeakMap<Duplex, LineTracker>();
 
+/** A response of the connection not yet finished (Node's own bookkeeping on the socket). */
+function answering(socket: Duplex): boolean {
+  const current = (socket as Duplex & { _httpMessage?: { writableFinished?: boolean } | null })
+    ._httpMessage;
+  return current != null && current.writableFinished !== true;
+}
+
 /**
  * Makes `server` answer an over-long request line with a 414 envelope (`Connection: close`)
- * and hands every other client error to `otherwise`. Use it instead of
- * `server.on('clientError', …)`. It reads each connection's bytes as they arrive (a `data`
- * listener, which moves parsing from C++ stream consumption to JavaScript).
+ * and hands every other client error to `otherwise`: call it after the error envelope's
+ * `attachServerErrorHandlers(server)` (whose `clientError` listener it takes over), or give
+ * `otherwise`. It reads each connection's bytes as they arrive (a `data` listener, which moves
+ * parsing from C++ stream consumption to JavaScript). While an answer of the connection is
+ * still being written, the refusal is left to `otherwise`, which orders it after that answer.
  */
-export function answerUrlOverflow(server: Server, options: AnswerUrlOverflowOptions): void {
+export function answerUrlOverflow<T extends Server>(
+  server: T,
+  options: AnswerUrlOverflowOptions,
+): T {
   const checked = checkOptions<AnswerUrlOverflowOptions>('answerUrlOverflow', options, [
     'otherwise',
     'maxLength',
     'codeHeader',
   ]);
-  const otherwise = checked.otherwise;
-  if (typeof otherwise !== 'function') {
-    throw checked.otherwise === undefined
-      ? missingOption(
-          'answerUrlOverflow',
-          'otherwise',
-          'a clientError listener such as clientErrorHandler()',
-        )
-      : optionError('answerUrlOverflow', 'otherwise', 'a clientError listener', otherwise);
+  if (checked.otherwise !== undefined && typeof checked.otherwise !== 'function') {
+    throw optionError(
+      'answerUrlOverflow',
+      'otherwise',
+      'a clientError listener',
+      checked.otherwise,
+    );
   }
   if (checked.maxLength === undefined) {
     throw missingOption('answerUrlOverflow', 'maxLength', 'the longest URL served');
@@ -133,6 +147,24 @@ export function answerUrlOverflow(server: Server, options: AnswerUrlOverflowOpti
   if (codeHeader !== false && !isHeaderName(codeHeader)) {
     throw optionError('answerUrlOverflow', 'codeHeader', 'a header name, or false', codeHeader);
   }
+  let otherwise: ClientErrorListener;
+  if (checked.otherwise !== undefined) {
+    otherwise = checked.otherwise;
+  } else {
+    const previous = server.listeners('clientError') as ClientErrorListener[];
+    if (previous.length === 0) {
+      throw missingOption(
+        'answerUrlOverflow',
+        'otherwise',
+        'a clientError listener such as clientErrorHandler(), or one registered on the server before',
+      );
+    }
+    for (const listener of previous) server.removeListener('clientError', listener);
+    otherwise = function previousClientErrorListeners(this: unknown, error, socket) {
+      for (const listener of previous) listener.call(this, error, socket);
+    };
+  }
+  const answered = new WeakSet<Duplex>();
 
   server.on('connection', function trackRequestLines(socket: Socket) {
     const tracker = new LineTracker();
@@ -140,18 +172,22 @@ export function answerUrlOverflow(server: Server, options: AnswerUrlOverflowOpti
     socket.on('data', (chunk: Buffer) => tracker.update(chunk));
   });
 
-  server.on('clientError', function answerClientError(error, socket: Duplex) {
+  server.on('clientError', function answerClientError(this: unknown, error, socket: Duplex) {
+    // Node's parser reports again on later bytes; the 414 already went out.
+    if (answered.has(socket)) return;
     const failure = error as Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number };
     const tracker = trackers.get(socket);
     if (
       failure.code !== 'HPE_HEADER_OVERFLOW' ||
       tracker === undefined ||
       !socket.writable ||
+      answering(socket) ||
       !REQUEST_LINE.test(tracker.lineAt(failure.rawPacket, failure.bytesParsed))
     ) {
-      otherwise(failure, socket);
+      otherwise.call(this, failure, socket);
       return;
     }
+    answered.add(socket);
     const body = JSON.stringify(apiError);
     const head = [
       `HTTP/1.1 414 ${STATUS_CODES[414]}`,
@@ -163,4 +199,5 @@ export function answerUrlOverflow(server: Server, options: AnswerUrlOverflowOpti
     ];
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   });
+  return server;
 }

@@ -1,6 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
-import { clientErrorHandler, errorHandler } from '@resourceful/error-envelope';
+import {
+  attachServerErrorHandlers,
+  clientErrorHandler,
+  errorHandler,
+} from '@resourceful/error-envelope';
 import { describeEachExpress, listen, type RunningServer } from '@resourceful/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -49,7 +53,9 @@ describeEachExpress('long URLs', (express) => {
     app.get('/items', (req, res) => res.json({ length: req.originalUrl.length }));
     app.use(errorHandler());
     const server: Server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app);
-    answerUrlOverflow(server, { otherwise: clientErrorHandler(), maxLength: MAX_URL });
+    // Takes over the clientError listener the error envelope registered.
+    answerUrlOverflow(attachServerErrorHandlers(server), { maxLength: MAX_URL });
+    expect(server.listeners('clientError')).toHaveLength(1);
     running = await listen(server);
     return running;
   }
@@ -115,8 +121,19 @@ describeEachExpress('long URLs', (express) => {
     ]) {
       const res = await rawExchange(port, text);
       expect(res.status).toBe(431);
-      expect(JSON.parse(res.body).error.code).toBe('INVALID_REQUEST');
+      expect(JSON.parse(res.body).error.code).toBe('HEADERS_TOO_LARGE');
     }
+  });
+
+  it('answers through an explicit otherwise listener too', async () => {
+    const app = express();
+    const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app);
+    answerUrlOverflow(server, { otherwise: clientErrorHandler(), maxLength: MAX_URL });
+    running = await listen(server);
+    const tooLong = await rawExchange(running.port, `GET /${'a'.repeat(100_000)} HTTP/1.1\r\n\r\n`);
+    expect(tooLong.status).toBe(414);
+    const malformed = await rawExchange(running.port, 'NOT HTTP AT ALL\r\n\r\n');
+    expect(malformed.status).toBe(400);
   });
 
   it('hands other parser errors to the fallback', async () => {
