@@ -11,4 +11,12 @@ export {
   type RedisServer,
   startRedisServer,
 } from './redis-server.js';
+export {
+  findRedisCli,
+  hasRedisCluster,
+  type RedisCluster,
+  type RedisClusterNode,
+  type StartRedisClusterOptions,
+  startRedisCluster,
+} from './redis-cluster.js';
 export { closeServer, freePort, listen, type RunningServer, waitFor } from './servers.js';
