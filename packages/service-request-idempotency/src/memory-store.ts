@@ -2,6 +2,7 @@
  * @module The in-memory store, the default: one process only, bounded in entries and bytes,
  * expired entries evicted as new ones arrive (no timers).
  */
+import { assertKnownOptions, assertOptionsObject, describeValue } from '@resourceful/option-checks';
 import type {
   AcquireResult,
   Completion,
@@ -50,12 +51,18 @@ type Held =
 const SWEEP_PER_ACQUIRE = 8;
 const ENTRY_OVERHEAD_BYTES = 200;
 
-const MEMORY_STORE_OPTIONS = new Set(['maxEntries', 'maxBytes', 'now']);
+const OPTION_NAMES = [
+  'maxEntries',
+  'maxBytes',
+  'now',
+] as const satisfies readonly (keyof MemoryStoreOptions)[];
 
 function positiveInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(`memoryStore: "${name}" must be a positive integer, got ${String(value)}`);
+    throw new TypeError(
+      `memoryStore: "${name}" must be a positive integer, got ${describeValue(value)}.`,
+    );
   }
   return value;
 }
@@ -70,17 +77,12 @@ function responseBytes(key: string, fingerprint: string, response: StoredRespons
 }
 
 export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
-  for (const name of Object.keys(options)) {
-    if (!MEMORY_STORE_OPTIONS.has(name)) {
-      throw new TypeError(
-        `memoryStore: unknown option "${name}"; expected one of ${[...MEMORY_STORE_OPTIONS].join(', ')}`,
-      );
-    }
-  }
+  assertOptionsObject('memoryStore', options);
+  assertKnownOptions('memoryStore', options, OPTION_NAMES);
   const maxEntries = positiveInteger('maxEntries', options.maxEntries, 10_000);
   const maxBytes = positiveInteger('maxBytes', options.maxBytes, 64 * 1024 * 1024);
   if (options.now !== undefined && typeof options.now !== 'function') {
-    throw new TypeError('memoryStore: "now" must be a function returning milliseconds');
+    throw new TypeError('memoryStore: "now" must be a function returning milliseconds.');
   }
   const now = options.now ?? Date.now;
   // Insertion order is age order: completing an entry re-inserts it at the end.

@@ -68,6 +68,14 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
   const config = resolveOptions(options);
   const { store } = config;
 
+  /** A store that knows how long it stays unavailable (`retryAfterMs`) sets `Retry-After`. */
+  function retryAfterSeconds(error: unknown): number {
+    const ms = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+    return typeof ms === 'number' && Number.isFinite(ms) && ms > 0
+      ? Math.max(config.retryAfterSeconds, Math.ceil(ms / 1000))
+      : config.retryAfterSeconds;
+  }
+
   /** Runs a store call; a failure becomes a 503, or `undefined` when failing open. */
   async function fromStore<T>(call: () => Promise<T>): Promise<T | undefined> {
     try {
@@ -75,7 +83,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     } catch (error) {
       config.onStoreError(error);
       if (config.failOpen) return undefined;
-      throw storeUnavailableError(config.retryAfterSeconds, error);
+      throw storeUnavailableError(retryAfterSeconds(error), error);
     }
   }
 

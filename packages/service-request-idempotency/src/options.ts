@@ -3,7 +3,7 @@
  * construction, with messages that say how to fix a mistake.
  */
 import type { IncomingMessage } from 'node:http';
-import { assertKnownOptions } from '@resourceful/option-checks';
+import { assertKnownOptions, assertOptionsObject, describeValue } from '@resourceful/option-checks';
 import {
   DEFAULT_LOCK_TTL_MS,
   DEFAULT_MAX_BODY_BYTES,
@@ -152,21 +152,22 @@ function fail(message: string): never {
 function integer(name: string, value: unknown, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    fail(`"${name}" must be an integer of at least ${min}, got ${String(value)}.`);
+    fail(`"${name}" must be an integer of at least ${min}, got ${describeValue(value)}.`);
   }
   return value;
 }
 
 function boolean(name: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') fail(`"${name}" must be true or false, got ${String(value)}.`);
+  if (typeof value !== 'boolean')
+    fail(`"${name}" must be true or false, got ${describeValue(value)}.`);
   return value;
 }
 
 function headerName(name: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || !TOKEN.test(value)) {
-    fail(`"${name}" must be a header name such as "${fallback}", got ${String(value)}.`);
+    fail(`"${name}" must be a header name such as "${fallback}", got ${describeValue(value)}.`);
   }
   return value;
 }
@@ -187,9 +188,7 @@ function isStore(value: unknown): value is IdempotencyStore {
 
 /** Validates the options and resolves every default once. */
 export function resolveOptions(options: ServiceRequestIdempotencyOptions = {}): ResolvedOptions {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    fail('pass an options object, e.g. serviceRequestIdempotency({ store }).');
-  }
+  assertOptionsObject(PREFIX, options);
   assertKnownOptions(PREFIX, options, OPTION_NAMES);
 
   if (options.store !== undefined && !isStore(options.store)) {
@@ -211,7 +210,7 @@ export function resolveOptions(options: ServiceRequestIdempotencyOptions = {}): 
     }
     methods = options.methods.map((method: unknown) => {
       if (typeof method !== 'string' || !TOKEN.test(method)) {
-        fail(`"methods" must hold method names such as "POST", got ${String(method)}.`);
+        fail(`"methods" must hold method names such as "POST", got ${describeValue(method)}.`);
       }
       return method.toUpperCase();
     });

@@ -74,6 +74,6 @@ describe('serviceRequestIdempotency options', () => {
   it('refuses an array as the options', () => {
     expect(() =>
       serviceRequestIdempotency([] as unknown as ServiceRequestIdempotencyOptions),
-    ).toThrow(/pass an options object/);
+    ).toThrow(/serviceRequestIdempotency: options must be an object, got an array/);
   });
 });

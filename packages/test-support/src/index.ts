@@ -6,12 +6,6 @@ export {
   expressVersions,
 } from './express-versions.js';
 export {
-  findRedisServer,
-  hasRedisServer,
-  type RedisServer,
-  startRedisServer,
-} from './redis-server.js';
-export {
   findRedisCli,
   hasRedisCluster,
   type RedisCluster,
@@ -19,4 +13,10 @@ export {
   type StartRedisClusterOptions,
   startRedisCluster,
 } from './redis-cluster.js';
+export {
+  findRedisServer,
+  hasRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from './redis-server.js';
 export { closeServer, freePort, listen, type RunningServer, waitFor } from './servers.js';

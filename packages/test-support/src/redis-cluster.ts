@@ -40,6 +40,8 @@ export interface RedisCluster {
   primaryOf(slot: number): Promise<RedisClusterNode>;
   /** The ports of the current primaries. */
   primaries(): Promise<number[]>;
+  /** The node currently replicating the primary on `port`. */
+  replicaOf(port: number): Promise<RedisClusterNode>;
   /** Resolves when every live node reports `cluster_state:ok` and every slot has a primary. */
   waitUntilHealthy(timeoutMs?: number): Promise<void>;
   /** Resolves when `slot` is served by a primary other than `port` and the cluster is healthy. */
@@ -129,8 +131,7 @@ export async function startRedisCluster(
   }
 
   const redisCli = async (port: number, ...args: string[]) =>
-    (await run(cli, ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 10_000 }))
-      .stdout;
+    (await run(cli, ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 10_000 })).stdout;
 
   const nodes = ports.map((port, index) => {
     const dir = join(root, String(port));
@@ -163,6 +164,9 @@ export async function startRedisCluster(
           'no',
           '--loglevel',
           'warning',
+          // DEBUG SLEEP lets a test stall a replica to stand for replication lag.
+          '--enable-debug-command',
+          'local',
         ],
         { stdio: ['ignore', 'ignore', 'pipe'] },
       );
@@ -223,9 +227,10 @@ export async function startRedisCluster(
         .trim()
         .split('\n')
         .map((line) => {
-          const [id, address, flags, , , , , , ...slots] = line.split(' ');
+          const [id, address, flags, of, , , , , ...slots] = line.split(' ');
           return {
             id,
+            of,
             port: Number(address?.split('@')[0]?.split(':')[1]),
             flags: flags?.split(',') ?? [],
             slots: slots.filter((range) => !range.startsWith('[')),
@@ -240,6 +245,18 @@ export async function startRedisCluster(
       .filter((entry) => entry.flags.includes('master') && !entry.flags.includes('fail'))
       .filter((entry) => entry.slots.length > 0)
       .map((entry) => entry.port);
+  }
+
+  async function replicaOf(port: number): Promise<RedisClusterNode> {
+    const entries = await clusterNodes();
+    const primary = entries.find((entry) => entry.port === port);
+    const replica = entries.find(
+      (entry) =>
+        entry.flags.includes('slave') && !entry.flags.includes('fail') && entry.of === primary?.id,
+    );
+    const node = nodes.find((candidate) => candidate.port === replica?.port);
+    if (node === undefined) throw new Error(`no live replica of ${port}`);
+    return node;
   }
 
   async function primaryOf(slot: number): Promise<RedisClusterNode> {
@@ -331,6 +348,7 @@ export async function startRedisCluster(
     },
     primaryOf,
     primaries,
+    replicaOf,
     waitUntilHealthy,
     waitForReplicasInSync,
     async waitForFailover(slot, port, timeoutMs = 20_000) {
