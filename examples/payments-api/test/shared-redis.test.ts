@@ -117,4 +117,20 @@ describe.skipIf(!available)('the example with Redis down', () => {
     expect(repeat.status).toBe(201);
     expect(repeat.headers.get('idempotent-replayed')).toBe('true');
   });
+
+  it('logs the outage as one line when it starts and one when it ends, without stack traces', async () => {
+    for (let i = 0; i < 3; i++) await postDecision(`down-id-3-${i}`);
+    await waitFor(
+      async () => {
+        await postDecision(`down-id-4-${Date.now()}`);
+        return service.output().includes('reachable again');
+      },
+      { timeoutMs: 15_000, intervalMs: 500, what: 'the line saying Redis is back' },
+    );
+    const log = service.output();
+    expect(log.match(/idempotency store unreachable/g)).toHaveLength(1);
+    expect(log.match(/reachable again/g)).toHaveLength(1);
+    expect(log).toMatch(/reachable again after [\d.]+ s; [1-9]\d* request\(s\) refused with 503 meanwhile/);
+    expect(log).not.toMatch(/^\s+at /m);
+  });
 });
