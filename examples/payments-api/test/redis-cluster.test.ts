@@ -13,8 +13,7 @@ const available = hasRedisCluster();
 
 /** The hash tag the store gives an anonymous caller's id (its README, "Keys"). */
 function entryTag(id: string): string {
-  const bucket =
-    createHash('sha256').update(scopedKey('', id)).digest().readUInt16BE(0) % 1024;
+  const bucket = createHash('sha256').update(scopedKey('', id)).digest().readUInt16BE(0) % 1024;
   return `resourceful:idempotency:{${bucket}}`;
 }
 
@@ -133,8 +132,8 @@ describe.skipIf(!available)('two example processes on one Redis Cluster', () => 
 
 describe('REDIS_CLUSTER_URLS', () => {
   it('refuses to start with a node URL that is not redis://', async () => {
-    await expect(startService({ REDIS_CLUSTER_URLS: 'redis://127.0.0.1:1,http://x' })).rejects.toThrow(
-      /REDIS_CLUSTER_URLS: "http:\/\/x" is not a redis:\/\/ URL/,
-    );
+    await expect(
+      startService({ REDIS_CLUSTER_URLS: 'redis://127.0.0.1:1,http://x' }),
+    ).rejects.toThrow(/REDIS_CLUSTER_URLS: "http:\/\/x" is not a redis:\/\/ URL/);
   });
 });

@@ -130,7 +130,9 @@ describe.skipIf(!available)('the example with Redis down', () => {
     const log = service.output();
     expect(log.match(/idempotency store unreachable/g)).toHaveLength(1);
     expect(log.match(/reachable again/g)).toHaveLength(1);
-    expect(log).toMatch(/reachable again after [\d.]+ s; [1-9]\d* request\(s\) refused with 503 meanwhile/);
+    expect(log).toMatch(
+      /reachable again after [\d.]+ s; [1-9]\d* request\(s\) refused with 503 meanwhile/,
+    );
     expect(log).not.toMatch(/^\s+at /m);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Redis Cluster clients as an app instance would make them, and the store's documented key
- * layout (README, "Keys"), so a test can find the primary holding an id.
+ * layout (README, "Keys"), so a test can find the slot (and the primary) of an id.
  */
 import { createHash } from 'node:crypto';
 import type { RedisCluster } from '@resourceful/test-support';
@@ -32,9 +32,4 @@ export function keyTag(prefix: string, key: string): string {
 /** The hash tag of the entry of `id` sent without `Authorization`. */
 export function entryTag(prefix: string, id: string): string {
   return keyTag(prefix, scopedKey('', id));
-}
-
-/** The primary holding the entry of `id`. */
-export async function primaryHolding(cluster: RedisCluster, prefix: string, id: string) {
-  return cluster.primaryOf(await cluster.keySlot(`${entryTag(prefix, id)}epoch`));
 }

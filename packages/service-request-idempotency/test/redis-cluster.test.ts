@@ -10,7 +10,7 @@ import {
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStore, scopedKey } from '../src/index.js';
-import { type Cluster, connectCluster, keyTag, primaryHolding } from './cluster-helpers.js';
+import { type Cluster, connectCluster, keyTag } from './cluster-helpers.js';
 import { countingStore, deferred, startApp } from './helpers.js';
 import { storeContract } from './store-contract.js';
 

@@ -150,19 +150,23 @@ describe.skipIf(!available)('a Redis Cluster primary killed amid duplicates', ()
   describeEachExpress('trials', (express) => {
     for (const replicas of [0, 1]) {
       const setting = replicas === 0 ? 'without WAIT' : 'with replicas: 1 (WAIT)';
-      it(`answers only 201, 409 and 503 envelopes and recovers without a restart, ${setting}`, async () => {
-        const target = await app(express, replicas);
-        for (let i = 0; i < TRIALS; i++) {
-          for (const cut of [false, true]) {
-            const outcome = await trial(target, cut);
-            const name = `${setting}, ${cut ? 'replica link cut' : 'replica in sync'}`;
-            results[name] = [...(results[name] ?? []), outcome];
-            expect(outcome.executions).toBeGreaterThanOrEqual(1);
-            // WAIT makes the handler run only once a replica holds the lock.
-            if (replicas === 1) expect(outcome.executions).toBe(1);
+      it(
+        `answers only 201, 409 and 503 envelopes and recovers without a restart, ${setting}`,
+        async () => {
+          const target = await app(express, replicas);
+          for (let i = 0; i < TRIALS; i++) {
+            for (const cut of [false, true]) {
+              const outcome = await trial(target, cut);
+              const name = `${setting}, ${cut ? 'replica link cut' : 'replica in sync'}`;
+              results[name] = [...(results[name] ?? []), outcome];
+              expect(outcome.executions).toBeGreaterThanOrEqual(1);
+              // WAIT makes the handler run only once a replica holds the lock.
+              if (replicas === 1) expect(outcome.executions).toBe(1);
+            }
           }
-        }
-      }, 120_000 + TRIALS * 40_000);
+        },
+        120_000 + TRIALS * 40_000,
+      );
     }
   });
 });
