@@ -13,7 +13,8 @@ export interface RedisClientLike {
   sendCommand(args: string[]): Promise<unknown>;
   /** When present and false, commands fail at once instead of waiting in an offline queue. */
   readonly isReady?: boolean;
-  on?(event: 'error', listener: (error: Error) => void): unknown;
+  /** `error` (the store adds a listener so a lost Redis never crashes the process), `ready`. */
+  on?(event: 'error' | 'ready', listener: (error?: Error) => void): unknown;
 }
 
 /**
@@ -29,7 +30,8 @@ export interface RedisClusterLike {
   ): Promise<unknown>;
   /** When present and false, the cluster client was closed or never connected. */
   readonly isOpen?: boolean;
-  on?(event: 'error', listener: (error: Error) => void): unknown;
+  /** `error` (as for a client), `connect` (the topology was read). */
+  on?(event: 'error' | 'connect', listener: (error?: Error) => void): unknown;
 }
 
 /** Error for a command that did not run: client not ready, or no answer in time. */

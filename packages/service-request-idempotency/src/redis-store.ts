@@ -256,8 +256,15 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
     return started;
   }
 
-  // "On connect": at once when the client is connected, else on the first call.
-  start().catch(() => undefined);
+  // "On connect": at once when the client is connected, else when it connects (or on the
+  // first call, whichever comes first). Never again once done.
+  let initialized = false;
+  const initialize = () => {
+    if (!initialized) start().then(() => (initialized = true), () => undefined);
+  };
+  initialize();
+  if (client !== undefined) client.on?.('ready', initialize);
+  else cluster?.on?.('connect', initialize);
 
   async function lookup(key: string, lock: LockRequest | undefined) {
     await start();
