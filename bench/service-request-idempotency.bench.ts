@@ -124,7 +124,7 @@ export async function run(): Promise<Comparison[]> {
         ),
       );
     } finally {
-      clusterClient.destroy();
+      await clusterClient.close();
       await cluster.close();
     }
   } finally {

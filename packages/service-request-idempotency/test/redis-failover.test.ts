@@ -27,8 +27,8 @@ const TRIALS = Math.min(Math.max(Number(process.env.IDEMPOTENCY_FAILOVER_TRIALS 
 const BURST = 20;
 
 interface Trial {
+  /** How many times the handler ran for the trial's id. */
   readonly executions: number;
-  readonly statuses: readonly number[];
 }
 
 describe.skipIf(!available)('a Redis Cluster primary killed amid duplicates', () => {
@@ -141,10 +141,7 @@ describe.skipIf(!available)('a Redis Cluster primary killed amid duplicates', ()
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(answer?.body);
     expectOnlyExpectedAnswers(responses);
-    return {
-      executions: (target.app.runs.things ?? 0) - before,
-      statuses: responses.map((res) => res.status),
-    };
+    return { executions: (target.app.runs.things ?? 0) - before };
   }
 
   describeEachExpress('trials', (express) => {
