@@ -137,64 +137,67 @@ describe.skipIf(!available)('the example with Redis down', () => {
   });
 });
 
-describe.skipIf(!available)('the example on a Redis without persistence that restarts empty', () => {
-  let redis: RedisServer;
-  let service: ServiceProcess;
+describe.skipIf(!available)(
+  'the example on a Redis without persistence that restarts empty',
+  () => {
+    let redis: RedisServer;
+    let service: ServiceProcess;
 
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    service = await startService({ REDIS_URL: redis.url });
-  }, 60_000);
+    beforeAll(async () => {
+      redis = await startRedisServer();
+      service = await startService({ REDIS_URL: redis.url });
+    }, 60_000);
 
-  afterAll(async () => {
-    await service?.stop();
-    await redis?.close();
-  });
-
-  const card = {
-    payer_id: 'restart-payer',
-    type: 'visa',
-    number: '4111111111111111',
-    expire_month: '11',
-    expire_year: '2031',
-  };
-  const createCard = () =>
-    fetch(`${service.url}/v1/vault/credit-cards`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Service-Request-Id': 'restart-card-1' },
-      body: JSON.stringify(card),
+    afterAll(async () => {
+      await service?.stop();
+      await redis?.close();
     });
-  const cardsOfPayer = async () => {
-    const res = await fetch(`${service.url}/v1/vault/credit-cards?page_size=100`);
-    const { items } = (await res.json()) as { items: { payer_id: string }[] };
-    return items.filter((item) => item.payer_id === 'restart-payer').length;
-  };
 
-  it('warns at start that Redis cannot hold the guarantee', async () => {
-    await waitFor(() => service.output().includes('appendonly is off'), {
-      what: 'the persistence warning',
-    });
-  });
+    const card = {
+      payer_id: 'restart-payer',
+      type: 'visa',
+      number: '4111111111111111',
+      expire_month: '11',
+      expire_year: '2031',
+    };
+    const createCard = () =>
+      fetch(`${service.url}/v1/vault/credit-cards`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Service-Request-Id': 'restart-card-1' },
+        body: JSON.stringify(card),
+      });
+    const cardsOfPayer = async () => {
+      const res = await fetch(`${service.url}/v1/vault/credit-cards?page_size=100`);
+      const { items } = (await res.json()) as { items: { payer_id: string }[] };
+      return items.filter((item) => item.payer_id === 'restart-payer').length;
+    };
 
-  it('refuses the retry of a create after the restart instead of creating a second card', async () => {
-    await waitFor(async () => (await createCard()).status === 201, {
-      what: 'the first create',
+    it('warns at start that Redis cannot hold the guarantee', async () => {
+      await waitFor(() => service.output().includes('appendonly is off'), {
+        what: 'the persistence warning',
+      });
     });
-    await redis.restart({ empty: true });
-    let retry: Response | undefined;
-    await waitFor(
-      async () => {
-        retry = await createCard();
-        // Until the client has reconnected the answer is a 503 too; then the fence answers.
-        return retry.status !== 503 || (await retry.clone().text()).includes('UNAVAILABLE');
-      },
-      { what: 'an answer to the retry' },
-    );
-    for (let i = 0; i < 3; i++) {
-      const res = await createCard();
-      expect(res.status).toBe(503);
-      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(1);
-    }
-    expect(await cardsOfPayer()).toBe(1);
-  });
-});
+
+    it('refuses the retry of a create after the restart instead of creating a second card', async () => {
+      await waitFor(async () => (await createCard()).status === 201, {
+        what: 'the first create',
+      });
+      await redis.restart({ empty: true });
+      let retry: Response | undefined;
+      await waitFor(
+        async () => {
+          retry = await createCard();
+          // Until the client has reconnected the answer is a 503 too; then the fence answers.
+          return retry.status !== 503 || (await retry.clone().text()).includes('UNAVAILABLE');
+        },
+        { what: 'an answer to the retry' },
+      );
+      for (let i = 0; i < 3; i++) {
+        const res = await createCard();
+        expect(res.status).toBe(503);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(1);
+      }
+      expect(await cardsOfPayer()).toBe(1);
+    });
+  },
+);

@@ -260,7 +260,11 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   // first call, whichever comes first). Never again once done.
   let initialized = false;
   const initialize = () => {
-    if (!initialized) start().then(() => (initialized = true), () => undefined);
+    if (!initialized)
+      start().then(
+        () => (initialized = true),
+        () => undefined,
+      );
   };
   initialize();
   if (client !== undefined) client.on?.('ready', initialize);
