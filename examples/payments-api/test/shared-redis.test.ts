@@ -184,22 +184,22 @@ describe.skipIf(!available)(
       });
       await redis.restart({ empty: true });
       // Until the client has reconnected the retry gets the outage's 503 (Retry-After: 1); then
-    // the store finds its epoch marker gone and refuses it for the window (a longer Retry-After).
-    let retry: Response | undefined;
-    await waitFor(
-      async () => {
-        retry = await createCard();
-        return retry.status !== 503 || Number(retry.headers.get('retry-after')) > 1;
-      },
-      { what: 'an answer to the retry from the reconnected store' },
-    );
-    expect(retry?.status).toBe(503);
-    for (let i = 0; i < 3; i++) {
-      const res = await createCard();
-      expect(res.status).toBe(503);
-      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(1);
-    }
-    expect(await cardsOfPayer()).toBe(1);
+      // the store finds its epoch marker gone and refuses it for the window (a longer Retry-After).
+      let retry: Response | undefined;
+      await waitFor(
+        async () => {
+          retry = await createCard();
+          return retry.status !== 503 || Number(retry.headers.get('retry-after')) > 1;
+        },
+        { what: 'an answer to the retry from the reconnected store' },
+      );
+      expect(retry?.status).toBe(503);
+      for (let i = 0; i < 3; i++) {
+        const res = await createCard();
+        expect(res.status).toBe(503);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(1);
+      }
+      expect(await cardsOfPayer()).toBe(1);
     });
   },
 );
