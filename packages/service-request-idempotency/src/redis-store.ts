@@ -3,7 +3,7 @@
  * endpoint or on a Redis Cluster. Lock, completion and release each run as one Lua script on
  * the node holding the id (see redis-scripts.ts), and every entry expires by TTL.
  *
- * Keys: `<prefix>{<bucket>}<key>` for an entry, `<prefix>{<bucket>}epoch` and
+ * Keys: `<prefix>{<bucket>}:<key>` for an entry, `<prefix>{<bucket>}epoch` and
  * `<prefix>{<bucket>}fence` for the loss detection of its bucket. The hash tag `{<bucket>}`
  * puts the three in one slot, so a script never crosses slots on a cluster; the 1024 buckets
  * (a hash of the key) spread ids over 1024 slots, hence over every primary.
@@ -150,12 +150,12 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
       'pass exactly one of "client" (createClient({ url }) from "redis") and "cluster" (createCluster({ rootNodes })).',
     );
   }
-  if (client !== undefined && (typeof client?.sendCommand !== 'function' || client === null)) {
+  if (client !== undefined && typeof client?.sendCommand !== 'function') {
     fail(
       '"client" must be a Redis client with sendCommand(), e.g. createClient({ url }) from "redis".',
     );
   }
-  if (cluster !== undefined && (cluster === null || typeof cluster?.sendCommand !== 'function')) {
+  if (cluster !== undefined && typeof cluster?.sendCommand !== 'function') {
     fail(
       '"cluster" must be a Redis Cluster client, e.g. createCluster({ rootNodes }) from "redis".',
     );
@@ -194,7 +194,8 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   function keysOf(key: string): [entry: string, epoch: string, fence: string] {
     const bucket = createHash('sha256').update(key).digest().readUInt16BE(0) % BUCKETS;
     const tag = bucketTag(bucket);
-    return [`${tag}${key}`, `${tag}epoch`, `${tag}fence`];
+    // The ':' keeps an entry apart from the markers whatever the key ("epoch" included).
+    return [`${tag}:${key}`, `${tag}epoch`, `${tag}fence`];
   }
 
   async function send(key: string, args: string[]): Promise<unknown> {

@@ -63,10 +63,20 @@ describe.skipIf(!available)('redisStore against a real redis-server', () => {
       const keys = await client.keys(`${prefix}*`);
       const entries = keys.filter((key) => !key.endsWith('}epoch'));
       expect(entries).toHaveLength(1);
-      expect(entries[0]).toMatch(/^ttl:[0-9a-f-]+:\{\d{1,4}\}k$/);
+      expect(entries[0]).toMatch(/^ttl:[0-9a-f-]+:\{\d{1,4}\}:k$/);
       const ttl = await client.pTTL(entries[0]!);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(30_000);
+    });
+
+    it('keeps entries named "epoch" and "fence" apart from the markers', async () => {
+      const store = redisStore({ client, prefix: `names:${randomUUID()}:`, onWarning: quiet });
+      for (const key of ['epoch', 'fence']) {
+        const lock = { fingerprint: 'f', token: key, lockTtlMs: 30_000 };
+        expect(await store.acquire(key, lock)).toEqual({ state: 'acquired' });
+        await store.release(key, key);
+        expect(await store.acquire(key, lock)).toEqual({ state: 'acquired' });
+      }
     });
 
     it('writes one epoch marker per bucket on first use, without a TTL', async () => {
