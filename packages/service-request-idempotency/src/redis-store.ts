@@ -36,7 +36,7 @@ export {
 } from './redis-connection.js';
 
 export interface RedisStoreOptions {
-  /** A node-redis client for one endpoint (a primary, or through Sentinel): `createClient({ url })`. */
+  /** A node-redis client for one endpoint: `createClient({ url })` (Sentinel: see the README). */
   client?: RedisClientLike;
   /** A node-redis Redis Cluster client: `createCluster({ rootNodes })`. Give `client` or `cluster`. */
   cluster?: RedisClusterLike;
