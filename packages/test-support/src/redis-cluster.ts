@@ -117,17 +117,24 @@ export async function startRedisCluster(
   installExitHook();
   const nodeTimeoutMs = options.nodeTimeoutMs ?? 500;
   const root = mkdtempSync(join(tmpdir(), 'resourceful-redis-cluster-'));
+  // Six client ports and six cluster bus ports, all distinct. The bus port is set explicitly
+  // (not port + 10000, which may be taken or above 65535).
+  const taken = new Set<number>();
+  const distinctFreePort = async (): Promise<number> => {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const port = await freePort();
+      if (!taken.has(port)) {
+        taken.add(port);
+        return port;
+      }
+    }
+    throw new Error('no free loopback port found for the Redis Cluster');
+  };
   const ports: number[] = [];
-  // The cluster bus port is set explicitly (not port + 10000, which may be taken or too high).
   const busPorts: number[] = [];
-  while (ports.length < 6) {
-    const port = await freePort();
-    const bus = await freePort();
-    if (port === bus || ports.includes(port) || ports.includes(bus) || busPorts.includes(port))
-      continue;
-    if (busPorts.includes(bus)) continue;
-    ports.push(port);
-    busPorts.push(bus);
+  for (let i = 0; i < 6; i++) {
+    ports.push(await distinctFreePort());
+    busPorts.push(await distinctFreePort());
   }
 
   const redisCli = async (port: number, ...args: string[]) =>
