@@ -9,7 +9,14 @@
  * (a hash of the key) spread ids over 1024 slots, hence over every primary.
  */
 import { createHash } from 'node:crypto';
-import { assertKnownOptions, assertOptionsObject, describeValue } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  functionOption,
+  invalidOption,
+  OPTION_ERROR_CODES,
+  optionError,
+} from '@resourceful/option-checks';
 import { checkRedisConfig } from './redis-config-check.js';
 import {
   type Connection,
@@ -87,14 +94,10 @@ const OPTION_NAMES = [
 
 const FACTORY = 'redisStore';
 
-function fail(message: string): never {
-  throw new TypeError(`${FACTORY}: ${message}`);
-}
-
 function integer(name: string, value: unknown, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    fail(`"${name}" must be an integer of at least ${min}, got ${describeValue(value)}.`);
+    invalidOption(FACTORY, name, `an integer of at least ${min}`, value);
   }
   return value;
 }
@@ -146,37 +149,55 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   assertKnownOptions(FACTORY, options, OPTION_NAMES);
   const { client, cluster } = options;
   if ((client === undefined) === (cluster === undefined)) {
-    fail(
+    throw optionError(
+      client === undefined
+        ? OPTION_ERROR_CODES.missingOption
+        : OPTION_ERROR_CODES.conflictingOptions,
+      FACTORY,
       'pass exactly one of "client" (createClient({ url }) from "redis") and "cluster" (createCluster({ rootNodes })).',
+      'client',
     );
   }
   if (client !== undefined && typeof client?.sendCommand !== 'function') {
-    fail(
-      '"client" must be a Redis client with sendCommand(), e.g. createClient({ url }) from "redis".',
+    invalidOption(
+      FACTORY,
+      'client',
+      'a Redis client with sendCommand(), e.g. createClient({ url }) from "redis"',
+      client,
     );
   }
   if (cluster !== undefined && typeof cluster?.sendCommand !== 'function') {
-    fail(
-      '"cluster" must be a Redis Cluster client, e.g. createCluster({ rootNodes }) from "redis".',
+    invalidOption(
+      FACTORY,
+      'cluster',
+      'a Redis Cluster client, e.g. createCluster({ rootNodes }) from "redis"',
+      cluster,
     );
   }
   const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
-  if (typeof prefix !== 'string') fail(`"prefix" must be a string, got ${describeValue(prefix)}.`);
-  if (/[{}]/.test(prefix))
-    fail('"prefix" may not contain "{" or "}": the store sets the hash tag.');
+  if (typeof prefix !== 'string' || /[{}]/.test(prefix)) {
+    invalidOption(
+      FACTORY,
+      'prefix',
+      'a string without "{" or "}" (the store sets the hash tag)',
+      prefix,
+    );
+  }
   const timeoutMs = integer('commandTimeoutMs', options.commandTimeoutMs, 1000, 1);
   const replicas = integer('replicas', options.replicas, 0, 0);
   const replicasTimeoutMs = integer('replicasTimeoutMs', options.replicasTimeoutMs, 100, 1);
   if (replicas > 0 && replicasTimeoutMs >= timeoutMs) {
-    fail(
+    throw optionError(
+      OPTION_ERROR_CODES.conflictingOptions,
+      FACTORY,
       `"replicasTimeoutMs" (${replicasTimeoutMs}) must be less than "commandTimeoutMs" (${timeoutMs}).`,
+      'replicasTimeoutMs',
     );
   }
   const dataLossWindowMs = integer('dataLossWindowMs', options.dataLossWindowMs, 60_000, 0);
-  if (options.onWarning !== undefined && typeof options.onWarning !== 'function') {
-    fail('"onWarning" must be a function (message) => void.');
-  }
-  const onWarning = options.onWarning ?? ((message: string) => console.warn(message));
+  const onWarning =
+    functionOption(FACTORY, 'onWarning', options.onWarning, 'a function (message) => void') ??
+    ((message: string) => console.warn(message));
 
   const emitter = (client ?? cluster) as RedisClientLike | RedisClusterLike;
   // An EventEmitter's 'error' without a listener throws: without this, losing Redis would
