@@ -14,6 +14,12 @@ export {
   startRedisCluster,
 } from './redis-cluster.js';
 export {
+  parseRawResponses,
+  type RawExchange,
+  type RawResponse,
+  rawExchange,
+} from './raw-http.js';
+export {
   findRedisServer,
   hasRedisServer,
   type RedisServer,
