@@ -6,6 +6,12 @@ export {
   expressVersions,
 } from './express-versions.js';
 export {
+  parseRawResponses,
+  type RawExchange,
+  type RawResponse,
+  rawExchange,
+} from './raw-http.js';
+export {
   findRedisCli,
   hasRedisCluster,
   type RedisCluster,
@@ -13,12 +19,6 @@ export {
   type StartRedisClusterOptions,
   startRedisCluster,
 } from './redis-cluster.js';
-export {
-  parseRawResponses,
-  type RawExchange,
-  type RawResponse,
-  rawExchange,
-} from './raw-http.js';
 export {
   findRedisServer,
   hasRedisServer,
