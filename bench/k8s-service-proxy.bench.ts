@@ -4,14 +4,15 @@
  * control plane that speaks HTTP/1.1 only, once with one that offers HTTP/2 (both proxies then
  * use it).
  */
-import { makeCertificates } from '../packages/k8s-service-proxy/test/support/certificates.js';
-import { startControlPlane } from '../packages/k8s-service-proxy/test/support/control-plane-double.js';
-import { writeKubeconfig } from '../packages/k8s-service-proxy/test/support/kubeconfig.js';
+
 import {
   findKubectl,
   startKubectlProxy,
   startOurProxy,
-} from '../packages/k8s-service-proxy/test/support/proxy-processes.js';
+} from '../packages/k8s-local-proxy/test/support/proxy-processes.js';
+import { makeCertificates } from '../packages/k8s-service-proxy/test/support/certificates.js';
+import { startControlPlane } from '../packages/k8s-service-proxy/test/support/control-plane-double.js';
+import { writeKubeconfig } from '../packages/k8s-service-proxy/test/support/kubeconfig.js';
 import { type Comparison, compare, loadUrl } from './harness.js';
 
 export async function run(): Promise<Comparison[]> {

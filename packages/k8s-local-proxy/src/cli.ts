@@ -1,5 +1,5 @@
 /**
- * @module The `k8s-service-proxy` bin: a drop-in for `kubectl proxy`. Stops cleanly on SIGINT
+ * @module The `k8s-local-proxy` bin: a drop-in for `kubectl proxy`. Stops cleanly on SIGINT
  * and SIGTERM.
  */
 import { runProxyCommand } from './run-proxy-command.js';

@@ -1,17 +1,23 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  makeCertificates,
+  type TestCertificates,
+} from '../../k8s-service-proxy/test/support/certificates.js';
+import {
+  type ControlPlaneDouble,
+  startControlPlane,
+} from '../../k8s-service-proxy/test/support/control-plane-double.js';
+import { writeKubeconfig } from '../../k8s-service-proxy/test/support/kubeconfig.js';
+import { rawRequest } from '../../k8s-service-proxy/test/support/raw-client.js';
 import { parseProxyArgs, usage } from '../src/cli-options.js';
 import { runProxyCommand } from '../src/run-proxy-command.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { writeKubeconfig } from './support/kubeconfig.js';
 import {
   childEnvironment,
   ourCommand,
   REPO_ROOT,
   startOurProxy,
 } from './support/proxy-processes.js';
-import { rawRequest } from './support/raw-client.js';
 
 describe('parseProxyArgs', () => {
   it("has kubectl proxy's defaults", () => {
@@ -104,7 +110,7 @@ describe('runProxyCommand', () => {
       stderr: (t) => (err += t),
     });
     expect(result.exitCode).toBe(1);
-    expect(err).toBe("error: unknown flag: --bogus\nSee 'k8s-service-proxy --help' for usage.\n");
+    expect(err).toBe("error: unknown flag: --bogus\nSee 'k8s-local-proxy --help' for usage.\n");
   });
 
   it('exits 1 without echoing the token when no credentials can be used', async () => {
@@ -118,7 +124,7 @@ describe('runProxyCommand', () => {
   });
 });
 
-describe('the k8s-service-proxy process', () => {
+describe('the k8s-local-proxy process', () => {
   let certs: TestCertificates;
   let plane: ControlPlaneDouble;
   let kubeconfig: string;
