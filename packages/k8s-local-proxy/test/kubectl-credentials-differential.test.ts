@@ -28,7 +28,8 @@ import {
   writeExecKubeconfig,
   writeFakePlugin,
 } from '../../k8s-service-proxy/test/support/exec-plugin.js';
-import { rawRequest } from '../../k8s-service-proxy/test/support/raw-client.js';
+import { startConnectProxy } from '../../k8s-service-proxy/test/support/connect-proxy.js';
+import { rawRequest, rawUpgrade } from '../../k8s-service-proxy/test/support/raw-client.js';
 import {
   findKubectl,
   type RunningProxy,
@@ -58,13 +59,19 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  function kubeconfigWith(options: { exec?: ExecStanza; userLines?: string[]; server?: string }) {
+  function kubeconfigWith(options: {
+    exec?: ExecStanza;
+    userLines?: string[];
+    clusterLines?: string[];
+    server?: string;
+  }) {
     counter += 1;
     return writeExecKubeconfig(dir, {
       server: options.server ?? plane.url,
       caFile: options.server?.startsWith('http:') ? undefined : certs.caFile,
       exec: options.exec,
       userLines: options.userLines,
+      clusterLines: options.clusterLines,
       name: `k${counter}.yaml`,
     });
   }
@@ -250,6 +257,40 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     } finally {
       await stopAll(proxies);
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("tunnels requests through the cluster's proxy-url as kubectl does, and upgrades too (kubectl dials those directly)", async () => {
+    const proxy = await startConnectProxy({ aliases: ['kube.test'] });
+    const kubeconfig = kubeconfigWith({
+      server: `https://kube.test:${plane.port}`,
+      userLines: ['    token: test-token'],
+      clusterLines: [`    proxy-url: ${proxy.url}`, '    tls-server-name: localhost'],
+    });
+    const proxies = await pair(kubeconfig);
+    try {
+      const tunnelsPer = [];
+      const answers = [];
+      for (const running of proxies) {
+        const before = proxy.tunnels.length;
+        answers.push(...(await through([running])));
+        tunnelsPer.push(proxy.tunnels.slice(before).map((t) => t.authority));
+      }
+      expect(answers[0]?.status).toBe(200);
+      expect(answers[1]).toEqual(answers[0]);
+      expect(tunnelsPer).toEqual([[`kube.test:${plane.port}`], [`kube.test:${plane.port}`]]);
+      const socketPath = '/api/v1/namespaces/default/services/web/proxy/socket';
+      const [kubectlUpgrade, ourUpgrade] = [
+        await rawUpgrade(proxies[0]?.port ?? 0, socketPath),
+        await rawUpgrade(proxies[1]?.port ?? 0, socketPath),
+      ];
+      // Documented difference: kubectl v1.32 resolves the server name itself for upgrades.
+      expect(kubectlUpgrade.status).toBe(500);
+      expect(kubectlUpgrade.body).toMatch(/kube\.test/);
+      expect(ourUpgrade).toEqual({ status: 101, echoed: 'echo:ping' });
+    } finally {
+      await stopAll(proxies);
+      await proxy.close();
     }
   });
 

@@ -8,8 +8,7 @@
  * `JSON.stringify`, `util.inspect` or error messages.
  */
 import { readFileSync } from 'node:fs';
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import type { Agent as HttpAgent } from 'node:http';
 import { inspect } from 'node:util';
 import { ApiError } from '@resourceful/error-envelope';
 import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
@@ -26,8 +25,10 @@ import {
   execCredentialSource,
 } from './exec-credential.js';
 import { type InClusterOptions, loadInCluster } from './in-cluster.js';
+import { createClusterAgent } from './cluster-agent.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { oidcAuthorization } from './oidc-token.js';
+import { parseProxyUrl, proxyFromEnvironment } from './proxy-environment.js';
 import {
   DEFAULT_TOKEN_REFRESH_MS,
   fileTokenSource,
@@ -69,6 +70,12 @@ export interface ClusterCredentialsOptions {
   oidcIdToken?: string;
   /** Impersonation headers sent with every request (kubectl's `--as`, `--as-group`, `--as-uid`). */
   impersonate?: Impersonation;
+  /**
+   * The proxy to the control plane (the kubeconfig cluster's `proxy-url`; http or https, with
+   * CONNECT for https servers). `false` connects directly. @default read from `HTTPS_PROXY` /
+   * `HTTP_PROXY` / `NO_PROXY` as Go does; never for a loopback server
+   */
+  proxyUrl?: string | false;
   /** Where warnings go. @default console.warn */
   onWarning?: (message: string) => void;
   /** Recorded on the result, for diagnostics. @default 'options' */
@@ -129,6 +136,7 @@ const OVERRIDABLE_OPTIONS = [
   'execTimeoutMs',
   'oidcIdToken',
   'impersonate',
+  'proxyUrl',
   'onWarning',
 ] as const satisfies readonly (keyof ClusterCredentialsOptions)[];
 
@@ -246,21 +254,30 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
         ...(options.tlsServerName ? { 'tls-server-name': options.tlsServerName } : {}),
         ...(insecure ? { 'insecure-skip-tls-verify': true } : {}),
         ...(ca ? { 'certificate-authority-data': Buffer.from(ca).toString('base64') } : {}),
+        ...(typeof options.proxyUrl === 'string' ? { 'proxy-url': options.proxyUrl } : {}),
       },
     });
   } else if (options.oidcIdToken !== undefined) {
     oidc = options.oidcIdToken;
   }
 
+  const proxy =
+    options.proxyUrl === false
+      ? undefined
+      : options.proxyUrl === undefined
+        ? proxyFromEnvironment(server, process.env)
+        : parseProxyUrl(options.proxyUrl, 'proxyUrl');
   const tlsOptions = {
     ca,
     rejectUnauthorized: !insecure,
-    servername: options.tlsServerName,
+    ...(options.tlsServerName === undefined ? {} : { servername: options.tlsServerName }),
   };
   const makeAgent = (cert?: string | Buffer, key?: string | Buffer): HttpAgent =>
-    server.protocol === 'https:'
-      ? new HttpsAgent({ keepAlive: true, ...tlsOptions, cert, key })
-      : new HttpAgent({ keepAlive: true });
+    createClusterAgent(
+      server,
+      { ...tlsOptions, ...(cert === undefined ? {} : { cert, key }) },
+      proxy,
+    );
   const agent = makeAgent(options.clientCert, options.clientKey);
   /** One agent per client certificate a plugin returned; the last one only is kept. */
   let pluginAgent: { credential: ExecCredential; agent: HttpAgent } | undefined;
@@ -279,6 +296,8 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
 
   const summary = {
     server: server.href,
+    // The proxy's origin only: a proxy URL may carry a user and password.
+    proxy: proxy?.origin,
     source: options.source ?? 'options',
     namespace: options.namespace,
     insecureSkipTlsVerify: insecure,
@@ -374,15 +393,33 @@ function overrides(options: FindCredentialsOptions): Partial<ClusterCredentialsO
   return out;
 }
 
+/** The cluster's `proxy-url`, else the proxy `env` names for `server`, else a direct line. */
+function proxyFor(
+  server: string,
+  configured: string | false | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): string | false {
+  if (configured !== undefined) return configured;
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    return false; // createClusterCredentials reports the bad server
+  }
+  return proxyFromEnvironment(url, env)?.href ?? false;
+}
+
 function fromConfig(
   config: ClusterConfig,
   extra: Partial<ClusterCredentialsOptions>,
+  env: Readonly<Record<string, string | undefined>>,
 ): ClusterCredentials {
   const merged: ClusterCredentialsOptions = {
     ...config,
     ...extra,
     server: extra.server ?? config.server,
   };
+  merged.proxyUrl = proxyFor(merged.server, extra.proxyUrl ?? config.proxyUrl, env);
   // An explicit token wins over every credential of the file (kubectl's --token): the plugin
   // never runs, and the file's other methods do not count as a second one.
   if (extra.token !== undefined || extra.tokenFile !== undefined) {
@@ -416,12 +453,20 @@ export function findClusterCredentials(
   options: FindCredentialsOptions = {},
 ): ClusterCredentials | undefined {
   const extra = overrides(options);
+  const env = options.env ?? process.env;
   const explicitAuth =
     options.token !== undefined ||
     options.tokenFile !== undefined ||
     options.clientCert !== undefined;
+  const direct = (server: string) =>
+    createClusterCredentials({
+      ...extra,
+      server,
+      proxyUrl: proxyFor(server, extra.proxyUrl, env),
+      source: 'options',
+    });
   if (options.server !== undefined && explicitAuth && options.kubeconfig === undefined) {
-    return createClusterCredentials({ ...extra, server: options.server, source: 'options' });
+    return direct(options.server);
   }
   if (options.kubeconfig !== false) {
     const config = loadKubeconfig({
@@ -432,15 +477,13 @@ export function findClusterCredentials(
       env: options.env,
       homeDir: options.homeDir,
     });
-    if (config !== undefined) return fromConfig(config, extra);
+    if (config !== undefined) return fromConfig(config, extra, env);
   }
   if (options.inCluster !== false) {
     const config = loadInCluster({ env: options.env, ...options.inCluster });
-    if (config !== undefined) return fromConfig(config, extra);
+    if (config !== undefined) return fromConfig(config, extra, env);
   }
-  if (options.server !== undefined) {
-    return createClusterCredentials({ ...extra, server: options.server, source: 'options' });
-  }
+  if (options.server !== undefined) return direct(options.server);
   return undefined;
 }
 

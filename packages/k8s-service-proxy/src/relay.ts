@@ -23,6 +23,7 @@ import {
   http1RelayHeaders,
   UNRELAYABLE_REQUEST,
   type UpstreamAnswer,
+  watchProxyConnect,
 } from './upstream-transport.js';
 
 export interface RelayPolicy {
@@ -157,6 +158,7 @@ function sendUpstream(
   const send = server.protocol === 'https:' ? httpsRequest : httpRequest;
   const req = send({
     agent,
+    protocol: server.protocol,
     hostname: server.hostname.replace(/^\[|\]$/g, ''),
     port: server.port || (server.protocol === 'https:' ? 443 : 80),
     method,
@@ -164,6 +166,7 @@ function sendUpstream(
     headers,
   });
   if (keepAliveMs > 0) req.on('socket', (socket) => socket.setKeepAlive(true, keepAliveMs));
+  watchProxyConnect(req);
   if (policy.timeoutMs > 0) {
     req.setTimeout(policy.timeoutMs, () =>
       req.destroy(Object.assign(new Error('upstream timed out'), { code: UPSTREAM_TIMEOUT })),

@@ -16,7 +16,7 @@ import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { ClusterCredentials } from './cluster-credentials.js';
 import { connectionTokens, HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
-import { UPSTREAM_TIMEOUT } from './upstream-errors.js';
+import { PROXY_REFUSED, UPSTREAM_TIMEOUT } from './upstream-errors.js';
 
 /** Set on errors for requests that cannot be expressed upstream (bad path or header). */
 export const UNRELAYABLE_REQUEST = 'UNRELAYABLE_REQUEST';
@@ -102,6 +102,23 @@ export function http1RelayHeaders(res: IncomingMessage): OutgoingHttpHeaders {
 }
 
 /**
+ * A proxy that refuses the CONNECT (407, 403, 502…) must not look like the control plane's
+ * answer: https-proxy-agent replays the proxy's response, so the request is failed instead.
+ */
+export function watchProxyConnect(req: ClientRequest): void {
+  req.once('proxyConnect', (connect: { statusCode?: number }) => {
+    if (connect.statusCode !== 200) {
+      req.destroy(
+        tagged(
+          `the proxy refused the tunnel (${connect.statusCode ?? 'no status'})`,
+          PROXY_REFUSED,
+        ),
+      );
+    }
+  });
+}
+
+/**
  * Sends one request to the control plane over `request.agent` (HTTP/1.1 with keep-alive). Never
  * throws; failures reach `handlers.error`.
  */
@@ -123,6 +140,8 @@ export function callUpstream(
   try {
     req = (server.protocol === 'https:' ? httpsRequest : httpRequest)({
       agent,
+      // Explicit, so a proxy agent files its kept-alive tunnels under the name it looks up.
+      protocol: server.protocol,
       hostname: server.hostname.replace(/^\[|\]$/g, ''),
       port: server.port || (server.protocol === 'https:' ? 443 : 80),
       method: request.method,
@@ -138,6 +157,7 @@ export function callUpstream(
     req.setTimeout(request.timeoutMs, () => req.destroy(timeoutError()));
   }
   req.on('error', fail);
+  watchProxyConnect(req);
   req.on('response', (res) => {
     res.on('error', fail);
     res.on('aborted', () => fail(tagged('the control plane cut the answer', 'ECONNRESET')));

@@ -91,6 +91,7 @@ export function writeExecKubeconfig(
     caFile?: string;
     exec?: ExecStanza;
     userLines?: readonly string[];
+    clusterLines?: readonly string[];
     name?: string;
   },
 ): string {
@@ -118,6 +119,7 @@ export function writeExecKubeconfig(
       '  cluster:',
       `    server: ${options.server}`,
       ...(options.caFile ? [`    certificate-authority: ${options.caFile}`] : []),
+      ...(options.clusterLines ?? []),
       'users:',
       '- name: tester',
       '  user:',
