@@ -19,6 +19,7 @@ import {
   makeCertificates,
   type TestCertificates,
 } from '../../k8s-service-proxy/test/support/certificates.js';
+import { startConnectProxy } from '../../k8s-service-proxy/test/support/connect-proxy.js';
 import {
   type ControlPlaneDouble,
   startControlPlane,
@@ -28,7 +29,6 @@ import {
   writeExecKubeconfig,
   writeFakePlugin,
 } from '../../k8s-service-proxy/test/support/exec-plugin.js';
-import { startConnectProxy } from '../../k8s-service-proxy/test/support/connect-proxy.js';
 import { rawRequest, rawUpgrade } from '../../k8s-service-proxy/test/support/raw-client.js';
 import {
   findKubectl,

@@ -12,6 +12,7 @@ import type { Agent as HttpAgent } from 'node:http';
 import { inspect } from 'node:util';
 import { ApiError } from '@resourceful/error-envelope';
 import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import { createClusterAgent } from './cluster-agent.js';
 import type {
   ClusterConfig,
   CredentialSource,
@@ -25,7 +26,6 @@ import {
   execCredentialSource,
 } from './exec-credential.js';
 import { type InClusterOptions, loadInCluster } from './in-cluster.js';
-import { createClusterAgent } from './cluster-agent.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { oidcAuthorization } from './oidc-token.js';
 import { parseProxyUrl, proxyFromEnvironment } from './proxy-environment.js';

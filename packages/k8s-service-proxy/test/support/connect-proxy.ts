@@ -5,8 +5,8 @@
  * proxied from the environment). Answers 407 without the expected `Proxy-Authorization`.
  */
 import { createServer, type IncomingMessage } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 export interface RecordedTunnel {
   /** The CONNECT target, `host:port`. */
