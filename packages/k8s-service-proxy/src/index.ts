@@ -27,6 +27,11 @@ export {
   type ServerAddressByClientCIDR,
 } from './discovery.js';
 export { DEFAULT_EXEC_TIMEOUT_MS } from './exec-credential.js';
+export {
+  type ClusterServiceProxyMiddlewareOptions,
+  type ClusterServiceProxyOptions,
+  clusterServiceProxyOptions,
+} from './http-proxy-middleware-options.js';
 export { type InClusterOptions, loadInCluster, SERVICE_ACCOUNT_DIR } from './in-cluster.js';
 export { type KubeconfigOptions, kubeconfigPaths, loadKubeconfig } from './kubeconfig.js';
 export { isNamespaceName, isPortName, isServiceName } from './kubernetes-names.js';

@@ -8,6 +8,7 @@ it('exports exactly the documented names', async () => {
     'DiscoveryError',
     'SERVICE_ACCOUNT_DIR',
     'ServiceProxyPathError',
+    'clusterServiceProxyOptions',
     'controlPlaneRelay',
     'createClusterCredentials',
     'fileTokenSource',
