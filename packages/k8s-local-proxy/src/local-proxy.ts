@@ -136,7 +136,14 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
   if (!apiPrefix.startsWith('/')) throw new RangeError('apiPrefix must start with "/"');
   const wwwPrefix = options.wwwPrefix ?? '/static/';
   const stripPrefix = !apiPrefix.startsWith('/api');
-  const filter = options.disableFilter ? undefined : createRequestFilter(options);
+  const filter = options.disableFilter
+    ? undefined
+    : createRequestFilter({
+        acceptHosts: options.acceptHosts,
+        acceptPaths: options.acceptPaths,
+        rejectPaths: options.rejectPaths,
+        rejectMethods: options.rejectMethods,
+      });
   const serveStatic =
     options.www !== undefined && options.www !== ''
       ? createStaticHandler(options.www, wwwPrefix)

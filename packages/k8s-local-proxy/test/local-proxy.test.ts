@@ -200,3 +200,19 @@ describe('createLocalProxy', () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe('option names', () => {
+  it('refuses unknown option names of createLocalProxy and createRequestFilter with a hint', () => {
+    const credentials = createClusterCredentials({ server: 'https://127.0.0.1:1', token: 't' });
+    try {
+      expect(() =>
+        createLocalProxy({ credentials, prot: 1 } as unknown as LocalProxyOptions),
+      ).toThrow(/createLocalProxy: unknown option "prot". Did you mean "port"\?/);
+      expect(() => createRequestFilter({ acceptHost: 'x' } as never)).toThrow(
+        /Did you mean "acceptHosts"\?/,
+      );
+    } finally {
+      credentials.close();
+    }
+  });
+});

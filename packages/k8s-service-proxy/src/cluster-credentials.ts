@@ -383,6 +383,17 @@ export interface FindCredentialsOptions extends Partial<Omit<ClusterCredentialsO
   homeDir?: string;
 }
 
+const FIND_OPTION_NAMES: readonly string[] = [
+  ...OVERRIDABLE_OPTIONS,
+  'kubeconfig',
+  'context',
+  'cluster',
+  'user',
+  'inCluster',
+  'env',
+  'homeDir',
+];
+
 /** Explicit values override those found in files, as kubectl's flags override the kubeconfig. */
 function overrides(options: FindCredentialsOptions): Partial<ClusterCredentialsOptions> {
   const out: Partial<ClusterCredentialsOptions> = {};
@@ -452,6 +463,8 @@ function fromConfig(
 export function findClusterCredentials(
   options: FindCredentialsOptions = {},
 ): ClusterCredentials | undefined {
+  assertOptionsObject('findClusterCredentials', options);
+  assertKnownOptions('findClusterCredentials', options, FIND_OPTION_NAMES);
   const extra = overrides(options);
   const env = options.env ?? process.env;
   const explicitAuth =

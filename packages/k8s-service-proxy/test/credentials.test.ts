@@ -337,3 +337,11 @@ describe('findClusterCredentials order', () => {
     expect(() => loadClusterCredentials(options)).toThrow(/no cluster credentials found/);
   });
 });
+
+describe('findClusterCredentials option names', () => {
+  it('refuses an unknown option with a hint instead of ignoring it', () => {
+    expect(() => findClusterCredentials({ kubeconfg: 'x' } as never)).toThrow(
+      /findClusterCredentials: unknown option "kubeconfg". Did you mean "kubeconfig"\?/,
+    );
+  });
+});
