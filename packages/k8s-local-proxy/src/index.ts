@@ -13,4 +13,5 @@ export {
   type RequestFilter,
   type RequestFilterOptions,
 } from './request-filter.js';
+export { runCli } from './run-cli.js';
 export { type CommandIo, type RunningCommand, runProxyCommand } from './run-proxy-command.js';

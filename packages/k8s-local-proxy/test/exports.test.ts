@@ -9,6 +9,7 @@ it('exports exactly the documented names', async () => {
     'DEFAULT_REJECT_PATHS',
     'createLocalProxy',
     'createRequestFilter',
+    'runCli',
     'runProxyCommand',
   ]);
 });

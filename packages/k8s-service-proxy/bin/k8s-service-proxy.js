@@ -4,15 +4,18 @@
 process.stderr.write(
   'Warning: the k8s-service-proxy command is deprecated and will be removed in the next minor version; install @resourceful/k8s-local-proxy and run k8s-local-proxy instead.\n',
 );
-import('@resourceful/k8s-local-proxy/cli').catch((error) => {
-  if (
-    error?.code === 'ERR_MODULE_NOT_FOUND' &&
-    /'@resourceful\/k8s-local-proxy'/.test(error.message)
-  ) {
-    process.stderr.write(
-      'error: the command now lives in @resourceful/k8s-local-proxy: npm install @resourceful/k8s-local-proxy\n',
-    );
-    process.exit(1);
-  }
-  throw error;
-});
+import('@resourceful/k8s-local-proxy').then(
+  ({ runCli }) => runCli(process.argv.slice(2)),
+  (error) => {
+    if (
+      error?.code === 'ERR_MODULE_NOT_FOUND' &&
+      /'@resourceful\/k8s-local-proxy'/.test(error.message)
+    ) {
+      process.stderr.write(
+        'error: the command now lives in @resourceful/k8s-local-proxy: npm install @resourceful/k8s-local-proxy\n',
+      );
+      process.exit(1);
+    }
+    throw error;
+  },
+);
