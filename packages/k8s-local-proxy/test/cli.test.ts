@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   makeCertificates,
@@ -17,6 +18,7 @@ import {
   ourCommand,
   REPO_ROOT,
   startOurProxy,
+  startProcess,
 } from './support/proxy-processes.js';
 
 describe('parseProxyArgs', () => {
@@ -180,5 +182,30 @@ describe('the k8s-local-proxy process', () => {
     expect(code).toBe(1);
     expect(err).toMatch(/cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/);
     await first.stop();
+  });
+
+  it('still runs from the deprecated k8s-service-proxy bin, with a notice on stderr', async () => {
+    const deprecatedBin = join(
+      REPO_ROOT,
+      'packages',
+      'k8s-service-proxy',
+      'bin',
+      'k8s-service-proxy.js',
+    );
+    const proxy = await startProcess(process.execPath, [
+      '--conditions=source',
+      '--import',
+      'tsx',
+      deprecatedBin,
+      '--port=0',
+      `--kubeconfig=${kubeconfig}`,
+      '--token=flag-token',
+    ]);
+    try {
+      expect((await rawRequest(proxy.port, { path: '/api' })).status).toBe(200);
+      expect(proxy.stderr()).toMatch(/k8s-service-proxy command is deprecated.*k8s-local-proxy/);
+    } finally {
+      await proxy.stop();
+    }
   });
 });
