@@ -35,8 +35,6 @@ export interface ExecCredentialSourceOptions {
   /** The environment the plugin's `env` is laid on. @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
   cluster?: ExecClusterInfo;
-  /** Whether the proxy has a terminal for an interactive plugin. @default process.stdin.isTTY */
-  interactive?: boolean;
   /** Clock, for expiry. @default Date.now */
   now?: () => number;
 }
@@ -112,12 +110,12 @@ export function runExecPlugin(
   config: ExecConfig,
   options: ExecCredentialSourceOptions = {},
 ): Promise<ExecCredential> {
-  const interactive = options.interactive ?? process.stdin.isTTY === true;
-  if (config.interactiveMode === 'Always' && !interactive) {
+  // Requests arrive without a terminal, and the proxy never lends its own to a plugin.
+  if (config.interactiveMode === 'Always') {
     return Promise.reject(
       pluginFailure(
         config,
-        'needs a terminal (interactiveMode: Always) and this process has none',
+        'needs a terminal (interactiveMode: Always), which a proxy cannot give it',
         'CREDENTIAL_PLUGIN_INTERACTIVE',
       ),
     );
@@ -127,7 +125,6 @@ export function runExecPlugin(
     kind: 'ExecCredential',
     spec: {
       ...(config.provideClusterInfo && options.cluster ? { cluster: options.cluster } : {}),
-      // The proxy never hands its terminal to a plugin: requests arrive without one.
       interactive: false,
     },
   };
