@@ -7,6 +7,7 @@ import {
   memoryDataSource,
   type PaginateOptions,
   paginate,
+  parseCollectionQuery,
 } from '../src/index.js';
 
 interface Card {
@@ -330,5 +331,27 @@ describe('paginate continuation options', () => {
     expect(() =>
       paginate({ source: memoryDataSource(cards), continuation: { secrets: [SECRET] } }),
     ).toThrow(expect.objectContaining({ code: 'ERR_RESOURCEFUL_INVALID_OPTION' }));
+  });
+});
+
+describe('memoryDataSource with a key', () => {
+  it('refuses a key that is not a property name', () => {
+    expect(() => memoryDataSource(cards, { key: '' })).toThrow(TypeError);
+    expect(() => memoryDataSource(cards, { key: 1 as unknown as string })).toThrow(TypeError);
+  });
+
+  it('orders ties by the key in the sort direction, offset pages too', () => {
+    const source = memoryDataSource([...cards].reverse(), { key: 'id' });
+    const query = parseCollectionQuery('sort_by=create_time&sort_order=desc&page_size=3', {
+      sortable: ['create_time'],
+    });
+    expect(source.fetchPage(query)).toEqual([cards[19], cards[14], cards[9]]);
+  });
+
+  it('refuses to place a record whose key is not a string or number', () => {
+    const source = memoryDataSource([{ id: { nested: true } }], { key: 'id' });
+    expect(() => source.positionOf({ id: { nested: true } }, parseCollectionQuery(''))).toThrow(
+      TypeError,
+    );
   });
 });
