@@ -12,6 +12,12 @@ export {
   startPostgresServer,
 } from './postgres-server.js';
 export {
+  parseRawResponses,
+  type RawExchange,
+  type RawResponse,
+  rawExchange,
+} from './raw-http.js';
+export {
   findRedisServer,
   hasRedisServer,
   type RedisServer,
