@@ -15,6 +15,8 @@ export interface PostgresServer {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` (trust authentication on loopback). */
   readonly url: string;
   readonly port: number;
+  /** The temp dir holding the cluster (`data/`) and the server's socket; removed by `close()`. */
+  readonly dir: string;
   /** Stops the server (SIGINT: fast shutdown) and removes its temp dir. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -86,9 +88,15 @@ export function hasPostgresServer(): boolean {
 /** The uid and gid of the `postgres` user when running as root, so the cluster is not root's. */
 function postgresUser(): { uid: number; gid: number } | undefined {
   if (userInfo().uid !== 0) return undefined;
-  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid, gid };
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    return { uid, gid };
+  } catch {
+    throw new Error(
+      'PostgreSQL refuses to run as root and there is no "postgres" user to run it as; install Debian\'s postgresql package (it creates the user) or run the tests as another user.',
+    );
+  }
 }
 
 function acceptsConnections(port: number): Promise<boolean> {
@@ -199,5 +207,5 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     await close();
     throw error;
   }
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, close };
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, close };
 }
