@@ -24,7 +24,9 @@ import {
   keysetCondition,
   orderBy,
   Parameters,
+  POSITION_FIELD,
   selection,
+  selectList,
   where,
 } from './sql.js';
 
@@ -110,6 +112,19 @@ export function pgDataSource<Row extends object = Record<string, unknown>>(
     }
   }
 
+  // The exact text of each returned row's sort value, kept beside the row rather than in it.
+  const positions = new WeakMap<object, string | null>();
+  async function page(text: string, params: Parameters, query: CollectionQuery) {
+    const rows = (await run(text, params, query)) as Record<string, unknown>[];
+    for (const row of rows) {
+      if (!Object.hasOwn(row, POSITION_FIELD)) continue;
+      const position = row[POSITION_FIELD];
+      positions.set(row, typeof position === 'string' ? position : null);
+      delete row[POSITION_FIELD];
+    }
+    return rows as unknown as Row[];
+  }
+
   return {
     async count(query) {
       const params = new Parameters();
@@ -133,16 +148,16 @@ export function pgDataSource<Row extends object = Record<string, unknown>>(
       }
       const params = new Parameters();
       const clauses = selection(query, columns, params);
-      const text = `SELECT * FROM ${table}${where(clauses)} ${orderBy(query, columns)} LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.offset)}`;
-      return (await run(text, params, query)) as Row[];
+      const text = `SELECT ${selectList(query, columns)} FROM ${table}${where(clauses)} ${orderBy(query, columns)} LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.offset)}`;
+      return page(text, params, query);
     },
 
     async fetchAfter(query, after) {
       const params = new Parameters();
       const clauses = selection(query, columns, params);
       if (after !== undefined) clauses.push(keysetCondition(query, columns, after, params));
-      const text = `SELECT * FROM ${table}${where(clauses)} ${orderBy(query, columns)} LIMIT ${params.add(query.limit)}`;
-      return (await run(text, params, query)) as Row[];
+      const text = `SELECT ${selectList(query, columns)} FROM ${table}${where(clauses)} ${orderBy(query, columns)} LIMIT ${params.add(query.limit)}`;
+      return page(text, params, query);
     },
 
     positionOf(row, query): KeysetPosition {
@@ -154,6 +169,7 @@ export function pgDataSource<Row extends object = Record<string, unknown>>(
         );
       }
       if (query.sort === undefined) return { key: null, id };
+      if (positions.has(row)) return { key: positions.get(row) ?? null, id };
       const field = fieldOf.get(query.sort.by);
       const value = field === undefined ? undefined : record[field];
       return { key: (value ?? null) as KeyValue, id };

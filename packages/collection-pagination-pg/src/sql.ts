@@ -89,6 +89,19 @@ export function keysetCondition(
   return sort.nullable && !descending ? `(${past} OR ${sort.sql} IS NULL)` : past;
 }
 
+/**
+ * The select list: every column, and the sort column's text form, which carries its full
+ * precision into a continuation token (a `timestamptz` read as a JavaScript `Date` would lose
+ * its microseconds; the text is parsed back exactly when compared with the column).
+ */
+export function selectList(query: CollectionQuery, columns: Columns): string {
+  if (query.sort === undefined) return '*';
+  return `*, ${column(columns, query.sort.by).sql}::text AS ${POSITION_FIELD}`;
+}
+
+/** The field of each row that holds the sort column's text; taken off the row once read. */
+export const POSITION_FIELD = '__resourceful_position';
+
 export function orderBy(query: CollectionQuery, columns: Columns): string {
   const direction = query.sort?.order === 'desc' ? 'DESC' : 'ASC';
   if (query.sort === undefined) return `ORDER BY ${columns.key} ${direction}`;

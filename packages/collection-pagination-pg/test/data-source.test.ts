@@ -105,6 +105,35 @@ describe.skipIf(!hasPostgresServer())('pgDataSource against PostgreSQL', () => {
     );
   });
 
+  it('pages by keyset on microsecond timestamps that differ below the millisecond', async () => {
+    await pool.query(
+      `CREATE TABLE micro AS SELECT i AS id, timestamptz '2024-01-01' + (i % 4) * interval '1 microsecond' AS create_time
+         FROM generate_series(1, 30) AS i`,
+    );
+    const data = pgDataSource<{ id: number; create_time: Date }>({
+      pool,
+      table: 'micro',
+      key: 'id',
+      columns: { create_time: 'create_time' },
+    });
+    for (const order of ['asc', 'desc']) {
+      const query = parseCollectionQuery(`sort_by=create_time&sort_order=${order}&page_size=4`, {
+        sortable: ['create_time'],
+      });
+      const seen: number[] = [];
+      let after: ReturnType<typeof data.positionOf> | undefined;
+      for (let hop = 0; hop < 30; hop++) {
+        const rows = await data.fetchAfter(query, after);
+        seen.push(...rows.map((row) => row.id));
+        expect(rows.every((row) => !('__resourceful_position' in row))).toBe(true);
+        if (rows.length < 4) break;
+        after = data.positionOf(rows[rows.length - 1]!, query);
+      }
+      expect(seen).toHaveLength(30);
+      expect(new Set(seen).size).toBe(30);
+    }
+  });
+
   it('binds a SQL-looking filter value: no match, and the table is still there', async () => {
     const query = parseCollectionQuery("state=x'; DROP TABLE cards; --", spec);
     expect(await source().fetchPage(query)).toEqual([]);
