@@ -6,6 +6,12 @@ export {
   expressVersions,
 } from './express-versions.js';
 export {
+  findPostgresBinDir,
+  hasPostgresServer,
+  type PostgresServer,
+  startPostgresServer,
+} from './postgres-server.js';
+export {
   parseRawResponses,
   type RawExchange,
   type RawResponse,
