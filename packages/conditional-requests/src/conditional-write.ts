@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
+import { assertKnownOptions, assertOptionsObject, describeValue } from '@resourceful/option-checks';
 import { KeyedLock } from './keyed-lock.js';
 import { evaluatePreconditions } from './preconditions.js';
 
@@ -27,12 +28,20 @@ export interface ConditionalWriteOptions<T, R> {
   ifMissing?: IfMissing;
   /** 428 when an existing resource is written without `If-Match`. @default false */
   requireIfMatch?: boolean;
-  /** Serialisation key. @default requestPath(req): the normalised path without the query */
-  key?: string;
+  /**
+   * The identity of the written resource (its id, or its type and id such as `customer:42`):
+   * writes of one identity run one at a time, whatever URL spelling, version prefix or route
+   * reached them. Without it, the normalised request path (`requestPath(req)`) is used, which
+   * only holds while every writer of the resource is reached through one route.
+   * @default requestPath(req)
+   */
+  identity?: string;
   /** The lock shared by every writer of these resources. @default one lock per process */
   lock?: KeyedLock;
 }
 
+const FACTORY = 'conditionalWrite';
+const KNOWN_OPTIONS = ['load', 'etag', 'write', 'ifMissing', 'requireIfMatch', 'identity', 'lock'];
 const sharedLock = new KeyedLock();
 const IF_MISSING: ReadonlySet<string> = new Set(['proceed', 'not-found', 'conflict']);
 
@@ -84,11 +93,38 @@ export async function conditionalWrite<T, R>(
   options: ConditionalWriteOptions<T, R>,
 ): Promise<R> {
   const lock = options.lock ?? sharedLock;
-  const key = options.key ?? requestPath(req);
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, KNOWN_OPTIONS);
+  for (const name of ['load', 'etag', 'write'] as const) {
+    if (typeof options[name] !== 'function') {
+      throw new TypeError(
+        `${FACTORY}: "${name}" is required and must be a function, got ${describeValue(options[name])}.`,
+      );
+    }
+  }
+  if (
+    options.identity !== undefined &&
+    (typeof options.identity !== 'string' || options.identity === '')
+  ) {
+    throw new TypeError(
+      `${FACTORY}: "identity" must be a non-empty string, got ${describeValue(options.identity)}.`,
+    );
+  }
+  if (options.lock !== undefined && !(options.lock instanceof KeyedLock)) {
+    throw new TypeError(
+      `${FACTORY}: "lock" must be a KeyedLock, got ${describeValue(options.lock)}.`,
+    );
+  }
+  if (options.requireIfMatch !== undefined && typeof options.requireIfMatch !== 'boolean') {
+    throw new TypeError(
+      `${FACTORY}: "requireIfMatch" must be a boolean, got ${describeValue(options.requireIfMatch)}.`,
+    );
+  }
+  const key = options.identity ?? requestPath(req);
   const ifMissing = options.ifMissing ?? 'not-found';
   if (!IF_MISSING.has(ifMissing)) {
     throw new TypeError(
-      `conditionalWrite: "ifMissing" must be 'proceed', 'not-found' or 'conflict', got ${JSON.stringify(ifMissing)}`,
+      `${FACTORY}: "ifMissing" must be 'proceed', 'not-found' or 'conflict', got ${describeValue(ifMissing)}.`,
     );
   }
   return lock.run(key, async () => {
