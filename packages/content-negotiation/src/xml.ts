@@ -1,0 +1,122 @@
+/**
+ * @module The XML mirror of a JSON value. The document is built by fast-xml-builder (text and
+ * attributes escaped by it); this module only decides the shape, so that a client can read the
+ * XML or the JSON and get the same data back (see the README's mapping).
+ */
+import XMLBuilder from 'fast-xml-builder';
+
+/** The root element of every document. */
+export const XML_ROOT_ELEMENT = 'response';
+
+/**
+ * Element names written as such: ASCII letters, digits, `_`, `.`, `-`, not starting with a digit,
+ * `.` or `-`, nor with `xml` (reserved, XML 1.0 §2.3). Any other property name is written as
+ * `<property name="…">`, so a name a client chose can never break the document.
+ */
+const ELEMENT_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+
+/**
+ * Characters XML 1.0 §2.2 cannot carry at all, not even as a character reference: C0 controls
+ * but tab, LF and CR, U+FFFE, U+FFFF and unpaired surrogates.
+ */
+const NOT_XML_CHARACTER =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters looked for.
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+type XmlNode = string | { [key: string]: XmlNode | XmlNode[] };
+
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  textNodeName: '#text',
+  suppressEmptyNode: false,
+  suppressBooleanAttributes: false,
+  processEntities: true,
+  format: false,
+  // Nesting is bounded by the JSON the app sends; the builder's own guard stays above ours.
+  maxNestedTags: 1024,
+});
+
+function isElementName(name: string): boolean {
+  // `__proto__` is a valid XML name, but as an object key it would set the builder's prototype.
+  return ELEMENT_NAME.test(name) && !/^xml/i.test(name) && name !== '__proto__';
+}
+
+function text(value: string, attributes: Record<string, string>): XmlNode {
+  // A string XML cannot carry is sent as its JSON string literal, marked, so it survives intact.
+  if (NOT_XML_CHARACTER.test(value)) {
+    return { ...attributes, '@_encoding': 'json', '#text': JSON.stringify(value) };
+  }
+  return Object.keys(attributes).length === 0 ? value : { ...attributes, '#text': value };
+}
+
+/** The element content of one JSON value (already normalised by a JSON round trip). */
+function content(value: unknown, attributes: Record<string, string> = {}): XmlNode {
+  if (value === null) return { ...attributes, '@_type': 'null' };
+  if (typeof value === 'string') return text(value, attributes);
+  if (typeof value === 'number')
+    return { ...attributes, '@_type': 'number', '#text': String(value) };
+  if (typeof value === 'boolean') {
+    return { ...attributes, '@_type': 'boolean', '#text': String(value) };
+  }
+  if (Array.isArray(value)) {
+    // An array that is not a property's value (the root, an array inside an array).
+    const items = value.map((item) => content(item, { '@_array': 'true' }));
+    return items.length === 0
+      ? { ...attributes, '@_type': 'array' }
+      : { ...attributes, '@_type': 'array', item: items };
+  }
+  const node: Record<string, XmlNode | XmlNode[]> = { ...attributes };
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 0) return { ...node, '@_type': 'object' };
+  const renamed: XmlNode[] = [];
+  for (const [name, child] of entries) {
+    if (isElementName(name)) node[name] = property(child, {});
+    else {
+      const element = property(child, { '@_name': name });
+      if (Array.isArray(element)) renamed.push(...element);
+      else renamed.push(element);
+    }
+  }
+  if (renamed.length > 0) {
+    const existing = node.property;
+    node.property =
+      existing === undefined
+        ? renamed
+        : [...(Array.isArray(existing) ? existing : [existing]), ...renamed];
+  }
+  return node;
+}
+
+/** A property's value: an array becomes repeated elements of the property's name. */
+function property(value: unknown, attributes: Record<string, string>): XmlNode | XmlNode[] {
+  if (!Array.isArray(value)) return content(value, attributes);
+  if (value.length === 0) return [{ ...attributes, '@_array': 'empty' }];
+  return value.map((item) => content(item, { ...attributes, '@_array': 'true' }));
+}
+
+/** Characters outside Latin-1 as character references (XML 1.0 §4.1), code point by code point. */
+function toLatin1References(xml: string): string {
+  return xml.replace(
+    /[\u{100}-\u{10FFFF}]/gu,
+    (character) => `&#x${character.codePointAt(0)?.toString(16).toUpperCase()};`,
+  );
+}
+
+export interface ToXmlOptions {
+  /** Write only Latin-1 characters, the others as character references. @default false */
+  latin1?: boolean;
+}
+
+/**
+ * The XML document mirroring a JSON-serialisable value (as `JSON.stringify` sees it: `toJSON`
+ * applied, `undefined` properties dropped).
+ */
+export function toXml(value: unknown, options: ToXmlOptions = {}): string {
+  const json = JSON.stringify(value);
+  const normalised: unknown = json === undefined ? null : JSON.parse(json);
+  const body = builder.build({ [XML_ROOT_ELEMENT]: content(normalised) }) as string;
+  const encoding = options.latin1 === true ? 'ISO-8859-1' : 'UTF-8';
+  const document = `<?xml version="1.0" encoding="${encoding}"?>\n${body}`;
+  return options.latin1 === true ? toLatin1References(document) : document;
+}
