@@ -21,6 +21,8 @@ export const MEDIA_TYPES: readonly MediaTypeChoice[] = [
   { format: 'jsonp', mediaType: 'text/javascript' },
 ];
 
+const CHARSET_PARAMETER = /;[ \t]*charset[ \t]*=[ \t]*(?:"[^"]*"|[^;,]*)/gi;
+
 /** The query parameter standing for `Accept` (spec: a header may arrive as a query parameter). */
 export const ACCEPT_QUERY_PARAMETER = 'accept';
 
@@ -55,7 +57,11 @@ export function chooseMediaType(
   available: readonly MediaTypeChoice[],
 ): MediaTypeChoice | undefined {
   if (accept === undefined) return available[0];
-  const [best] = new Negotiator({ headers: { accept } }).mediaTypes(
+  // A charset parameter on a range (`application/json; charset=utf-8`, sent by many clients)
+  // is about the charset, which Accept-Charset negotiates; negotiator would read it as a
+  // parameter the type must carry and find no match.
+  const ranges = accept.replace(CHARSET_PARAMETER, '');
+  const [best] = new Negotiator({ headers: { accept: ranges } }).mediaTypes(
     available.map((choice) => choice.mediaType),
   );
   return best === undefined ? undefined : available.find((choice) => choice.mediaType === best);

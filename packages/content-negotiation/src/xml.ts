@@ -103,6 +103,19 @@ function toLatin1References(xml: string): string {
   );
 }
 
+/**
+ * XML parsers turn CR and CR LF into LF everywhere (XML 1.0 §2.11), and tab and LF into spaces
+ * in attribute values (§3.3.3); written as character references they survive. The builder's
+ * unformatted output holds such characters only inside values, and `"` only around attributes.
+ */
+function keepWhitespace(xml: string): string {
+  return xml
+    .replace(/\r/g, '&#xD;')
+    .replace(/="([^"]*)"/g, (attribute) =>
+      attribute.replace(/\n/g, '&#xA;').replace(/\t/g, '&#x9;'),
+    );
+}
+
 export interface ToXmlOptions {
   /** Write only Latin-1 characters, the others as character references. @default false */
   latin1?: boolean;
@@ -117,6 +130,6 @@ export function toXml(value: unknown, options: ToXmlOptions = {}): string {
   const normalised: unknown = json === undefined ? null : JSON.parse(json);
   const body = builder.build({ [XML_ROOT_ELEMENT]: content(normalised) }) as string;
   const encoding = options.latin1 === true ? 'ISO-8859-1' : 'UTF-8';
-  const document = `<?xml version="1.0" encoding="${encoding}"?>\n${body}`;
+  const document = `<?xml version="1.0" encoding="${encoding}"?>\n${keepWhitespace(body)}`;
   return options.latin1 === true ? toLatin1References(document) : document;
 }

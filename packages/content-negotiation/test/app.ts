@@ -60,3 +60,17 @@ export function buildApp(
   app.use(errorHandler());
   return app;
 }
+
+/** A supertest parser keeping the (decompressed) body as bytes: `.buffer(true).parse(bytes)`. */
+export function bytes(
+  res: NodeJS.ReadableStream,
+  callback: (error: Error | null, body: Buffer) => void,
+): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  res.on('end', () => callback(null, Buffer.concat(chunks)));
+  res.on('error', (error: Error) => callback(error, Buffer.alloc(0)));
+}
+
+/** A supertest serializer sending a Buffer as it is, whatever the Content-Type. */
+export const asIs = (body: unknown): string => body as string;

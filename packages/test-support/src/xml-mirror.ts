@@ -15,13 +15,24 @@ const parser = new XMLParser({
   parseAttributeValue: false,
   trimValues: false,
   processEntities: true,
-  htmlEntities: false,
+  // Numeric character references (`&#x1F600;`) are decoded too.
+  htmlEntities: true,
+  // The parser renames tags such as `toString` to keep them off prototypes; a marker it cannot
+  // meet in a tag name keeps the original, which the object below stores as an own property.
+  onDangerousProperty: (name: string) => `${RENAMED}${name}`,
 });
 
-function tagOf(node: OrderedNode): string {
+const RENAMED = '\u0000';
+
+function rawTagOf(node: OrderedNode): string {
   const tag = Object.keys(node).find((key) => key !== ':@');
   if (tag === undefined) throw new Error('node without a tag');
   return tag;
+}
+
+function tagOf(node: OrderedNode): string {
+  const tag = rawTagOf(node);
+  return tag.startsWith(RENAMED) ? tag.slice(RENAMED.length) : tag;
 }
 
 function textOf(children: OrderedNode[]): string {
@@ -29,9 +40,8 @@ function textOf(children: OrderedNode[]): string {
 }
 
 function mirrorValue(node: OrderedNode): unknown {
-  const tag = tagOf(node);
   const attributes = node[':@'] ?? {};
-  const children = (node[tag] as OrderedNode[]).filter((child) => tagOf(child) !== '#text' || tag);
+  const children = node[rawTagOf(node)] as OrderedNode[];
   const elements = children.filter((child) => tagOf(child) !== '#text');
   switch (attributes.type) {
     case 'null':
@@ -56,9 +66,14 @@ function mirrorValue(node: OrderedNode): unknown {
     if (elementAttributes.array === 'empty') {
       object[name] = [];
     } else if (elementAttributes.array === 'true') {
-      const list = (object[name] as unknown[] | undefined) ?? [];
+      const list = Object.hasOwn(object, name) ? (object[name] as unknown[]) : [];
       list.push(mirrorValue(element));
-      object[name] = list;
+      Object.defineProperty(object, name, {
+        value: list,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     } else {
       Object.defineProperty(object, name, {
         value: mirrorValue(element),
