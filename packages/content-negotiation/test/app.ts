@@ -2,6 +2,7 @@ import { conditionalRequests } from '@resourceful/conditional-requests';
 import { ApiError, errorHandler } from '@resourceful/error-envelope';
 import type { ExpressModule } from '@resourceful/test-support';
 import type { Express } from 'express';
+import type request from 'supertest';
 import { type ContentNegotiationOptions, contentNegotiation, getLanguage } from '../src/index.js';
 
 export const CARD = {
@@ -63,13 +64,14 @@ export function buildApp(
 
 /** A supertest parser keeping the (decompressed) body as bytes: `.buffer(true).parse(bytes)`. */
 export function bytes(
-  res: NodeJS.ReadableStream,
+  res: request.Response,
   callback: (error: Error | null, body: Buffer) => void,
 ): void {
+  const stream = res as unknown as NodeJS.ReadableStream;
   const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => callback(null, Buffer.concat(chunks)));
-  res.on('error', (error: Error) => callback(error, Buffer.alloc(0)));
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.on('end', () => callback(null, Buffer.concat(chunks)));
+  stream.on('error', (error: Error) => callback(error, Buffer.alloc(0)));
 }
 
 /** A supertest serializer sending a Buffer as it is, whatever the Content-Type. */

@@ -78,7 +78,10 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
       'application/json; charset="latin1"',
       'application/merge-patch+json; charset=l1',
     ])('decodes %s and processes it like UTF-8', async (type) => {
-      const res = await request(app).post('/echo').set('Content-Type', type).serialize(asIs)
+      const res = await request(app)
+        .post('/echo')
+        .set('Content-Type', type)
+        .serialize(asIs)
         .send(latin1Body);
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ received: { name: 'Zoë Ødegård', note: '€' } });
