@@ -96,6 +96,12 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
       // RFC 9110 §8.8.3: a tag names a representation of the resource; an error body is not one
       // (Express tags every res.send body, errors included, whatever the method).
       if (res.statusCode >= 400) res.removeHeader('ETag');
+      if (!settled && tagged && res.statusCode === 204) {
+        // A write's answer without content still names the version a GET would now select
+        // (json-patch-update sends the new ETag with its 204): in that GET's representation.
+        nameVariant(undefined, true);
+        return false;
+      }
       if (settled || !tagged || !TAGGED_STATUSES.has(res.statusCode)) return false;
       if (body !== undefined && res.getHeader('ETag') === undefined) {
         res.setHeader('ETag', computeTag(body));
@@ -120,7 +126,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     }
 
     /** The tag names the representation sent: another format or coding, another tag. */
-    function nameVariant(body: Chunk | undefined): void {
+    function nameVariant(body: Chunk | undefined, bodiless = false): void {
       const etag = res.getHeader('ETag');
       if (typeof etag !== 'string') return;
       const length =
@@ -129,7 +135,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
           : typeof body === 'string'
             ? Buffer.byteLength(body)
             : body.length;
-      const variant = representationVariantOf(res, length);
+      const variant = representationVariantOf(res, length, bodiless);
       if (variant.length > 0) res.setHeader('ETag', representationETag(etag, variant));
     }
 

@@ -8,11 +8,13 @@ import type { ServerResponse } from 'node:http';
 /**
  * Names the variant a response will be sent as, at the moment its tag is set: for instance
  * `['xml']`, `['latin1', 'gzip']`, or `[]` for identity-coded UTF-8 JSON. `bodyLength` is the
- * size in bytes of the body about to be sent, when known.
+ * size in bytes of the body about to be sent, when known. `bodiless` is true for an answer
+ * without content (a write's 204) whose tag names the representation a GET would select.
  */
 export type RepresentationVariant = (
   res: ServerResponse,
   bodyLength: number | undefined,
+  bodiless: boolean,
 ) => readonly string[];
 
 const VARIANT = Symbol.for('@resourceful/conditional-requests.representation-variant');
@@ -36,8 +38,9 @@ export function setRepresentationVariant(
 export function representationVariantOf(
   res: ServerResponse,
   bodyLength: number | undefined,
+  bodiless = false,
 ): readonly string[] {
-  return (res as Marked)[VARIANT]?.(res, bodyLength) ?? [];
+  return (res as Marked)[VARIANT]?.(res, bodyLength, bodiless) ?? [];
 }
 
 /** Whether `conditionalRequests()` already ran for this response. */

@@ -223,14 +223,19 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     }
 
     decisions.set(res, encodingOf);
-    setRepresentationVariant(res, (_res, bodyLength) => {
+    setRepresentationVariant(res, (_res, bodyLength, bodiless) => {
       const names: string[] = [];
-      if (representedAs(res)) {
+      if (bodiless ? converts : representedAs(res)) {
         const format = VARIANT_OF_MEDIA_TYPE[negotiated.mediaType];
         if (format !== undefined) names.push(format);
         if (negotiated.charset === 'iso-8859-1') names.push('latin1');
       }
-      const encoding = encodingOf(bodyLength);
+      // Without content, the coding a GET's JSON would get: known only while every body is coded.
+      const encoding = bodiless
+        ? compress !== false && threshold === 0
+          ? negotiated.encoding
+          : undefined
+        : encodingOf(bodyLength);
       if (encoding !== undefined) names.push(encoding);
       return names;
     });
