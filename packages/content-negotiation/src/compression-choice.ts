@@ -44,7 +44,7 @@ export function responseEncoding(
   // RFC 9110 §15.3.5, §15.4.5: 204 and 304 have no content to code.
   const status = res.statusCode;
   if (status < 200 || status === 204 || status === 304) return undefined;
-  if (!compression.filter(req as never, res as never)) return undefined;
+  if (!isCompressible(req, res)) return undefined;
   const cacheControl = res.getHeader('Cache-Control');
   // RFC 9111 §5.2.2.6: no-transform forbids intermediaries changing the content; we follow it too.
   if (typeof cacheControl === 'string' && NO_TRANSFORM.test(cacheControl)) return undefined;
@@ -58,7 +58,18 @@ export function responseEncoding(
   return accepted;
 }
 
+/** Answers by Content-Type value, so each answer does not look its type up in mime-db again. */
+const compressibleTypes = new Map<string, boolean>();
+const MAX_REMEMBERED_TYPES = 64;
+
 /** Whether the response's media type is one compression would code. */
 export function isCompressible(req: IncomingMessage, res: ServerResponse): boolean {
-  return compression.filter(req as never, res as never);
+  const type = res.getHeader('Content-Type');
+  if (typeof type !== 'string') return compression.filter(req as never, res as never);
+  let known = compressibleTypes.get(type);
+  if (known === undefined) {
+    known = compression.filter(req as never, res as never);
+    if (compressibleTypes.size < MAX_REMEMBERED_TYPES) compressibleTypes.set(type, known);
+  }
+  return known;
 }

@@ -243,16 +243,18 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     // Registered before compression's own hook, so it runs after it (on-headers calls the last
     // registered first) and sees the coding compression chose.
     onHeaders(res, function negotiatedHeaders(this: ServerResponse) {
-      vary(this, 'Accept');
-      vary(this, 'Accept-Charset');
-      if (languageUsed(req) && negotiated.language !== undefined && this.statusCode < 400) {
-        this.setHeader('Content-Language', negotiated.language);
-        vary(this, 'Accept-Language');
-      } else if (languageUsed(req)) {
-        vary(this, 'Accept-Language');
+      const varies = ['Accept', 'Accept-Charset'];
+      if (languageUsed(req)) {
+        varies.push('Accept-Language');
+        // Error messages are for developers and stay unlocalized (spec, "Error handling").
+        if (negotiated.language !== undefined && this.statusCode < 400) {
+          this.setHeader('Content-Language', negotiated.language);
+        }
       }
-      if (compress !== false && isCompressible(req, this)) {
-        vary(this, 'Accept-Encoding');
+      const compressible = compress !== false && isCompressible(req, this);
+      if (compressible) varies.push('Accept-Encoding');
+      vary(this, varies);
+      if (compressible) {
         // compression leaves HEAD alone; the headers must be those of the GET (RFC 9110 §9.3.2).
         if (method === 'HEAD') {
           const encoding = encodingOf(undefined);
@@ -353,7 +355,8 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
       );
     }
 
-    if (compressor === undefined) {
+    // Without a coding the client accepts, compression would only ever pass the answer through.
+    if (compressor === undefined || negotiated.encoding === undefined) {
       afterCompression();
       return;
     }

@@ -57,6 +57,8 @@ export function chooseMediaType(
   available: readonly MediaTypeChoice[],
 ): MediaTypeChoice | undefined {
   if (accept === undefined) return available[0];
+  // The common headers need no parsing: the first type is JSON, and JSON is always served.
+  if (accept === '*/*' || accept === 'application/json') return available[0];
   // A charset parameter on a range (`application/json; charset=utf-8`, sent by many clients)
   // is about the charset, which Accept-Charset negotiates; negotiator would read it as a
   // parameter the type must carry and find no match.

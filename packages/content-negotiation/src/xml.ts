@@ -16,16 +16,36 @@ export const XML_ROOT_ELEMENT = 'response';
 const ELEMENT_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 
 /**
- * Characters XML 1.0 §2.2 cannot carry at all, not even as a character reference: C0 controls
- * but tab, LF and CR, U+FFFE, U+FFFF and unpaired surrogates.
+ * Whether a string holds a character XML 1.0 §2.2 cannot carry at all, not even as a character
+ * reference: C0 controls but tab, LF and CR, U+FFFE, U+FFFF and unpaired surrogates.
  */
-const NOT_XML_CHARACTER =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters looked for.
-  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+function hasNonXmlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20) {
+      if (code !== 0x09 && code !== 0x0a && code !== 0x0d) return true;
+    } else if (code >= 0xd800) {
+      if (code === 0xfffe || code === 0xffff) return true;
+      if (code <= 0xdbff) {
+        const next = text.charCodeAt(i + 1);
+        if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
+        i++;
+      } else if (code <= 0xdfff) return true;
+    }
+  }
+  return false;
+}
 
 type XmlNode = string | { [key: string]: XmlNode | XmlNode[] };
 
+/** fast-xml-builder 1.3 option not in its types yet. */
+const BUILDER_OPTIONS = {
+  // Callbacks would receive a path string built for every node; none is used, so none is built.
+  jPath: false,
+} as Record<string, unknown>;
+
 const builder = new XMLBuilder({
+  ...BUILDER_OPTIONS,
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
   textNodeName: '#text',
@@ -42,12 +62,21 @@ function isElementName(name: string): boolean {
   return ELEMENT_NAME.test(name) && !/^xml/i.test(name) && name !== '__proto__';
 }
 
-function text(value: string, attributes: Record<string, string>): XmlNode {
+type Attributes = Record<string, string> | undefined;
+
+/** A node holding text, with the attributes given and one more. */
+function node(attributes: Attributes, name: string, value: string, text?: string): XmlNode {
+  const result: Record<string, string> = attributes === undefined ? {} : { ...attributes };
+  result[name] = value;
+  if (text !== undefined) result['#text'] = text;
+  return result;
+}
+
+function text(value: string, attributes: Attributes): XmlNode {
   // A string XML cannot carry is sent as its JSON string literal, marked, so it survives intact.
-  if (NOT_XML_CHARACTER.test(value)) {
-    return { ...attributes, '@_encoding': 'json', '#text': JSON.stringify(value) };
-  }
-  return Object.keys(attributes).length === 0 ? value : { ...attributes, '#text': value };
+  if (hasNonXmlCharacter(value))
+    return node(attributes, '@_encoding', 'json', JSON.stringify(value));
+  return attributes === undefined ? value : { ...attributes, '#text': value };
 }
 
 /** The element content of one JSON value (already normalised by a JSON round trip). */
@@ -61,38 +90,44 @@ function content(value: unknown, attributes: Record<string, string> = {}): XmlNo
   }
   if (Array.isArray(value)) {
     // An array that is not a property's value (the root, an array inside an array).
-    const items = value.map((item) => content(item, { '@_array': 'true' }));
-    return items.length === 0
-      ? { ...attributes, '@_type': 'array' }
-      : { ...attributes, '@_type': 'array', item: items };
+    const items = value.map((item) => content(item, ARRAY_ITEM));
+    const element: Record<string, XmlNode | XmlNode[]> =
+      attributes === undefined ? {} : { ...attributes };
+    element['@_type'] = 'array';
+    if (items.length > 0) element.item = items;
+    return element;
   }
-  const node: Record<string, XmlNode | XmlNode[]> = { ...attributes };
+  const element: Record<string, XmlNode | XmlNode[]> =
+    attributes === undefined ? {} : { ...attributes };
   const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length === 0) return { ...node, '@_type': 'object' };
+  if (entries.length === 0) return node(attributes, '@_type', 'object');
   const renamed: XmlNode[] = [];
   for (const [name, child] of entries) {
-    if (isElementName(name)) node[name] = property(child, {});
+    if (isElementName(name)) element[name] = property(child, undefined);
     else {
-      const element = property(child, { '@_name': name });
-      if (Array.isArray(element)) renamed.push(...element);
-      else renamed.push(element);
+      const named = property(child, { '@_name': name });
+      if (Array.isArray(named)) renamed.push(...named);
+      else renamed.push(named);
     }
   }
   if (renamed.length > 0) {
-    const existing = node.property;
-    node.property =
+    const existing = element.property;
+    element.property =
       existing === undefined
         ? renamed
         : [...(Array.isArray(existing) ? existing : [existing]), ...renamed];
   }
-  return node;
+  return element;
 }
 
 /** A property's value: an array becomes repeated elements of the property's name. */
-function property(value: unknown, attributes: Record<string, string>): XmlNode | XmlNode[] {
+const ARRAY_ITEM: Readonly<Record<string, string>> = Object.freeze({ '@_array': 'true' });
+
+function property(value: unknown, attributes: Attributes): XmlNode | XmlNode[] {
   if (!Array.isArray(value)) return content(value, attributes);
-  if (value.length === 0) return [{ ...attributes, '@_array': 'empty' }];
-  return value.map((item) => content(item, { ...attributes, '@_array': 'true' }));
+  if (value.length === 0) return [node(attributes, '@_array', 'empty')];
+  const item = attributes === undefined ? ARRAY_ITEM : { ...attributes, '@_array': 'true' };
+  return value.map((entry) => content(entry, item));
 }
 
 /** Characters outside Latin-1 as character references (XML 1.0 §4.1), code point by code point. */
