@@ -222,23 +222,26 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
         : responseEncoding(req, res, negotiated.encoding, threshold, bodyLength);
     }
 
-    decisions.set(res, encodingOf);
-    setRepresentationVariant(res, (_res, bodyLength, bodiless) => {
-      const names: string[] = [];
-      if (bodiless ? converts : representedAs(res)) {
-        const format = VARIANT_OF_MEDIA_TYPE[negotiated.mediaType];
-        if (format !== undefined) names.push(format);
-        if (negotiated.charset === 'iso-8859-1') names.push('latin1');
-      }
-      // Without content, the coding a GET's JSON would get: known only while every body is coded.
-      const encoding = bodiless
-        ? compress !== false && threshold === 0
-          ? negotiated.encoding
-          : undefined
-        : encodingOf(bodyLength);
-      if (encoding !== undefined) names.push(encoding);
-      return names;
-    });
+    // An identity-coded UTF-8 JSON answer is the representation the resource's tag names.
+    if (converts || negotiated.encoding !== undefined) {
+      decisions.set(res, encodingOf);
+      setRepresentationVariant(res, (_res, bodyLength, bodiless) => {
+        const names: string[] = [];
+        if (bodiless ? converts : representedAs(res)) {
+          const format = VARIANT_OF_MEDIA_TYPE[negotiated.mediaType];
+          if (format !== undefined) names.push(format);
+          if (negotiated.charset === 'iso-8859-1') names.push('latin1');
+        }
+        // Without content, the coding a GET's JSON would get: known only while every body is coded.
+        const encoding = bodiless
+          ? compress !== false && threshold === 0
+            ? negotiated.encoding
+            : undefined
+          : encodingOf(bodyLength);
+        if (encoding !== undefined) names.push(encoding);
+        return names;
+      });
+    }
 
     // Registered before compression's own hook, so it runs after it (on-headers calls the last
     // registered first) and sees the coding compression chose.
