@@ -3,7 +3,13 @@
  * attributes escaped by it); this module only decides the shape, so that a client can read the
  * XML or the JSON and get the same data back (see the README's mapping).
  */
-import XMLBuilder from 'fast-xml-builder';
+import XMLBuilderExport from 'fast-xml-builder';
+
+// fast-xml-builder's CommonJS build sets `exports.default` without `__esModule`, so our CommonJS
+// build receives the exports object where the ESM one receives the class.
+const XMLBuilder =
+  (XMLBuilderExport as unknown as { default?: typeof XMLBuilderExport }).default ??
+  XMLBuilderExport;
 
 /** The root element of every document. */
 export const XML_ROOT_ELEMENT = 'response';
