@@ -4,7 +4,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, sendError } from '@resourceful/error-envelope';
-import { assertKnownOptions, assertOptionsObject, describeValue } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  booleanOption,
+  functionOption,
+} from '@resourceful/option-checks';
 import { etagFor, generateETag, representationETag } from './entity-tag.js';
 import { evaluatePreconditions } from './preconditions.js';
 import { markConditionalRequests, representationVariantOf } from './representation-variant.js';
@@ -47,16 +52,8 @@ const FACTORY = 'conditionalRequests';
 function validateOptions(options: ConditionalRequestsOptions): void {
   assertOptionsObject(FACTORY, options);
   assertKnownOptions(FACTORY, options, ['weak', 'etag']);
-  if (options.weak !== undefined && typeof options.weak !== 'boolean') {
-    throw new TypeError(
-      `${FACTORY}: "weak" must be a boolean, got ${describeValue(options.weak)}.`,
-    );
-  }
-  if (options.etag !== undefined && typeof options.etag !== 'function') {
-    throw new TypeError(
-      `${FACTORY}: "etag" must be a function (body) => string, got ${describeValue(options.etag)}.`,
-    );
-  }
+  booleanOption(FACTORY, 'weak', options.weak, CONDITIONAL_REQUESTS_DEFAULTS.weak);
+  functionOption(FACTORY, 'etag', options.etag, 'a function (body) => string');
 }
 
 type Next = (err?: unknown) => void;

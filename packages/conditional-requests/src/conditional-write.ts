@@ -5,7 +5,14 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
-import { assertKnownOptions, assertOptionsObject, describeValue } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  booleanOption,
+  invalidOption,
+  oneOfOption,
+  requiredFunctionOption,
+} from '@resourceful/option-checks';
 import { KeyedLock } from './keyed-lock.js';
 import { evaluatePreconditions } from './preconditions.js';
 
@@ -43,7 +50,7 @@ export interface ConditionalWriteOptions<T, R> {
 const FACTORY = 'conditionalWrite';
 const KNOWN_OPTIONS = ['load', 'etag', 'write', 'ifMissing', 'requireIfMatch', 'identity', 'lock'];
 const sharedLock = new KeyedLock();
-const IF_MISSING: ReadonlySet<string> = new Set(['proceed', 'not-found', 'conflict']);
+const IF_MISSING: readonly IfMissing[] = ['proceed', 'not-found', 'conflict'];
 
 /**
  * The key of the resource a request addresses: its path without the query, normalised so that
@@ -92,41 +99,24 @@ export async function conditionalWrite<T, R>(
   req: IncomingMessage,
   options: ConditionalWriteOptions<T, R>,
 ): Promise<R> {
-  const lock = options.lock ?? sharedLock;
   assertOptionsObject(FACTORY, options);
   assertKnownOptions(FACTORY, options, KNOWN_OPTIONS);
   for (const name of ['load', 'etag', 'write'] as const) {
-    if (typeof options[name] !== 'function') {
-      throw new TypeError(
-        `${FACTORY}: "${name}" is required and must be a function, got ${describeValue(options[name])}.`,
-      );
-    }
+    requiredFunctionOption(FACTORY, name, options[name]);
   }
   if (
     options.identity !== undefined &&
     (typeof options.identity !== 'string' || options.identity === '')
   ) {
-    throw new TypeError(
-      `${FACTORY}: "identity" must be a non-empty string, got ${describeValue(options.identity)}.`,
-    );
+    invalidOption(FACTORY, 'identity', 'a non-empty string', options.identity);
   }
   if (options.lock !== undefined && !(options.lock instanceof KeyedLock)) {
-    throw new TypeError(
-      `${FACTORY}: "lock" must be a KeyedLock, got ${describeValue(options.lock)}.`,
-    );
+    invalidOption(FACTORY, 'lock', 'a KeyedLock', options.lock);
   }
-  if (options.requireIfMatch !== undefined && typeof options.requireIfMatch !== 'boolean') {
-    throw new TypeError(
-      `${FACTORY}: "requireIfMatch" must be a boolean, got ${describeValue(options.requireIfMatch)}.`,
-    );
-  }
+  booleanOption(FACTORY, 'requireIfMatch', options.requireIfMatch, false);
+  const ifMissing = oneOfOption(FACTORY, 'ifMissing', options.ifMissing, IF_MISSING, 'not-found');
+  const lock = options.lock ?? sharedLock;
   const key = options.identity ?? requestPath(req);
-  const ifMissing = options.ifMissing ?? 'not-found';
-  if (!IF_MISSING.has(ifMissing)) {
-    throw new TypeError(
-      `${FACTORY}: "ifMissing" must be 'proceed', 'not-found' or 'conflict', got ${describeValue(ifMissing)}.`,
-    );
-  }
   return lock.run(key, async () => {
     const current = await options.load();
     if (current === undefined) {

@@ -168,11 +168,15 @@ describe('conditionalWrite: the lock key', () => {
     [{ identity: 7 }, /"identity"/],
     [{ idenity: 'x' }, /unknown option "idenity".*Did you mean "identity"/],
     [{ lock: {} }, /"lock" must be a KeyedLock/],
-    [{ requireIfMatch: 'yes' }, /"requireIfMatch" must be a boolean/],
+    [{ requireIfMatch: 'yes' }, /"requireIfMatch" must be true or false/],
     [{ ifMissing: 'create' }, /"ifMissing"/],
-  ])('refuses %j with a TypeError', async (extra, message) => {
+  ])('refuses %j with a coded TypeError', async (extra, message) => {
     const options = { load: () => undefined, etag: () => '"1"', write: () => {}, ...extra };
     await expect(conditionalWrite(req('PUT'), options as never)).rejects.toThrow(message);
+    await expect(conditionalWrite(req('PUT'), options as never)).rejects.toMatchObject({
+      name: 'TypeError',
+      code: expect.stringMatching(/^ERR_RESOURCEFUL_/),
+    });
   });
 
   it('refuses options without load, etag or write', async () => {

@@ -1,7 +1,13 @@
 /**
  * @module The options of `contentNegotiation()`, their defaults, and their checks.
  */
-import { assertKnownOptions, assertOptionsObject, describeValue } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  booleanOption,
+  invalidOption,
+  positiveIntegerOption,
+} from '@resourceful/option-checks';
 
 export interface CompressionOptions {
   /**
@@ -53,16 +59,6 @@ export interface ResolvedOptions {
 const FACTORY = 'contentNegotiation';
 const LANGUAGE_TAG = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/;
 
-function fail(message: string): never {
-  throw new TypeError(`${FACTORY}: ${message}`);
-}
-
-function checkBoolean(name: string, value: unknown): void {
-  if (value !== undefined && typeof value !== 'boolean') {
-    fail(`"${name}" must be a boolean, got ${describeValue(value)}.`);
-  }
-}
-
 export function resolveOptions(options: ContentNegotiationOptions): ResolvedOptions {
   assertOptionsObject(FACTORY, options);
   assertKnownOptions(FACTORY, options, [
@@ -72,49 +68,47 @@ export function resolveOptions(options: ContentNegotiationOptions): ResolvedOpti
     'compression',
     'maxBodyBytes',
   ]);
-  checkBoolean('xml', options.xml);
-  checkBoolean('jsonp', options.jsonp);
+  const xml = booleanOption(FACTORY, 'xml', options.xml, CONTENT_NEGOTIATION_DEFAULTS.xml);
+  const jsonp = booleanOption(FACTORY, 'jsonp', options.jsonp, CONTENT_NEGOTIATION_DEFAULTS.jsonp);
   const { languages } = options;
   if (languages !== undefined) {
     if (!Array.isArray(languages) || languages.length === 0) {
-      fail(
-        `"languages" must be a non-empty array of language tags, got ${describeValue(languages)}.`,
-      );
+      invalidOption(FACTORY, 'languages', 'a non-empty array of language tags', languages);
     }
     for (const tag of languages) {
       if (typeof tag !== 'string' || !LANGUAGE_TAG.test(tag)) {
-        fail(
-          `"languages" holds ${describeValue(tag)}, which is not a language tag such as "en" or "fr-CA".`,
-        );
+        invalidOption(FACTORY, 'languages', 'language tags such as "en" or "fr-CA"', tag);
       }
     }
   }
-  const maxBodyBytes = options.maxBodyBytes ?? CONTENT_NEGOTIATION_DEFAULTS.maxBodyBytes;
-  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) {
-    fail(`"maxBodyBytes" must be a positive integer, got ${describeValue(options.maxBodyBytes)}.`);
-  }
+  const maxBodyBytes = positiveIntegerOption(
+    FACTORY,
+    'maxBodyBytes',
+    options.maxBodyBytes,
+    CONTENT_NEGOTIATION_DEFAULTS.maxBodyBytes,
+  );
   let compression: ResolvedOptions['compression'] = false;
   if (options.compression !== false) {
-    const given = options.compression ?? {};
-    assertOptionsObject(`${FACTORY} "compression"`, given);
+    const given: unknown = options.compression ?? {};
+    if (given === null || typeof given !== 'object' || Array.isArray(given)) {
+      invalidOption(FACTORY, 'compression', 'false or an object { threshold?, level? }', given);
+    }
     assertKnownOptions(`${FACTORY} "compression"`, given, ['threshold', 'level']);
-    const threshold = given.threshold ?? CONTENT_NEGOTIATION_DEFAULTS.threshold;
-    const level = given.level ?? CONTENT_NEGOTIATION_DEFAULTS.level;
-    if (!Number.isInteger(threshold) || threshold < 0) {
-      fail(
-        `"compression.threshold" must be a byte count (an integer ≥ 0), got ${describeValue(given.threshold)}.`,
-      );
+    const {
+      threshold = CONTENT_NEGOTIATION_DEFAULTS.threshold,
+      level = CONTENT_NEGOTIATION_DEFAULTS.level,
+    } = given as CompressionOptions;
+    if (!Number.isSafeInteger(threshold) || threshold < 0) {
+      invalidOption(FACTORY, 'compression.threshold', 'a byte count (an integer ≥ 0)', threshold);
     }
     if (!Number.isInteger(level) || level < -1 || level > 9) {
-      fail(
-        `"compression.level" must be an integer from -1 to 9, got ${describeValue(given.level)}.`,
-      );
+      invalidOption(FACTORY, 'compression.level', 'an integer from -1 to 9', level);
     }
     compression = { threshold, level };
   }
   return {
-    xml: options.xml ?? CONTENT_NEGOTIATION_DEFAULTS.xml,
-    jsonp: options.jsonp ?? CONTENT_NEGOTIATION_DEFAULTS.jsonp,
+    xml,
+    jsonp,
     languages: languages === undefined ? undefined : [...languages],
     compression,
     maxBodyBytes,

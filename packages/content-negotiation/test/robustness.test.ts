@@ -130,16 +130,19 @@ describe('options', () => {
 
   it.each([
     [{ jsnop: true }, /unknown option "jsnop".*Did you mean "jsonp"/],
-    [{ xml: 'yes' }, /"xml" must be a boolean/],
+    [{ xml: 'yes' }, /"xml" must be true or false/],
     [{ languages: [] }, /"languages" must be a non-empty array/],
-    [{ languages: ['en', 'not a tag'] }, /not a language tag/],
+    [{ languages: ['en', 'not a tag'] }, /"languages" must be language tags such as "en"/],
     [{ compression: { threshold: -1 } }, /"compression.threshold"/],
     [{ compression: { level: 12 } }, /"compression.level"/],
     [{ compression: { treshold: 1 } }, /unknown option "treshold".*Did you mean "threshold"/],
     [{ maxBodyBytes: 0 }, /"maxBodyBytes" must be a positive integer/],
     [null, /options must be an object/],
-  ])('refuses %j at construction', (options, message) => {
+  ])('refuses %j at construction, with a stable code', (options, message) => {
     expect(() => contentNegotiation(options as never)).toThrow(message);
+    expect(() => contentNegotiation(options as never)).toThrow(
+      expect.objectContaining({ code: expect.stringMatching(/^ERR_RESOURCEFUL_/) }),
+    );
   });
 
   it('does not change the options object', () => {
