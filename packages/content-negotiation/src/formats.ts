@@ -71,15 +71,15 @@ export function chooseMediaType(
 
 /** 406 with the media types that are available (RFC 9110 §15.5.7). */
 export function notAcceptable(available: readonly MediaTypeChoice[]): ApiError {
-  return new ApiError({
-    status: 406,
-    code: 'NOT_ACCEPTABLE',
-    message: `None of the media types in Accept is available. Available: ${available.map((c) => c.mediaType).join(', ')}.`,
-    target: 'Accept',
-    details: available.map((choice) => ({
-      code: 'AVAILABLE_MEDIA_TYPE',
-      message: choice.mediaType,
+  return ApiError.notAcceptable(
+    `None of the media types in Accept is available. Available: ${available.map((c) => c.mediaType).join(', ')}.`,
+    {
       target: 'Accept',
-    })),
-  });
+      details: available.map((choice) => ({
+        code: 'AVAILABLE_MEDIA_TYPE',
+        message: choice.mediaType,
+        target: 'Accept',
+      })),
+    },
+  );
 }
