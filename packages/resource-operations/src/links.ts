@@ -1,0 +1,56 @@
+/**
+ * @module Absolute links to the operations and records a declaration serves, built like the
+ * collection links of `@resourceful/collection-pagination`: from a configured public base URL, or
+ * from the request's trust-proxy-aware protocol and host, and the router's mount path.
+ */
+import { requestUrl } from '@resourceful/collection-pagination';
+import type { Link, OperationRequest } from './types.js';
+
+/** Names of the path parameters of an Express path, in order: `/a/:id/b/:x` → `['id', 'x']`. */
+export function parameterNames(path: string): string[] {
+  return path
+    .split('/')
+    .filter((segment) => segment.startsWith(':'))
+    .map((segment) => segment.slice(1));
+}
+
+/** The path with its parameters filled in, each percent-encoded as one segment. */
+export function fillPath(path: string, values: Readonly<Record<string, string>>): string {
+  return path
+    .split('/')
+    .map((segment) =>
+      segment.startsWith(':') ? encodeURIComponent(values[segment.slice(1)] ?? '') : segment,
+    )
+    .join('/');
+}
+
+/**
+ * `publicBaseUrl` (or the request's origin) + the mount path of the router the request went
+ * through (`req.baseUrl`, `/v1` under `versionedRouter`) + `path`.
+ * @throws ApiError 400 when the request's Host is not a valid host (it would end up in the link)
+ */
+export function absoluteHref(req: OperationRequest, path: string, publicBaseUrl?: string): string {
+  const base =
+    publicBaseUrl ??
+    (() => {
+      const url = requestUrl(req);
+      return `${url.protocol}//${url.host}`;
+    })();
+  return `${base}${req.baseUrl ?? ''}${path}`;
+}
+
+export function makeLink(
+  req: OperationRequest,
+  path: string,
+  rel: string,
+  method: string,
+  publicBaseUrl: string | undefined,
+): Link {
+  return { href: absoluteHref(req, path, publicBaseUrl), rel, method };
+}
+
+/** The one value of a path parameter (Express 5 gives arrays for wildcards only). */
+export function pathParameter(req: OperationRequest, name: string): string {
+  const value = req.params?.[name];
+  return Array.isArray(value) ? value.join('/') : (value ?? '');
+}
