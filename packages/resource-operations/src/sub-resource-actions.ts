@@ -213,6 +213,9 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
         // The tag its GET carries, so `If-Match` makes an action conditional like a PATCH.
         etag: (current) => etagFor(represent(current, req)),
         write: async (current) => {
+          // Asked before the action runs: a history store that is down fails the call before
+          // anything changes, rather than after an unrecorded change.
+          const calls = await store.count(id);
           const time = now();
           const before = state(current as T);
           const changed = await action.perform({ resource: current as T, body, req, now: time });
@@ -224,7 +227,7 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
           // Read again: a store may replace the record rather than change it in place.
           const after = changed ? await loadOr404(id, req) : (current as T);
           const record: ActionRecord = {
-            id: `${id}-H${(await store.count(id)) + 1}`,
+            id: `${id}-H${calls + 1}`,
             action: name,
             outcome: changed ? 'STATE_CHANGED' : 'NO_CHANGE',
             request: body,

@@ -250,3 +250,25 @@ describeEachExpress('sub-resource actions', (express) => {
     });
   });
 });
+
+describeEachExpress('sub-resource actions, hostile input and failing stores', (express) => {
+  it('answers 400 naming Host when links would be built from an invalid one', async () => {
+    const { app } = buildFixture(express);
+    const res = await request(app).get('/v1/accounts/ACC-1').set('Host', 'bad host<script>');
+    expect(res.status).toBe(400);
+    const action = await request(app)
+      .post('/v1/accounts/ACC-1/suspend')
+      .set('Host', 'bad host<script>')
+      .send({});
+    expectErrorEnvelope(action, 400, { target: 'Host' });
+  });
+
+  it('changes nothing when the history store is down', async () => {
+    const fixture = buildFixture(express);
+    fixture.history.count = () => Promise.reject(new Error('store down'));
+    const res = await request(fixture.app).post('/v1/accounts/ACC-1/suspend').send({});
+    expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+    expect(fixture.accounts.get('ACC-1')?.state).toBe('ACTIVE');
+    expect(fixture.calls.suspend).toBeUndefined();
+  });
+});
