@@ -2,8 +2,14 @@
  * @module Registering declared operations on a router, and telling the route checker of
  * `@resourceful/versioned-router` which routes they are, so no one keeps that list by hand.
  */
-import { MOUNTED_VERSIONS } from '@resourceful/versioned-router';
 import type { Operation, OperationHandler } from './types.js';
+
+/**
+ * Where `versionedRouter` middleware lists the routers of its versions (`{ handler }` each) for
+ * route tools. A `Symbol.for` key, so that this package finds them without depending on
+ * versioned-router, whichever build or entry point created the middleware.
+ */
+const MOUNTED_VERSIONS = Symbol.for('@resourceful/versioned-router/versions');
 
 /** The two methods of an Express 4 or 5 router (or app) that operations register with. */
 export interface RouterLike {
