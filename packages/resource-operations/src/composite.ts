@@ -31,7 +31,7 @@ import {
   representation,
   sendCreated,
 } from './created-record.js';
-import { fillPath, makeLink, pathParameter } from './links.js';
+import { fillPath, makeLink, pathParameter, requestParameters } from './links.js';
 import { type Loader, loaderOr404 } from './not-found.js';
 import { readBody } from './read-body.js';
 import { recordId } from './resource-oriented.js';
@@ -194,7 +194,8 @@ export function compositeOperation<P, R, B = unknown>(
     ],
     links(req, source) {
       if (!available(source)) return [];
-      const path = `${fillPath(resource, { [idName]: sourceIdOf(source) })}/${name}`;
+      const values = { ...requestParameters(req), [idName]: sourceIdOf(source) };
+      const path = `${fillPath(resource, values)}/${name}`;
       return [makeLink(req, path, name, 'POST', publicBaseUrl)];
     },
     representation: (req, record) => representation(presenter, req, record),

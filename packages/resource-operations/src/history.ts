@@ -52,7 +52,7 @@ export function memoryHistoryStore(): HistoryStore {
       else list.push(record);
     },
     source(resourceId) {
-      // Appended oldest first; read newest first without copying more than a page's worth.
+      // Appended oldest first, listed newest first.
       return memoryDataSource(function* newestFirst() {
         const list = histories.get(resourceId) ?? [];
         for (let i = list.length - 1; i >= 0; i--) yield list[i] as ActionRecord;

@@ -6,14 +6,6 @@
 import { requestUrl } from '@resourceful/collection-pagination';
 import type { Link, OperationRequest } from './types.js';
 
-/** Names of the path parameters of an Express path, in order: `/a/:id/b/:x` → `['id', 'x']`. */
-export function parameterNames(path: string): string[] {
-  return path
-    .split('/')
-    .filter((segment) => segment.startsWith(':'))
-    .map((segment) => segment.slice(1));
-}
-
 /** The path with its parameters filled in, each percent-encoded as one segment. */
 export function fillPath(path: string, values: Readonly<Record<string, string>>): string {
   return path
@@ -30,12 +22,11 @@ export function fillPath(path: string, values: Readonly<Record<string, string>>)
  * @throws ApiError 400 when the request's Host is not a valid host (it would end up in the link)
  */
 export function absoluteHref(req: OperationRequest, path: string, publicBaseUrl?: string): string {
-  const base =
-    publicBaseUrl ??
-    (() => {
-      const url = requestUrl(req);
-      return `${url.protocol}//${url.host}`;
-    })();
+  let base = publicBaseUrl;
+  if (base === undefined) {
+    const url = requestUrl(req);
+    base = `${url.protocol}//${url.host}`;
+  }
   return `${base}${req.baseUrl ?? ''}${path}`;
 }
 
@@ -47,6 +38,16 @@ export function makeLink(
   publicBaseUrl: string | undefined,
 ): Link {
   return { href: absoluteHref(req, path, publicBaseUrl), rel, method };
+}
+
+/**
+ * The request's path parameters as strings, for links of nested resources
+ * (`/customers/:customer_id/cards/:id`): the parent's id comes from the request.
+ */
+export function requestParameters(req: OperationRequest): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const name of Object.keys(req.params ?? {})) values[name] = pathParameter(req, name);
+  return values;
 }
 
 /** The one value of a path parameter (Express 5 gives arrays for wildcards only). */

@@ -23,7 +23,7 @@ import {
   assertSegment,
 } from './checks.js';
 import { type ActionRecord, type HistoryStore, memoryHistoryStore } from './history.js';
-import { fillPath, makeLink, pathParameter } from './links.js';
+import { fillPath, makeLink, pathParameter, requestParameters } from './links.js';
 import { type Loader, loaderOr404 } from './not-found.js';
 import { readBody } from './read-body.js';
 import { sendJson, sendNoContent } from './respond.js';
@@ -280,7 +280,7 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
       historyRoute,
     ],
     links(req, current) {
-      const path = fillPath(resource, { [idName]: idOf(current) });
+      const path = fillPath(resource, { ...requestParameters(req), [idName]: idOf(current) });
       const links: Link[] = [];
       for (const [name, action] of Object.entries(actions)) {
         if (action.available(current)) {
