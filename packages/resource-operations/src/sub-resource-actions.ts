@@ -217,7 +217,8 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
           // anything changes, rather than after an unrecorded change.
           const calls = await store.count(id);
           const time = now();
-          const before = state(current as T);
+          // A copy: `perform` may change in place the object `state` returned.
+          const before = structuredClone(state(current as T));
           const changed = await action.perform({ resource: current as T, body, req, now: time });
           if (typeof changed !== 'boolean') {
             throw new TypeError(
