@@ -14,7 +14,7 @@
 import { MAX_PARAMETER_LENGTH } from '@resourceful/collection-pagination';
 import { ApiError } from '@resourceful/error-envelope';
 import { assertKnownOptions, assertOptionsObject, describeValue } from '@resourceful/option-checks';
-import { assertFunction, assertPath, assertSchema } from './checks.js';
+import { assertFunction, assertPath, assertSchema, invalid as invalidOption } from './checks.js';
 import { sendJson } from './respond.js';
 import { type StandardSchemaV1, validate } from './standard-schema.js';
 import type { MaybePromise, Operation, OperationRequest } from './types.js';
@@ -51,8 +51,10 @@ function invalid(target: string, message: string, code: string): ApiError {
 
 function stringList(name: string, value: unknown): readonly string[] {
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || item === '')) {
-    throw new TypeError(
-      `${FACTORY}: "${name}" must be an array of parameter names, got ${describeValue(value)}.`,
+    throw invalidOption(
+      FACTORY,
+      name,
+      `"${name}" must be an array of parameter names, got ${describeValue(value)}.`,
     );
   }
   return value as string[];

@@ -2,6 +2,7 @@
  * @module Registering declared operations on a router, and telling the route checker of
  * `@resourceful/versioned-router` which routes they are, so no one keeps that list by hand.
  */
+import { OPTION_ERROR_CODES, optionError } from '@resourceful/option-checks';
 import type { Operation, OperationHandler } from './types.js';
 
 /**
@@ -29,10 +30,20 @@ type Tagged = { [DECLARED_OPERATIONS]?: string[] };
  */
 export function mountOperations(router: RouterLike, operations: readonly Operation[]): void {
   if (typeof router !== 'object' && typeof router !== 'function') {
-    throw new TypeError('mountOperations: expected an Express router or app.');
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'mountOperations',
+      'expected an Express router or app.',
+      'router',
+    );
   }
   if (!Array.isArray(operations)) {
-    throw new TypeError('mountOperations: operations must be an array of declared operations.');
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'mountOperations',
+      'operations must be an array of declared operations.',
+      'operations',
+    );
   }
   const tagged = router as RouterLike & Tagged;
   if (!Object.hasOwn(tagged, DECLARED_OPERATIONS)) {
@@ -41,8 +52,11 @@ export function mountOperations(router: RouterLike, operations: readonly Operati
   const declared = tagged[DECLARED_OPERATIONS] as string[];
   for (const operation of operations) {
     if (!Array.isArray(operation?.routes)) {
-      throw new TypeError(
-        'mountOperations: every entry must be a declared operation (from subResourceActions, compositeOperation, …).',
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'mountOperations',
+        'every entry must be a declared operation (from subResourceActions, compositeOperation, …).',
+        'operations',
       );
     }
     for (const route of operation.routes) {

@@ -13,7 +13,13 @@ import {
   type KeyedLock,
   requestPath,
 } from '@resourceful/conditional-requests';
-import { assertKnownOptions, assertOptionsObject, describeValue } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  describeValue,
+  OPTION_ERROR_CODES,
+  optionError,
+} from '@resourceful/option-checks';
 import {
   assertFunction,
   assertOptionalFunction,
@@ -21,6 +27,7 @@ import {
   assertResourcePath,
   assertSchema,
   assertSegment,
+  invalid,
 } from './checks.js';
 import { type ActionRecord, type HistoryStore, memoryHistoryStore } from './history.js';
 import { fillPath, makeLink, pathParameter, requestParameters } from './links.js';
@@ -178,14 +185,21 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
   const historyPath = assertSegment(FACTORY, 'historyPath', options.historyPath ?? 'history');
   const actions = options.actions as Readonly<Record<string, ActionDefinition<T, unknown>>>;
   if (typeof actions !== 'object' || actions === null || Object.keys(actions).length === 0) {
-    throw new TypeError(
-      `${FACTORY}: "actions" must name at least one action, as in { suspend: { available, perform } }, got ${describeValue(actions)}.`,
+    throw invalid(
+      FACTORY,
+      'actions',
+      `"actions" must name at least one action, as in { suspend: { available, perform } }, got ${describeValue(actions)}.`,
     );
   }
   for (const [name, action] of Object.entries(actions)) {
     assertSegment(FACTORY, 'actions', name);
     if (name === historyPath) {
-      throw new TypeError(`${FACTORY}: the action "${name}" would hide the history's path.`);
+      throw optionError(
+        OPTION_ERROR_CODES.conflictingOptions,
+        FACTORY,
+        `the action "${name}" would hide the history's path; choose another "historyPath".`,
+        'historyPath',
+      );
     }
     assertOptionsObject(`${FACTORY}: actions.${name}`, action);
     assertKnownOptions(`${FACTORY}: actions.${name}`, action, ['body', 'available', 'perform']);

@@ -86,3 +86,35 @@ describe('options are checked when the declaration is made', () => {
     expect(() => mountOperations(router, {} as never)).toThrow(/must be an array/);
   });
 });
+
+describe('construction errors carry the stable option-checks codes', () => {
+  const codeOf = (make: () => unknown) => {
+    try {
+      make();
+    } catch (error) {
+      return {
+        code: (error as { code?: string }).code,
+        option: (error as { option?: string }).option,
+      };
+    }
+    return undefined;
+  };
+
+  it('names the missing, invalid, unknown or conflicting option', () => {
+    expect(codeOf(() => resourceOrientedOperation({ path: '/d' } as never))).toEqual({
+      code: 'ERR_RESOURCEFUL_MISSING_OPTION',
+      option: 'create',
+    });
+    expect(codeOf(() => transientOperation({ path: 'x', compute: () => 1 }))).toEqual({
+      code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+      option: 'path',
+    });
+    expect(codeOf(() => subResourceActions({ ...actions, histroyPath: 'h' } as never))?.code).toBe(
+      'ERR_RESOURCEFUL_UNKNOWN_OPTION',
+    );
+    expect(codeOf(() => subResourceActions({ ...actions, actions: { history: action } }))).toEqual({
+      code: 'ERR_RESOURCEFUL_CONFLICTING_OPTIONS',
+      option: 'historyPath',
+    });
+  });
+});

@@ -1,5 +1,5 @@
 import { describeEachExpress } from '@resourceful/test-support';
-import { checkRoutes } from '@resourceful/versioned-router';
+import { checkRoutes } from '@resourceful/versioned-router/check-routes';
 import { describe, expect, it } from 'vitest';
 import { complexOperationRoutes, operationPattern } from '../src/index.js';
 import { buildFixture } from './fixture.js';
