@@ -3,8 +3,6 @@
  * idempotency store, graceful shutdown on SIGTERM/SIGINT.
  */
 
-import { createServer } from 'node:http';
-import { clientErrorHandler } from '@resourceful/error-envelope';
 import { findClusterCredentials } from '@resourceful/k8s-service-proxy';
 import {
   type IdempotencyStore,
@@ -13,7 +11,7 @@ import {
 } from '@resourceful/service-request-idempotency';
 import { createClient } from 'redis';
 import { createApp, RELAY_PATH, type ServiceRelayOptions } from './app.js';
-import { MAX_HEADER_SIZE } from './url-length.js';
+import { createPaymentsServer } from './server-limits.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
@@ -73,9 +71,9 @@ const app = createApp({
   serviceRelay: serviceRelay(),
 });
 
-const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app);
-// Requests Node refuses before Express sees them get the envelope too.
-server.on('clientError', clientErrorHandler());
+// The server's limits (timeouts, header and request counts) are in server-limits.ts; what Node
+// answers itself (parser refusals, timeouts, Expect, CONNECT) gets the envelope too.
+const server = createPaymentsServer(app);
 server.listen(port, host, () => {
   console.log(`payments-api listening on http://${host}:${port}`);
 });

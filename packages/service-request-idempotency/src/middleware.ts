@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorSettingsFor } from '@resourceful/error-envelope';
 import { type CapturedResponse, captureResponse } from './capture.js';
 import {
   ambiguousIdError,
@@ -43,11 +44,33 @@ function hasNoBody(status: number): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The headers kept for replay of this request. The default list also holds the app's error code
+ * header, so a replayed 4xx carries the code the first answer had, whatever header the app's
+ * `errorHandler` names.
+ */
+function replayHeadersFor(
+  req: IncomingMessage,
+  config: ResolvedOptions,
+): ReadonlyMap<string, string> {
+  if (!config.replayCodeHeader) return config.replayHeaders;
+  const { codeHeader } = errorSettingsFor(req);
+  if (codeHeader === false || codeHeader.toLowerCase() === config.replayedHeader.toLowerCase()) {
+    return config.replayHeaders;
+  }
+  return new Map([...config.replayHeaders, [codeHeader.toLowerCase(), codeHeader]]);
+}
+
 /** Writes a stored response: its status, allow-listed headers, body, and the replay marker. */
-function replay(res: ServerResponse, response: StoredResponse, config: ResolvedOptions): void {
+function replay(
+  res: ServerResponse,
+  response: StoredResponse,
+  replayHeaders: ReadonlyMap<string, string>,
+  config: ResolvedOptions,
+): void {
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) {
-    const configured = config.replayHeaders.get(name);
+    const configured = replayHeaders.get(name);
     if (configured !== undefined) res.setHeader(configured, value);
   }
   res.setHeader(config.replayedHeader, 'true');
@@ -149,7 +172,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       if (result.state === 'acquired') {
         captureResponse(res, {
           maxBodyBytes: config.maxBodyBytes,
-          keepHeaders: new Set(config.replayHeaders.keys()),
+          keepHeaders: new Set(replayHeadersFor(req, config).keys()),
           stripHeader: config.replayedHeader,
           onEnd: (captured) => settle(key, token, fingerprint, captured),
         });
@@ -158,7 +181,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       if (result.fingerprint !== fingerprint) throw reusedIdError(target);
       if (result.state === 'completed') {
         if (result.response.body === null) throw notReplayableError(target, result.response.status);
-        replay(res, result.response, config);
+        replay(res, result.response, replayHeadersFor(req, config), config);
         return 'done';
       }
       const remaining = deadline - Date.now();

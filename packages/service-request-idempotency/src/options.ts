@@ -59,7 +59,8 @@ export interface ServiceRequestIdempotencyOptions {
   maxIdLength?: number;
   /**
    * Headers a replay carries over from the stored response.
-   * @default ['Location', 'Content-Type', 'ETag', 'Link', 'Preference-Applied', 'Vary']
+   * @default ['Location', 'Content-Type', 'ETag', 'Link', 'Preference-Applied', 'Vary'] and the
+   *   app's error code header (error-envelope's `codeHeader`, `Error-Code` by default)
    */
   replayHeaders?: readonly string[];
   /** Header marking a replayed response (value `true`). @default 'Idempotent-Replayed' */
@@ -110,6 +111,8 @@ export interface ResolvedOptions {
   readonly maxIdLength: number;
   /** Lower-case name → name as configured. */
   readonly replayHeaders: ReadonlyMap<string, string>;
+  /** The default allow-list: it also carries the app's error code header (error-envelope). */
+  readonly replayCodeHeader: boolean;
   readonly replayedHeader: string;
   readonly waitForInFlight: boolean;
   readonly waitTimeoutMs: number;
@@ -265,6 +268,7 @@ export function resolveOptions(options: ServiceRequestIdempotencyOptions = {}): 
     maxBodyBytes: integer('maxBodyBytes', options.maxBodyBytes, DEFAULT_OPTIONS.maxBodyBytes, 0),
     maxIdLength: integer('maxIdLength', options.maxIdLength, DEFAULT_OPTIONS.maxIdLength),
     replayHeaders,
+    replayCodeHeader: options.replayHeaders === undefined,
     replayedHeader,
     waitForInFlight: boolean('waitForInFlight', options.waitForInFlight, false),
     waitTimeoutMs: integer('waitTimeoutMs', options.waitTimeoutMs, DEFAULT_OPTIONS.waitTimeoutMs),

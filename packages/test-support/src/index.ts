@@ -6,6 +6,12 @@ export {
   expressVersions,
 } from './express-versions.js';
 export {
+  parseRawResponses,
+  type RawExchange,
+  type RawResponse,
+  rawExchange,
+} from './raw-http.js';
+export {
   findRedisServer,
   hasRedisServer,
   type RedisServer,
