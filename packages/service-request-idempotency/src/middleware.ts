@@ -91,6 +91,14 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
   const config = resolveOptions(options);
   const { store } = config;
 
+  /** A store that knows how long it stays unavailable (`retryAfterMs`) sets `Retry-After`. */
+  function retryAfterSeconds(error: unknown): number {
+    const ms = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+    return typeof ms === 'number' && Number.isFinite(ms) && ms > 0
+      ? Math.max(config.retryAfterSeconds, Math.ceil(ms / 1000))
+      : config.retryAfterSeconds;
+  }
+
   /** Runs a store call; a failure becomes a 503, or `undefined` when failing open. */
   async function fromStore<T>(call: () => Promise<T>): Promise<T | undefined> {
     try {
@@ -98,15 +106,30 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     } catch (error) {
       config.onStoreError(error);
       if (config.failOpen) return undefined;
-      throw storeUnavailableError(config.retryAfterSeconds, error);
+      throw storeUnavailableError(retryAfterSeconds(error), error);
     }
   }
 
   /**
+   * Runs a store write now and, while it fails, again with backoff (up to 2 s apart) for as
+   * long as the lock would live. Resolves after the first attempt; later ones go on in the
+   * background.
+   */
+  function persist(write: () => Promise<void>, report: boolean): Promise<void> {
+    const deadline = Date.now() + config.lockTtlMs;
+    const attempt = (delay: number): Promise<void> =>
+      write().then(undefined, (error: unknown) => {
+        if (report) config.onStoreError(error);
+        if (Date.now() + delay >= deadline) return;
+        setTimeout(() => void attempt(Math.min(delay * 2, 2_000)), delay).unref();
+      });
+    return attempt(100);
+  }
+
+  /**
    * Stores the outcome, retrying while the lock would still be ours, so that a short store
-   * outage after the handler ran does not make the id runnable again. Resolves after the first
-   * attempt, which the response waits for: a repeat sent after the response then finds the
-   * outcome stored. Later retries go on in the background.
+   * outage after the handler ran does not make the id runnable again. The response waits for
+   * the first attempt: a repeat sent after the response then finds the outcome stored.
    */
   function settle(
     key: string,
@@ -114,23 +137,13 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     fingerprint: string,
     captured: CapturedResponse,
   ): Promise<void> {
-    const deadline = Date.now() + config.lockTtlMs;
-    const attempt = (delay: number): Promise<void> => {
-      const call = isRetryableStatus(captured.status)
-        ? store.release(key, token)
-        : store.complete(key, {
-            token,
-            fingerprint,
-            response: captured,
-            ttlMs: config.ttlMs,
-          });
-      return call.then(undefined, (error: unknown) => {
-        config.onStoreError(error);
-        if (Date.now() + delay >= deadline) return;
-        setTimeout(() => void attempt(Math.min(delay * 2, 2_000)), delay).unref();
-      });
-    };
-    return attempt(100);
+    return persist(
+      () =>
+        isRetryableStatus(captured.status)
+          ? store.release(key, token)
+          : store.complete(key, { token, fingerprint, response: captured, ttlMs: config.ttlMs }),
+      true,
+    );
   }
 
   async function handle(req: IdempotentRequest, res: ServerResponse): Promise<'next' | 'done'> {
@@ -155,11 +168,12 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     const token = randomUUID();
     const lock = { token, fingerprint, lockTtlMs: config.lockTtlMs };
     // A failed acquire may still have taken the lock (Redis ran the script but answered after
-    // `commandTimeoutMs`): give it back, or every retry would get 409 until `lockTtlMs` passes.
-    // The release only removes a lock holding this attempt's token.
+    // `commandTimeoutMs`, or a replica got it before its primary died): give it back, retrying
+    // until the store is back, or every retry would get 409 until `lockTtlMs` passes. The
+    // release only removes a lock holding this attempt's token, whose handler never ran.
     const acquire = () =>
       store.acquire(key, lock).catch((error: unknown) => {
-        store.release(key, token).catch(() => undefined);
+        void persist(() => store.release(key, token), false);
         throw error;
       });
 

@@ -12,6 +12,14 @@ export {
   rawExchange,
 } from './raw-http.js';
 export {
+  findRedisCli,
+  hasRedisCluster,
+  type RedisCluster,
+  type RedisClusterNode,
+  type StartRedisClusterOptions,
+  startRedisCluster,
+} from './redis-cluster.js';
+export {
   findRedisServer,
   hasRedisServer,
   type RedisServer,
