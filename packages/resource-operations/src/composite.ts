@@ -7,12 +7,7 @@
  * resource with its own URI, which RFC 9110 §15.3.2 answers with 201, PayPal's API standards
  * answer their refund with, and the Microsoft REST API guidelines use for any create.
  */
-import {
-  conditionalWrite,
-  etagFor,
-  type KeyedLock,
-  requestPath,
-} from '@resourceful/conditional-requests';
+import { conditionalWrite, etagFor, type KeyedLock } from '@resourceful/conditional-requests';
 import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
 import {
   assertFunction,
@@ -168,10 +163,9 @@ export function compositeOperation<P, R, B = unknown>(
   async function run(req: OperationRequest): Promise<R> {
     const id = pathParameter(req, idName);
     const body = await readBody(schema, req.body);
-    const path = requestPath(req);
     return conditionalWrite(req, {
-      // The source's key, the one its PATCH or PUT would take.
-      key: path.slice(0, path.lastIndexOf('/')) || '/',
+      // The source's identity, the one its PATCH or PUT locks on.
+      identity: id,
       ...(lock === undefined ? {} : { lock }),
       load: () => loadOr404(id, req),
       etag: (current) => etagFor(representSource(current, req)),

@@ -7,12 +7,7 @@
  * call recorded in a resource readable with GET.
  */
 import { type CollectionSpec, paginate } from '@resourceful/collection-pagination';
-import {
-  conditionalWrite,
-  etagFor,
-  type KeyedLock,
-  requestPath,
-} from '@resourceful/conditional-requests';
+import { conditionalWrite, etagFor, type KeyedLock } from '@resourceful/conditional-requests';
 import {
   assertKnownOptions,
   assertOptionsObject,
@@ -144,12 +139,6 @@ function defaultId(resource: unknown): string {
   return id;
 }
 
-/** The resource's lock key: the action's own path without its last segment. */
-function resourceKey(req: OperationRequest): string {
-  const path = requestPath(req);
-  return path.slice(0, path.lastIndexOf('/')) || '/';
-}
-
 /**
  * Declares the actions of one resource and their history.
  *
@@ -221,7 +210,8 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
       // Validated before the lock and the load: a bad body changes nothing and is not recorded.
       const body = await readBody(action.body, req.body);
       return conditionalWrite(req, {
-        key: resourceKey(req),
+        // The identity json-patch-update locks on: an action waits for a PATCH of the resource.
+        identity: id,
         ...(lock === undefined ? {} : { lock }),
         load: () => loadOr404(id, req),
         // The tag its GET carries, so `If-Match` makes an action conditional like a PATCH.
