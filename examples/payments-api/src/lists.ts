@@ -4,7 +4,7 @@
  */
 import type { PaginateOptions } from '@resourceful/collection-pagination';
 
-export type ListDefaults = Pick<PaginateOptions<unknown>, 'publicBaseUrl'>;
+export type ListDefaults = Pick<PaginateOptions<unknown>, 'allowedParameters' | 'publicBaseUrl'>;
 
 export function listDefaults(publicBaseUrl: string | undefined): ListDefaults {
   return publicBaseUrl === undefined ? {} : { publicBaseUrl };

@@ -54,7 +54,11 @@ const SEEDED: Record<string, string> = {
   'billing-agreements': 'AGREEMENT-SEED01',
   webhooks: 'WH-SEED1',
   captures: 'CAPTURE-SEED1',
+  payments: 'PAY-SEED1',
 };
+
+/** Query parameters a route requires. */
+const REQUIRED_QUERY: Record<string, string> = { '/v1/payments/refund-summary': '?currency=USD' };
 
 function concrete(path: string, ids: Record<string, string>): string {
   const segments = path.split('/');
@@ -161,7 +165,7 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
       if (!methods.has('GET')) continue;
       it(`answers GET's headers and no body for ${path}`, async () => {
         const { app, ids } = await appWithRecords(express);
-        const target = concrete(path, ids);
+        const target = concrete(path, ids) + (REQUIRED_QUERY[path] ?? '');
         // Identity coding: `compression` (content negotiation) does not compress HEAD answers,
         // so with gzip/br their Content-Encoding, ETag and length differ from GET's (see README).
         const head = await request(app)
