@@ -16,7 +16,7 @@
  *  - run every package's bin from the installed tarball (`--help`; a `kubectl proxy` compatible
  *    bin also relays a request to a stand-in control plane).
  *
- *   node scripts/consumer-test.mjs [--node <path to a node binary>]... [--keep]
+ *   node scripts/consumer-test.mjs [--node=<path to a node binary>]... [--keep]
  *
  * Installs and type checks run once; the examples and bins run on every `--node` given (default:
  * the Node running this script). Exits 1 if any check fails.
@@ -39,7 +39,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const argv = process.argv.slice(2);
-const nodes = argv.flatMap((arg, i) => (arg === '--node' ? [argv[i + 1]] : []));
+const nodes = argv.flatMap((arg, i) => {
+  if (arg === '--node') return [argv[i + 1]];
+  return arg.startsWith('--node=') ? [arg.slice('--node='.length)] : [];
+});
 if (nodes.length === 0) nodes.push(process.execPath);
 const keep = argv.includes('--keep');
 
