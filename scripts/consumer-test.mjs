@@ -8,9 +8,10 @@
  *    workspace: CommonJS + Express 4, and ESM + Express 5 written in TypeScript (`module:
  *    NodeNext`, strict, `skipLibCheck: false`), type-checked by the repository's TypeScript and by
  *    the newest TypeScript on npm;
- *  - run each package README's usage examples there, taken from the README itself (the first
- *    ```ts block of "## Usage" is the ESM example, the first ```js block with `require(` the
- *    CommonJS one), so the READMEs cannot drift from what works: each example must start its
+ *  - run each package README's usage examples there, taken from the README itself (in "## Usage",
+ *    the first ```ts block of an ES module is the ESM example, or else the first ```js one; the
+ *    first ```js block with `require(` is the CommonJS one), so the READMEs cannot drift from
+ *    what works: each example must start its
  *    server (moved to a loopback port), answer the README's first `GET /path` (or `/`) without a
  *    5xx, and stop on SIGTERM; an example that starts no server must exit 0;
  *  - run every package's bin from the installed tarball (`--help`; a `kubectl proxy` compatible
@@ -104,10 +105,17 @@ function readmeExamples({ folder, dir }) {
     lang: m[1],
     code: m[2],
   }));
-  const esm = blocks.find((b) => b.lang === 'ts')?.code;
-  const cjs = blocks.find((b) => b.lang === 'js' && /\brequire\(/.test(b.code))?.code;
+  const isModule = (b) => /^import\s/m.test(b.code) && !/\brequire\(/.test(b.code);
+  const esmBlock =
+    blocks.find((b) => ['ts', 'typescript'].includes(b.lang) && isModule(b)) ??
+    blocks.find((b) => ['js', 'mjs', 'javascript'].includes(b.lang) && isModule(b));
+  const cjs = blocks.find(
+    (b) => ['js', 'cjs', 'javascript'].includes(b.lang) && /\brequire\(/.test(b.code),
+  )?.code;
   const get = /\bGET (\/[^\s`]*)/.exec(usage)?.[1] ?? '/';
-  return { folder, esm, cjs, get };
+  // A TypeScript example is type-checked, then run compiled; a JavaScript one is run as written.
+  const esmTyped = esmBlock ? ['ts', 'typescript'].includes(esmBlock.lang) : false;
+  return { folder, esm: esmBlock?.code, esmTyped, cjs, get };
 }
 
 const builtins = new Set(builtinModules);
@@ -298,7 +306,11 @@ writeFileSync(
     include: ['src'],
   }),
 );
-for (const e of esmExamples) writeFileSync(join(tsDir, 'src', 'examples', `${e.folder}.ts`), e.esm);
+mkdirSync(join(tsDir, 'js-examples'));
+for (const e of esmExamples) {
+  if (e.esmTyped) writeFileSync(join(tsDir, 'src', 'examples', `${e.folder}.ts`), e.esm);
+  else writeFileSync(join(tsDir, 'js-examples', `${e.folder}.mjs`), e.esm);
+}
 // Every package through `require` (its .d.cts types) and through `import` (its .d.ts types).
 writeFileSync(
   join(tsDir, 'src', 'require-all.cts'),
@@ -540,7 +552,9 @@ for (const node of nodes) {
       node,
       `node ${version}  esm+express5  ${e.folder} README example`,
       tsDir,
-      join('dist', 'examples', `${e.folder}.js`),
+      e.esmTyped
+        ? join('dist', 'examples', `${e.folder}.js`)
+        : join('js-examples', `${e.folder}.mjs`),
       e.get,
     );
   }
