@@ -200,7 +200,16 @@ function unreachableFiles(dir, manifest) {
       ...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\(\s*)["'](\.{1,2}\/[^"']+)["']/g),
       ...text.matchAll(/[#@] sourceMappingURL=(\S+)/g),
     ];
-    for (const m of refs) queue.push(resolve(dirname(file), m[1]));
+    for (const m of refs) {
+      const target = resolve(dirname(file), m[1]);
+      // Declarations import their shared chunks by the .js name of the code they describe.
+      queue.push(
+        target,
+        target.replace(/\.js$/, '.d.ts'),
+        target.replace(/\.cjs$/, '.d.cts'),
+        target.replace(/\.mjs$/, '.d.mts'),
+      );
+    }
   }
   const always = /^(package\.json|README(\..*)?|LICENSE(\..*)?|CHANGELOG(\..*)?)$/i;
   const unused = [];
