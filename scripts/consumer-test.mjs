@@ -340,6 +340,26 @@ for (const [name, value] of Object.entries(loaded)) {
 `,
 );
 
+// Types without Express's: every package's declarations compile with only @types/node, as their
+// optional `express` peer promises (versioned-router's required peer installs express itself,
+// still without types).
+const bareDir = join(work, 'ts-without-express-types');
+mkdirSync(join(bareDir, 'src'), { recursive: true });
+writeFileSync(
+  join(bareDir, 'package.json'),
+  JSON.stringify({
+    name: 'consumer-ts-without-express-types',
+    private: true,
+    type: 'module',
+    dependencies: Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`])),
+    devDependencies: { '@types/node': workspaceRange('@types/node') },
+  }),
+);
+writeFileSync(join(bareDir, 'tsconfig.json'), readFileSync(join(tsDir, 'tsconfig.json'), 'utf8'));
+for (const file of ['require-all.cts', 'import-all.ts']) {
+  writeFileSync(join(bareDir, 'src', file), readFileSync(join(tsDir, 'src', file), 'utf8'));
+}
+
 // The newest TypeScript on npm, type-checking the same project.
 const tsLatestDir = join(work, 'typescript-latest');
 mkdirSync(tsLatestDir);
@@ -355,22 +375,25 @@ writeFileSync(
 npmInstall(cjsDir);
 npmInstall(tsDir);
 npmInstall(tsLatestDir);
+npmInstall(bareDir);
 
-function typeCheck(label, tscDir, extra) {
+function typeCheck(label, tscDir, project, extra) {
   const version = readJson(join(tscDir, 'node_modules', 'typescript', 'package.json')).version;
+  const what = `TypeScript ${version} (${label}) ${relative(work, project)}`;
   try {
     execFileSync(
       process.execPath,
-      [join(tscDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsDir, ...extra],
+      [join(tscDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project, ...extra],
       quiet,
     );
-    record(true, `TypeScript ${version} (${label}) compiles the examples (NodeNext, strict)`);
+    record(true, `${what} compiles (NodeNext, strict, skipLibCheck false)`);
   } catch (error) {
-    record(false, `TypeScript ${version} (${label}) compiles the examples`, `\n${error.stdout}`);
+    record(false, `${what} compiles`, `\n${error.stdout}`);
   }
 }
-typeCheck("the repository's", tsDir, []);
-typeCheck('newest on npm', tsLatestDir, ['--noEmit']);
+typeCheck("the repository's", tsDir, tsDir, []);
+typeCheck('newest on npm', tsLatestDir, tsDir, ['--noEmit']);
+typeCheck("the repository's", tsDir, bareDir, ['--noEmit']);
 
 // ---------------------------------------------------------------------------------------------
 // Running the examples and bins on every Node.
