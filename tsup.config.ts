@@ -6,13 +6,15 @@ import { existsSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 // A package with a command line has src/cli.ts next to its library entry.
-const hasCli = existsSync('src/cli.ts');
+const cli = 'src/cli.ts';
+const entry = ['src/index.ts', ...(existsSync(cli) ? [cli] : [])];
+const isCli = (file: string) => file.replace(/^\.\//, '') === cli;
 
 export default defineConfig({
-  entry: hasCli ? { index: 'src/index.ts', cli: 'src/cli.ts' } : { index: 'src/index.ts' },
+  entry,
   format: ['esm', 'cjs'],
-  // Declarations describe the library; the CLI is run, never imported.
-  dts: { entry: { index: 'src/index.ts' } },
+  // Declarations describe what can be imported; the CLI is run, never imported.
+  dts: { entry: entry.filter((file) => !isCli(file)) },
   clean: true,
   sourcemap: true,
   // The oldest Node that CI runs (engines: >=20.19); 22 and 24 run the same output.
@@ -23,6 +25,8 @@ export default defineConfig({
     options.conditions = ['source', ...(options.conditions ?? [])];
     // The bin stub is an ES module, so the CLI is built once, as ESM: a CommonJS copy would
     // ship unused.
-    if (format === 'cjs') options.entryPoints = { index: 'src/index.ts' };
+    if (format === 'cjs' && Array.isArray(options.entryPoints)) {
+      options.entryPoints = (options.entryPoints as string[]).filter((file) => !isCli(file));
+    }
   },
 });
