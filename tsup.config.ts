@@ -2,12 +2,28 @@
  * The one build configuration of every published package; each runs
  * `tsup --config ../../tsup.config.ts` from its own folder.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
-// A package with a command line has src/cli.ts next to its library entry.
+/**
+ * Every entry point the package's `exports` map names through its `source` condition (`.` and
+ * subpaths such as `./check-routes`), so adding an entry point is a change to package.json only.
+ */
+function exportedSources(): string[] {
+  const { exports = {} } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+    exports?: Record<string, unknown>;
+  };
+  return Object.values(exports).flatMap((target) => {
+    const source = (target as { source?: unknown } | null)?.source;
+    return typeof source === 'string' ? [source.replace(/^\.\//, '')] : [];
+  });
+}
+
+// A package with a command line has src/cli.ts next to its library entries.
 const cli = 'src/cli.ts';
-const entry = ['src/index.ts', ...(existsSync(cli) ? [cli] : [])];
+const entry = [
+  ...new Set(['src/index.ts', ...exportedSources(), ...(existsSync(cli) ? [cli] : [])]),
+];
 const isCli = (file: string) => file.replace(/^\.\//, '') === cli;
 
 export default defineConfig({
