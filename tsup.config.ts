@@ -35,6 +35,9 @@ export default defineConfig({
   sourcemap: true,
   // The oldest Node that CI runs (engines: >=20.19); 22 and 24 run the same output.
   target: 'node20',
+  // esbuild renames a class referenced from its own static members (`_ApiError`); logs read
+  // `constructor.name` and stack traces, so names stay as written.
+  keepNames: true,
   // Workspace-private helpers are bundled in, so published packages never depend on them.
   noExternal: ['@resourceful/option-checks'],
   esbuildOptions(options, { format }) {

@@ -6,6 +6,20 @@ export {
   expressVersions,
 } from './express-versions.js';
 export {
+  parseRawResponses,
+  type RawExchange,
+  type RawResponse,
+  rawExchange,
+} from './raw-http.js';
+export {
+  findRedisCli,
+  hasRedisCluster,
+  type RedisCluster,
+  type RedisClusterNode,
+  type StartRedisClusterOptions,
+  startRedisCluster,
+} from './redis-cluster.js';
+export {
   findRedisServer,
   hasRedisServer,
   type RedisServer,

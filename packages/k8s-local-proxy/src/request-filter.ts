@@ -3,6 +3,7 @@
  * expressions (comma-separated lists, unanchored, as Go's `MatchString`). A rejected request
  * gets `403 Forbidden` in plain text and nothing goes upstream.
  */
+import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
 
 /** kubectl proxy's defaults, flag for flag. */
 export const DEFAULT_ACCEPT_HOSTS = '^localhost$,^127\\.0\\.0\\.1$,^\\[::1\\]$';
@@ -58,7 +59,11 @@ export function hostForFilter(hostHeader: string): string {
   return hostHeader.slice(0, colon);
 }
 
+const FILTER_OPTION_NAMES = ['acceptHosts', 'acceptPaths', 'rejectPaths', 'rejectMethods'];
+
 export function createRequestFilter(options: RequestFilterOptions = {}): RequestFilter {
+  assertOptionsObject('createRequestFilter', options);
+  assertKnownOptions('createRequestFilter', options, FILTER_OPTION_NAMES);
   const acceptHosts = compilePatterns(options.acceptHosts ?? DEFAULT_ACCEPT_HOSTS, 'accept-hosts');
   const acceptPaths = compilePatterns(options.acceptPaths ?? DEFAULT_ACCEPT_PATHS, 'accept-paths');
   const rejectPaths = compilePatterns(options.rejectPaths ?? DEFAULT_REJECT_PATHS, 'reject-paths');

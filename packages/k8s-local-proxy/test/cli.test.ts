@@ -1,17 +1,25 @@
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  makeCertificates,
+  type TestCertificates,
+} from '../../k8s-service-proxy/test/support/certificates.js';
+import {
+  type ControlPlaneDouble,
+  startControlPlane,
+} from '../../k8s-service-proxy/test/support/control-plane-double.js';
+import { writeKubeconfig } from '../../k8s-service-proxy/test/support/kubeconfig.js';
+import { rawRequest } from '../../k8s-service-proxy/test/support/raw-client.js';
 import { parseProxyArgs, usage } from '../src/cli-options.js';
 import { runProxyCommand } from '../src/run-proxy-command.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { writeKubeconfig } from './support/kubeconfig.js';
 import {
   childEnvironment,
   ourCommand,
   REPO_ROOT,
   startOurProxy,
+  startProcess,
 } from './support/proxy-processes.js';
-import { rawRequest } from './support/raw-client.js';
 
 describe('parseProxyArgs', () => {
   it("has kubectl proxy's defaults", () => {
@@ -104,7 +112,7 @@ describe('runProxyCommand', () => {
       stderr: (t) => (err += t),
     });
     expect(result.exitCode).toBe(1);
-    expect(err).toBe("error: unknown flag: --bogus\nSee 'k8s-service-proxy --help' for usage.\n");
+    expect(err).toBe("error: unknown flag: --bogus\nSee 'k8s-local-proxy --help' for usage.\n");
   });
 
   it('exits 1 without echoing the token when no credentials can be used', async () => {
@@ -118,7 +126,7 @@ describe('runProxyCommand', () => {
   });
 });
 
-describe('the k8s-service-proxy process', () => {
+describe('the k8s-local-proxy process', () => {
   let certs: TestCertificates;
   let plane: ControlPlaneDouble;
   let kubeconfig: string;
@@ -174,5 +182,30 @@ describe('the k8s-service-proxy process', () => {
     expect(code).toBe(1);
     expect(err).toMatch(/cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/);
     await first.stop();
+  });
+
+  it('still runs from the deprecated k8s-service-proxy bin, with a notice on stderr', async () => {
+    const deprecatedBin = join(
+      REPO_ROOT,
+      'packages',
+      'k8s-service-proxy',
+      'bin',
+      'k8s-service-proxy.js',
+    );
+    const proxy = await startProcess(process.execPath, [
+      '--conditions=source',
+      '--import',
+      'tsx',
+      deprecatedBin,
+      '--port=0',
+      `--kubeconfig=${kubeconfig}`,
+      '--token=flag-token',
+    ]);
+    try {
+      expect((await rawRequest(proxy.port, { path: '/api' })).status).toBe(200);
+      expect(proxy.stderr()).toMatch(/k8s-service-proxy command is deprecated.*k8s-local-proxy/);
+    } finally {
+      await proxy.stop();
+    }
   });
 });

@@ -1,10 +1,10 @@
 /**
- * @module What the `k8s-service-proxy` bin does, as a function the tests can call: parse the
+ * @module What the `k8s-local-proxy` bin does, as a function the tests can call: parse the
  * flags, find credentials as kubectl would, listen, print `Starting to serve on HOST:PORT`.
  */
 import { readFileSync } from 'node:fs';
+import { findClusterCredentials } from '@resourceful/k8s-service-proxy';
 import { parseProxyArgs, UsageError, usage } from './cli-options.js';
-import { findClusterCredentials } from './cluster-credentials.js';
 import { createLocalProxy, type LocalProxy } from './local-proxy.js';
 
 export interface CommandIo {
@@ -45,6 +45,14 @@ export async function runProxyCommand(
       tlsServerName: options.tlsServerName,
       insecureSkipTlsVerify: options.insecureSkipTlsVerify ? true : undefined,
       keepAliveMs: options.keepaliveMs,
+      impersonate:
+        options.as === undefined && options.asUid === undefined && options.asGroups.length === 0
+          ? undefined
+          : {
+              ...(options.as === undefined ? {} : { user: options.as }),
+              ...(options.asUid === undefined ? {} : { uid: options.asUid }),
+              ...(options.asGroups.length === 0 ? {} : { groups: options.asGroups }),
+            },
       env: io.env,
       onWarning: (message) => io.stderr(`Warning: ${message}\n`),
     });
@@ -89,7 +97,7 @@ export async function runProxyCommand(
     const message = error instanceof Error ? error.message : String(error);
     io.stderr(`error: ${message}\n`);
     if (error instanceof UsageError && /flag|argument/.test(message)) {
-      io.stderr("See 'k8s-service-proxy --help' for usage.\n");
+      io.stderr("See 'k8s-local-proxy --help' for usage.\n");
     }
     return { proxy: undefined, exitCode: 1 };
   }

@@ -1,18 +1,24 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClusterCredentials } from '@resourceful/k8s-service-proxy';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createClusterCredentials,
+  makeCertificates,
+  type TestCertificates,
+} from '../../k8s-service-proxy/test/support/certificates.js';
+import {
+  type ControlPlaneDouble,
+  startControlPlane,
+} from '../../k8s-service-proxy/test/support/control-plane-double.js';
+import { rawRequest, rawUpgrade } from '../../k8s-service-proxy/test/support/raw-client.js';
+import {
   createLocalProxy,
   createRequestFilter,
-  hostForFilter,
   type LocalProxy,
   type LocalProxyOptions,
 } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { rawRequest, rawUpgrade } from './support/raw-client.js';
+import { hostForFilter } from '../src/request-filter.js';
 
 let certs: TestCertificates;
 let plane: ControlPlaneDouble;
@@ -192,5 +198,21 @@ describe('createLocalProxy', () => {
     expect(await proxy.listen()).toBe(socketPath);
     const res = await rawRequest(0, { path: '/api', socketPath, headers: { Host: 'localhost' } });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('option names', () => {
+  it('refuses unknown option names of createLocalProxy and createRequestFilter with a hint', () => {
+    const credentials = createClusterCredentials({ server: 'https://127.0.0.1:1', token: 't' });
+    try {
+      expect(() =>
+        createLocalProxy({ credentials, prot: 1 } as unknown as LocalProxyOptions),
+      ).toThrow(/createLocalProxy: unknown option "prot". Did you mean "port"\?/);
+      expect(() => createRequestFilter({ acceptHost: 'x' } as never)).toThrow(
+        /Did you mean "acceptHosts"\?/,
+      );
+    } finally {
+      credentials.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 /**
- * @module Starts `kubectl proxy` and `k8s-service-proxy` (from source, through tsx) as child
+ * @module Starts `kubectl proxy` and `k8s-local-proxy` (from source, through tsx) as child
  * processes on a free port, reading the port from their `Starting to serve on` line.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -46,7 +46,16 @@ export function ourCommand(): { command: string; prefix: string[] } {
  * Variables of the developer's shell that change how both proxies reach the control plane. The
  * children start without them; a test about one of them passes it in `env`.
  */
-const CONTROL_PLANE_VARIABLES = ['KUBECONFIG', 'DISABLE_HTTP2'];
+const CONTROL_PLANE_VARIABLES = [
+  'KUBECONFIG',
+  'DISABLE_HTTP2',
+  'HTTPS_PROXY',
+  'https_proxy',
+  'HTTP_PROXY',
+  'http_proxy',
+  'NO_PROXY',
+  'no_proxy',
+];
 
 /** The parent's environment without `CONTROL_PLANE_VARIABLES`, then `env` on top. */
 export function childEnvironment(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {

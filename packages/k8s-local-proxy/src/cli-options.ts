@@ -37,10 +37,16 @@ export interface ProxyCommandOptions {
   insecureSkipTlsVerify: boolean;
   /** `--request-timeout` in milliseconds; 0 waits forever. */
   requestTimeoutMs: number;
+  /** `--as`: the user to impersonate. */
+  as?: string;
+  /** `--as-group`, repeatable. */
+  asGroups: string[];
+  /** `--as-uid`. */
+  asUid?: string;
   help: boolean;
 }
 
-type Kind = 'string' | 'bool' | 'int' | 'duration';
+type Kind = 'string' | 'stringArray' | 'bool' | 'int' | 'duration';
 
 interface FlagSpec {
   key: keyof ProxyCommandOptions;
@@ -164,7 +170,20 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     kind: 'duration',
     usage: 'The length of time to wait before giving up on a single server request (0 = forever).',
   },
-  help: { key: 'help', kind: 'bool', short: 'h', usage: 'help for k8s-service-proxy' },
+  as: {
+    key: 'as',
+    kind: 'string',
+    usage:
+      'Username to impersonate for the operation. User could be a regular user or a service account in a namespace.',
+  },
+  'as-group': {
+    key: 'asGroups',
+    kind: 'stringArray',
+    usage:
+      'Group to impersonate for the operation, this flag can be repeated to specify multiple groups.',
+  },
+  'as-uid': { key: 'asUid', kind: 'string', usage: 'UID to impersonate for the operation.' },
+  help: { key: 'help', kind: 'bool', short: 'h', usage: 'help for k8s-local-proxy' },
 };
 
 export function defaultCommandOptions(): ProxyCommandOptions {
@@ -184,6 +203,7 @@ export function defaultCommandOptions(): ProxyCommandOptions {
     appendServerPath: false,
     insecureSkipTlsVerify: false,
     requestTimeoutMs: 0,
+    asGroups: [],
     help: false,
   };
 }
@@ -249,6 +269,9 @@ function assign(options: ProxyCommandOptions, name: string, spec: FlagSpec, valu
         );
       }
       return;
+    case 'stringArray':
+      (target[spec.key] as string[]).push(value);
+      return;
     default:
       target[spec.key] = value;
   }
@@ -280,7 +303,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCommandOptions {
       const rest = arg.slice(2);
       inline = rest === '' ? undefined : rest.startsWith('=') ? rest.slice(1) : rest;
     } else {
-      throw new UsageError(`unexpected argument "${arg}"; k8s-service-proxy takes flags only`);
+      throw new UsageError(`unexpected argument "${arg}"; k8s-local-proxy takes flags only`);
     }
     const spec = FLAGS[name] as FlagSpec;
     if (spec.kind === 'bool') {
@@ -310,7 +333,9 @@ export function usage(): string {
           ? `${Number(value ?? 0) / 1000}s`
           : spec.kind === 'string'
             ? `'${value ?? ''}'`
-            : String(value ?? (spec.kind === 'bool' ? false : ''));
+            : spec.kind === 'stringArray'
+              ? '[]'
+              : String(value ?? (spec.kind === 'bool' ? false : ''));
       const flag = spec.short ? `-${spec.short}, --${name}` : `    --${name}`;
       return `    ${flag}=${shown}:\n\t${spec.usage}\n`;
     });
@@ -320,7 +345,7 @@ export function usage(): string {
     '',
     'Examples:',
     '  # Proxy the whole API on a free port (the port is printed on stdout)',
-    '  k8s-service-proxy --port=0',
+    '  k8s-local-proxy --port=0',
     '',
     '  # Reach a service through the control plane',
     '  curl localhost:8001/api/v1/namespaces/default/services/web:http/proxy/',
@@ -328,7 +353,7 @@ export function usage(): string {
     'Options:',
     ...lines,
     'Usage:',
-    '  k8s-service-proxy [--port=PORT] [--www=static-dir] [--www-prefix=prefix] [--api-prefix=prefix] [options]',
+    '  k8s-local-proxy [--port=PORT] [--www=static-dir] [--www-prefix=prefix] [--api-prefix=prefix] [options]',
     '',
   ].join('\n');
 }

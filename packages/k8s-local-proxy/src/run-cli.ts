@@ -1,11 +1,12 @@
 /**
- * @module The `k8s-service-proxy` bin: a drop-in for `kubectl proxy`. Stops cleanly on SIGINT
- * and SIGTERM.
+ * @module The whole command as the bin runs it: flags from `argv`, output on the process's
+ * stdout and stderr, the exit code set, and SIGINT / SIGTERM closing the proxy (exit 0). Exported
+ * so the deprecated `k8s-service-proxy` bin of @resourceful/k8s-service-proxy can run it.
  */
 import { runProxyCommand } from './run-proxy-command.js';
 
-async function main(): Promise<void> {
-  const { proxy, exitCode } = await runProxyCommand(process.argv.slice(2), {
+export async function runCli(argv: readonly string[]): Promise<void> {
+  const { proxy, exitCode } = await runProxyCommand(argv, {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
   });
@@ -25,8 +26,3 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});

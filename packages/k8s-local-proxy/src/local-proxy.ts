@@ -3,14 +3,15 @@
  * `kubectl proxy`: plain HTTP on a local port (or Unix socket), HTTPS with the proxy's
  * credentials toward the control plane, kubectl's request filter, prefix handling and redirects.
  */
-import { createServer, type IncomingMessage, type Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sendError } from '@resourceful/error-envelope';
-import type { ClusterCredentials } from './cluster-credentials.js';
+import { type ClusterCredentials, controlPlaneRelay } from '@resourceful/k8s-service-proxy';
+import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
 import { cleanPath, decodePath, movedPermanently, plainError } from './go-http.js';
-import { type RelayPolicy, relayRequest, relayUpgrade } from './relay.js';
 import { createRequestFilter, type RequestFilterOptions } from './request-filter.js';
+import { responseOnSocket } from './socket-response.js';
 import { createStaticHandler } from './static-files.js';
 
 export interface LocalProxyOptions extends RequestFilterOptions {
@@ -61,21 +62,6 @@ function singleJoiningSlash(a: string, b: string): string {
   return a + b;
 }
 
-/**
- * A response written onto an upgrade request's own socket (Node gives upgrades none), so that
- * refusals and redirects are the same answers as for plain requests; the socket closes after.
- */
-function responseOnSocket(req: IncomingMessage, socket: Socket): ServerResponse {
-  const res = new ServerResponse(req);
-  res.shouldKeepAlive = false;
-  res.assignSocket(socket);
-  res.on('finish', () => {
-    res.detachSocket(socket);
-    socket.end();
-  });
-  return res;
-}
-
 /** What Go's server answers to a request it cannot parse: plain text, then it hangs up. */
 function malformedRequestAnswer(error: NodeJS.ErrnoException): string {
   const status =
@@ -85,8 +71,59 @@ function malformedRequestAnswer(error: NodeJS.ErrnoException): string {
   return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`;
 }
 
+const OPTION_NAMES = [
+  'credentials',
+  'port',
+  'address',
+  'unixSocket',
+  'apiPrefix',
+  'www',
+  'wwwPrefix',
+  'disableFilter',
+  'appendServerPath',
+  'timeoutMs',
+  'acceptHosts',
+  'acceptPaths',
+  'rejectPaths',
+  'rejectMethods',
+];
+
+/** `scheme://authority/path?query` (RFC 9112 §3.2.2): Go takes the host from it. */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** The host, path and query of a request target, as Go's server splits it. */
+function splitTarget(
+  target: string,
+  hostHeader: string,
+): { host: string; rawPath: string; query: string } | undefined {
+  let host = hostHeader;
+  let rest = target;
+  if (ABSOLUTE_FORM.test(target)) {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return undefined;
+    }
+    // Go's server sets Request.Host from an absolute-form target (RFC 9112 §3.2.2).
+    host = url.host;
+    const authorityAt = target.indexOf('//') + 2;
+    const pathAt = target.slice(authorityAt).search(/[/?]/);
+    rest = pathAt === -1 ? '/' : target.slice(authorityAt + pathAt);
+    if (rest.startsWith('?')) rest = `/${rest}`;
+  }
+  const queryAt = rest.indexOf('?');
+  return {
+    host,
+    rawPath: queryAt === -1 ? rest : rest.slice(0, queryAt),
+    query: queryAt === -1 ? '' : rest.slice(queryAt),
+  };
+}
+
 export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
-  if (options?.credentials === undefined) {
+  assertOptionsObject('createLocalProxy', options);
+  assertKnownOptions('createLocalProxy', options, OPTION_NAMES);
+  if (options.credentials === undefined) {
     throw new TypeError('createLocalProxy needs credentials (see findClusterCredentials)');
   }
   const credentials = options.credentials;
@@ -99,18 +136,25 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
   if (!apiPrefix.startsWith('/')) throw new RangeError('apiPrefix must start with "/"');
   const wwwPrefix = options.wwwPrefix ?? '/static/';
   const stripPrefix = !apiPrefix.startsWith('/api');
-  const filter = options.disableFilter ? undefined : createRequestFilter(options);
+  const filter = options.disableFilter
+    ? undefined
+    : createRequestFilter({
+        acceptHosts: options.acceptHosts,
+        acceptPaths: options.acceptPaths,
+        rejectPaths: options.rejectPaths,
+        rejectMethods: options.rejectMethods,
+      });
   const serveStatic =
     options.www !== undefined && options.www !== ''
       ? createStaticHandler(options.www, wwwPrefix)
       : undefined;
   const patterns = serveStatic ? [apiPrefix, wwwPrefix] : [apiPrefix];
   const serverPath = options.appendServerPath ? credentials.server.pathname : undefined;
-  const policy: RelayPolicy = {
+  const relay = controlPlaneRelay({
     credentials,
     clientCredentials: 'pass-through',
     timeoutMs: options.timeoutMs ?? 0,
-  };
+  });
 
   /** Go's ServeMux: the longest pattern that matches; `/x/` matches the subtree. */
   const match = (path: string): string | undefined => {
@@ -129,10 +173,12 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
    */
   const route = (req: IncomingMessage, res: ServerResponse): string | undefined => {
     const reject = (status: number, text: string) => plainError(res, status, text);
-    const target = req.url ?? '/';
-    const queryAt = target.indexOf('?');
-    const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
-    const query = queryAt === -1 ? '' : target.slice(queryAt);
+    const target = splitTarget(req.url ?? '/', req.headers.host ?? '');
+    if (target === undefined) {
+      reject(400, '400 Bad Request');
+      return undefined;
+    }
+    const { host, rawPath, query } = target;
     if (!rawPath.startsWith('/') || decodePath(rawPath) === undefined) {
       reject(400, '400 Bad Request');
       return undefined;
@@ -166,7 +212,7 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
     }
     if (filter !== undefined) {
       const decoded = decodePath(path) ?? path;
-      if (!filter.accepts(req.method ?? '', decoded, req.headers.host ?? '')) {
+      if (!filter.accepts(req.method ?? '', decoded, host)) {
         reject(403, 'Forbidden');
         return undefined;
       }
@@ -177,20 +223,27 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
   };
 
   const handle = function localProxyHandler(req: IncomingMessage, res: ServerResponse) {
+    if (req.url === '*' && req.method === 'OPTIONS') {
+      // Go's server answers `OPTIONS *` itself (globalOptionsHandler): 200, no body.
+      res.setHeader('Content-Length', '0');
+      res.end();
+      return;
+    }
     const path = route(req, res);
     if (path === undefined) return;
-    relayRequest(req, res, path, policy, (error) => sendError(res, error));
+    // No `next` here: error-envelope writes the relay's failures (502, 504, a failed plugin).
+    relay.request(req, res, path, (error) => sendError(res, error));
   };
 
   const upgraded = new Set<Duplex>();
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     upgraded.add(socket);
     socket.on('close', () => upgraded.delete(socket));
-    const res = responseOnSocket(req, socket as Socket);
+    const res = responseOnSocket(req, socket);
     const path = route(req, res);
     if (path === undefined) return;
     res.detachSocket(socket as Socket);
-    relayUpgrade(req, socket, head, path, policy);
+    relay.upgrade(req, socket, head, path);
   };
 
   const server = createServer(handle);
