@@ -412,8 +412,10 @@ net.Server.prototype.listen = function loopbackListen(...args) {
 };
 `,
 );
-const home = join(work, 'home'); // no ~/.kube/config: examples see no cluster
-mkdirSync(home);
+// Examples and bins that need a cluster find one: ~/.kube/config names a stand-in control plane
+// (below), reached over plain HTTP with a bearer token.
+const home = join(work, 'home');
+mkdirSync(join(home, '.kube'), { recursive: true });
 
 function childEnv(node) {
   const env = { ...process.env, HOME: home, PATH: `${dirname(node)}:${process.env.PATH}` };
@@ -504,68 +506,79 @@ async function runScript(node, label, cwd, file) {
 }
 
 /** A stand-in control plane: answers any proxied path with who asked for what. */
-async function controlPlane() {
+function controlPlane() {
   const server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ path: req.url, authorization: req.headers.authorization ?? null }));
   });
-  await new Promise((done) => server.listen(0, '127.0.0.1', done));
-  return server;
+  return new Promise((done) => server.listen(0, '127.0.0.1', () => done(server)));
 }
 
 async function runBins(node, version) {
-  const upstream = await controlPlane();
-  try {
-    for (const p of published) {
-      const installed = join(cjsDir, 'node_modules', p.manifest.name);
-      const { bin } = readJson(join(installed, 'package.json'));
-      const bins = typeof bin === 'string' ? { [p.folder]: bin } : (bin ?? {});
-      for (const [name, target] of Object.entries(bins)) {
-        const file = join(installed, target);
-        const help = start(node, [file, '--help'], cjsDir, () => null);
-        const state = await help.readyOrExit;
-        if (state.timeout) await stop(help);
-        record(
-          state.exit?.code === 0 && /usage/i.test(help.output()),
-          `node ${version}  bin ${name} --help`,
-          state.exit?.code === 0 ? '' : help.output(),
-        );
-        if (!/proxy/.test(name)) continue;
-        // `kubectl proxy` compatible: serve on a free port, relay with the proxy's credentials.
-        const server = `http://127.0.0.1:${upstream.address().port}`;
-        const run = start(
-          node,
-          [file, '--port=0', `--server=${server}`, '--token=consumer-test'],
-          cjsDir,
-          (out) => /Starting to serve on ([\d.]+:\d+)/.exec(out),
-        );
-        const ready = await run.readyOrExit;
-        let ok = false;
-        let detail = run.output();
-        if (ready.match) {
-          try {
-            const path = '/api/v1/namespaces/default/services/web:http/proxy/hello';
-            const response = await fetch(`http://${ready.match[1]}${path}`, {
-              signal: AbortSignal.timeout(10_000),
-            });
-            const body = await response.json();
-            ok =
-              response.status === 200 &&
-              body.path === path &&
-              body.authorization === 'Bearer consumer-test';
-            detail = `GET ${path} → ${response.status} ${JSON.stringify(body)}`;
-          } catch (error) {
-            detail = `${error.message}\n${run.output()}`;
-          }
+  for (const p of published) {
+    const installed = join(cjsDir, 'node_modules', p.manifest.name);
+    const { bin } = readJson(join(installed, 'package.json'));
+    const bins = typeof bin === 'string' ? { [p.folder]: bin } : (bin ?? {});
+    for (const [name, target] of Object.entries(bins)) {
+      const file = join(installed, target);
+      const help = start(node, [file, '--help'], cjsDir, () => null);
+      const state = await help.readyOrExit;
+      if (state.timeout) await stop(help);
+      record(
+        state.exit?.code === 0 && /usage/i.test(help.output()),
+        `node ${version}  bin ${name} --help`,
+        state.exit?.code === 0 ? '' : help.output(),
+      );
+      if (!/proxy/.test(name)) continue;
+      // `kubectl proxy` compatible: serve on a free port, relay to the control plane.
+      const run = start(
+        node,
+        [file, '--port=0', `--server=${controlPlaneUrl}`, '--token=consumer-test'],
+        cjsDir,
+        (out) => /Starting to serve on ([\d.]+:\d+)/.exec(out),
+      );
+      const ready = await run.readyOrExit;
+      let ok = false;
+      let detail = run.output();
+      if (ready.match) {
+        try {
+          const path = '/api/v1/namespaces/default/services/web:http/proxy/hello';
+          const response = await fetch(`http://${ready.match[1]}${path}`, {
+            signal: AbortSignal.timeout(10_000),
+          });
+          const body = await response.json();
+          // The stand-in speaks plain HTTP, over which kubectl (and these bins) send no
+          // credential at all: the token must not leak there.
+          ok = response.status === 200 && body.path === path && body.authorization === null;
+          detail = `GET ${path} → ${response.status} ${JSON.stringify(body)}`;
+        } catch (error) {
+          detail = `${error.message}\n${run.output()}`;
         }
-        await stop(run);
-        record(ok, `node ${version}  bin ${name} relays to the control plane`, ok ? '' : detail);
       }
+      await stop(run);
+      record(ok, `node ${version}  bin ${name} relays to the control plane`, ok ? '' : detail);
     }
-  } finally {
-    upstream.close();
   }
 }
+
+const upstream = await controlPlane();
+const controlPlaneUrl = `http://127.0.0.1:${upstream.address().port}`;
+writeFileSync(
+  join(home, '.kube', 'config'),
+  `apiVersion: v1
+kind: Config
+clusters:
+  - name: stand-in
+    cluster: { server: '${controlPlaneUrl}' }
+users:
+  - name: consumer-test
+    user: { token: consumer-test }
+contexts:
+  - name: stand-in
+    context: { cluster: stand-in, user: consumer-test, namespace: default }
+current-context: stand-in
+`,
+);
 
 for (const node of nodes) {
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '');
@@ -600,6 +613,7 @@ for (const node of nodes) {
   await runBins(node, version);
 }
 
+upstream.close();
 if (!keep) rmSync(work, { recursive: true, force: true });
 console.log(
   `\nconsumer checks: ${passed} passed, ${failed} failed (${published.length} packages, Node ${nodes.length === 1 ? 'x1' : `x${nodes.length}`}, ${seconds()})`,
