@@ -292,6 +292,15 @@ writeFileSync(
       '^5.1.0',
     ),
     devDependencies: {
+      // Types of third-party packages the examples import, where the workspace uses them too
+      // (`pg` ships none: a TypeScript user installs @types/pg).
+      ...Object.fromEntries(
+        esmExamples
+          .flatMap((e) => [...thirdParty(e.esm)])
+          .map((name) => `@types/${name.replace(/^@([^/]+)\//, '$1__')}`)
+          .filter((types) => workspaceRange(types) !== 'latest')
+          .map((types) => [types, workspaceRange(types)]),
+      ),
       typescript: typescriptVersion,
       '@types/express': workspaceRange('@types/express'),
       '@types/node': workspaceRange('@types/node'),
