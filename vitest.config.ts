@@ -14,6 +14,9 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['source'] } },
   test: {
+    // graphql-http imports graphql as Node resolves it (the CommonJS main); inlined, it shares
+    // the one graphql instance the sources get, as it does in an app ("another realm" otherwise).
+    server: { deps: { inline: ['graphql-http'] } },
     reporters: ['default', './scripts/summary-reporter.ts'],
     projects: projectDirs.map((dir) => ({
       extends: true,

@@ -187,6 +187,7 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     representation,
     create:
       ops.create === undefined ? undefined : toJsonSchema(ops.create, 'input', `${label} create`),
+    createSource: ops.create,
     list,
     read: ops.read === true,
     replace,

@@ -115,6 +115,8 @@ export interface DescribedResource {
   readonly summary: string;
   readonly representation: JsonSchema;
   readonly create: JsonSchema | undefined;
+  /** The create schema as given, so other outputs (GraphQL mutations) validate with it. */
+  readonly createSource: SchemaSource | undefined;
   readonly list:
     | (Required<Omit<ListDescription, 'summary'>> & { readonly summary: JsonSchema })
     | undefined;
