@@ -18,6 +18,8 @@ import {
 } from '@resourceful/service-request-idempotency';
 import { versionedRouter } from '@resourceful/versioned-router';
 import express5, { type Express } from 'express';
+import { mountApiDocs } from './description/docs.js';
+import { GRAPHQL_PATH, graphqlRoutes } from './description/graphql.js';
 import { listDefaults } from './lists.js';
 import { requireJson } from './require-json.js';
 import { mountBillingAgreements } from './resources/billing-agreements.js';
@@ -89,6 +91,10 @@ export function createApp(options: AppOptions = {}): Express {
   app.use(express.json({ limit: '100kb' }));
   // Strong ETags on every resource answer, 304 on reads, 412 on failed preconditions.
   app.use(conditionalRequests());
+
+  // The API description: OpenAPI document and reference page, and GraphQL over the same stores.
+  mountApiDocs(app, express, app.get('public base url') as string | undefined);
+  app.use(GRAPHQL_PATH, graphqlRoutes(stores).endpoint);
 
   const v1 = express.Router();
   v1.use(preferHeader());

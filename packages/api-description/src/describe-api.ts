@@ -26,6 +26,7 @@ const RESOURCE_OPTIONS = [
   'readOnly',
   'deprecated',
   'actions',
+  'example',
 ];
 const OPERATIONS_OPTIONS = ['list', 'create', 'read', 'replace', 'patch', 'delete'];
 const LIST_OPTIONS = ['sortable', 'filterable', 'timeSelectable', 'paging', 'summary'];
@@ -39,6 +40,7 @@ const OPERATION_OPTIONS = [
   'query',
   'response',
   'creates',
+  'example',
 ];
 
 const TYPE_NAME = /^[A-Z][A-Za-z0-9]*$/;
@@ -170,6 +172,7 @@ function describeResource(resource: ResourceDescription, index: number): Describ
         action.body === undefined
           ? undefined
           : toJsonSchema(action.body, 'input', `${label} action "${action.name}" body`),
+      example: action.example,
     };
   });
   assertUnique(
@@ -196,6 +199,7 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     readOnly,
     deprecated,
     actions,
+    example: resource.example,
   });
 }
 
@@ -241,6 +245,7 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       operation.body === undefined
         ? undefined
         : toJsonSchema(operation.body, 'input', `${label} body`),
+    example: operation.example,
     query:
       operation.query === undefined
         ? undefined

@@ -387,8 +387,8 @@ function withErrors(responses: Json, statuses: readonly ErrorStatus[]): Json {
   return result;
 }
 
-function json(schema: Json): Json {
-  return { 'application/json': { schema } };
+function json(schema: Json, example?: unknown): Json {
+  return { 'application/json': { schema, ...(example === undefined ? {} : { example }) } };
 }
 
 // --- operations ----------------------------------------------------------------------------
@@ -435,7 +435,7 @@ function listOperation(resource: DescribedResource): Json {
   }
   return {
     operationId: `list${resource.name}`,
-    summary: `List ${words(resource.name)} resources`,
+    summary: `List ${(resource.path.split('/').pop() as string).replace(/-/g, ' ')}`,
     tags: [resource.name],
     parameters,
     responses: withErrors(
@@ -465,7 +465,7 @@ function createOperation(resource: DescribedResource): Json {
     summary: `Create a ${words(resource.name)}`,
     tags: [resource.name],
     parameters: [parameterRef('ServiceRequestId'), parameterRef('Prefer')],
-    requestBody: { required: true, content: json(ref(`${resource.name}Create`)) },
+    requestBody: { required: true, content: json(ref(`${resource.name}Create`), resource.example) },
     responses: withErrors(
       {
         201: {
@@ -592,7 +592,7 @@ function actionOperation(
     tags: [resource.name],
     parameters: [parameterRef('ServiceRequestId')],
     ...(action.body
-      ? { requestBody: { required: false, content: json(action.body as Json) } }
+      ? { requestBody: { required: false, content: json(action.body as Json, action.example) } }
       : {}),
     responses: withErrors(
       {
@@ -662,7 +662,9 @@ function complexOperation(api: ApiDescription, operation: DescribedOperation, sc
     tags: ['Operations'],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body
-      ? { requestBody: { required: true, content: json(operation.body as Json) } }
+      ? {
+          requestBody: { required: true, content: json(operation.body as Json, operation.example) },
+        }
       : {}),
     responses: withErrors(success, errors),
   };

@@ -36,6 +36,8 @@ export interface ActionDescription {
   readonly summary: string;
   /** The JSON body it takes, when it takes one. */
   readonly body?: SchemaSource;
+  /** A valid body, for the documentation. */
+  readonly example?: unknown;
 }
 
 /** The standard operations a resource supports; each is off unless named. */
@@ -68,6 +70,8 @@ export interface ResourceDescription {
   /** Deprecated fields and enum values (`"state"` or `"state.SUSPENDED"`) with the reason. */
   readonly deprecated?: Readonly<Record<string, string>>;
   readonly actions?: readonly ActionDescription[];
+  /** A valid create body, shown in the documentation (and sent by the example's own tests). */
+  readonly example?: unknown;
 }
 
 /** An operation that is not one of a resource's standard ones (spec: "Complex operations"). */
@@ -80,6 +84,8 @@ export interface OperationDescription {
   readonly summary: string;
   readonly kind: 'resource-oriented' | 'composite' | 'transient' | 'computed';
   readonly body?: SchemaSource;
+  /** A valid body, for the documentation. */
+  readonly example?: unknown;
   /** Query parameters of a computed resource, as an object schema. */
   readonly query?: SchemaSource;
   /** The answer's body. */
@@ -130,7 +136,9 @@ export interface DescribedResource {
     readonly name: string;
     readonly summary: string;
     readonly body: JsonSchema | undefined;
+    readonly example: unknown;
   }[];
+  readonly example: unknown;
 }
 
 export interface DescribedOperation {
@@ -140,6 +148,7 @@ export interface DescribedOperation {
   readonly summary: string;
   readonly kind: OperationDescription['kind'];
   readonly body: JsonSchema | undefined;
+  readonly example: unknown;
   readonly query: JsonSchema | undefined;
   readonly response: JsonSchema;
   readonly creates: string | undefined;

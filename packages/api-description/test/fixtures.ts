@@ -54,6 +54,7 @@ export function exampleApi() {
           patch: true,
           delete: true,
         },
+        example: { payer_id: 'user1', type: 'visa', number: '4111111111111111' },
         actions: [
           {
             name: 're-validate',

@@ -97,6 +97,11 @@ describe('openApiDocument', () => {
       'number',
     ]);
     const post = document.paths['/v1/vault/credit-cards'].post;
+    expect(post.requestBody.content['application/json'].example).toEqual({
+      payer_id: 'user1',
+      type: 'visa',
+      number: '4111111111111111',
+    });
     expect(post.requestBody.content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/CreditCardCreate',
     });

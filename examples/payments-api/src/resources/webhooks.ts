@@ -32,6 +32,14 @@ export const WebhookCreate = z.object({
 });
 
 export type WebhookInput = z.infer<typeof WebhookCreate>;
+
+/** What a webhook list accepts; the REST list and the API description both read it. */
+export const WEBHOOK_LIST = {
+  sortable: ['create_time', 'update_time', 'url'],
+  filterable: ['url'],
+  timeSelectable: ['create_time'],
+  defaultSort: { by: 'create_time', order: 'desc' },
+} as const;
 export type StoredWebhook = StoredRecord & WebhookInput;
 
 /** The whole stored webhook, as PATCH produces it. */
@@ -91,10 +99,7 @@ export function mountWebhooks({ router, lists, webhooks, now }: WebhookRoutesOpt
     paginate({
       ...lists,
       source: memoryDataSource(() => webhooks.all()),
-      sortable: ['create_time', 'update_time', 'url'],
-      defaultSort: { by: 'create_time', order: 'desc' },
-      filterable: ['url'],
-      timeSelectable: ['create_time'],
+      ...WEBHOOK_LIST,
       summary: (webhook, req) => toRepresentation(req as Request, webhook),
     }),
   );
