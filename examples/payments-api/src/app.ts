@@ -94,13 +94,19 @@ export function createApp(options: AppOptions = {}): Express {
 
   // The API description: OpenAPI document and reference page, and GraphQL over the same stores.
   mountApiDocs(app, express, app.get('public base url') as string | undefined);
-  app.use(GRAPHQL_PATH, graphqlRoutes(stores).endpoint);
+  const idempotencyStore = options.idempotencyStore ?? memoryStore();
+  // A create mutation is a POST like any other: Service-Request-Id makes it idempotent.
+  app.use(
+    GRAPHQL_PATH,
+    serviceRequestIdempotency({ store: idempotencyStore }),
+    graphqlRoutes(stores, now).endpoint,
+  );
 
   const v1 = express.Router();
   v1.use(preferHeader());
   // POST is idempotent when it carries Service-Request-Id (spec, "Verbs and idempotency"):
   // creates, actions and the composite refund alike. The middleware ignores other methods.
-  v1.use(serviceRequestIdempotency({ store: options.idempotencyStore ?? memoryStore() }));
+  v1.use(serviceRequestIdempotency({ store: idempotencyStore }));
   const lists = listDefaults(app.get('public base url') as string | undefined);
   mountCreditCards({ router: v1, lists, cards: stores.cards, now });
   mountCustomers({ router: v1, lists, customers: stores.customers, now });

@@ -120,3 +120,58 @@ describeEachExpress('GET and POST /graphql', (express) => {
     expect(failures).toEqual([]);
   });
 });
+
+describeEachExpress('the create_credit_card mutation', (express) => {
+  const mutation =
+    'mutation Create($input: CreditCardCreateInput!) { create_credit_card(input: $input) { id number state links { rel href } } }';
+  const input = {
+    payer_id: 'user9',
+    type: 'visa',
+    number: '4111111111111111',
+    expire_month: '1',
+    expire_year: '2032',
+  };
+
+  it('creates a card that GET then reads, with the masked number', async () => {
+    const app = createApp({ express, publicBaseUrl: BASE });
+    const res = await request(app).post('/graphql').send({ query: mutation, variables: { input } });
+    const created = res.body.data.create_credit_card;
+    expect(created.number).toBe('xxxxxxxxxxxx1111');
+    const rest = await request(app).get(`/v1/vault/credit-cards/${created.id}`);
+    expect(rest.status).toBe(200);
+    expect(rest.body.number).toBe(created.number);
+  });
+
+  it('refuses an input the REST create refuses, naming the field, and stores nothing', async () => {
+    const app = createApp({ express, publicBaseUrl: BASE });
+    const before = (await request(app).get('/v1/vault/credit-cards?total_required=true')).body
+      .total_items;
+    const res = await request(app)
+      .post('/graphql')
+      .send({ query: mutation, variables: { input: { ...input, expire_month: '13' } } });
+    expect(res.body.errors[0].extensions).toEqual({
+      code: 'VALIDATION_ERROR',
+      details: [expect.objectContaining({ target: 'input.expire_month' })],
+    });
+    const after = (await request(app).get('/v1/vault/credit-cards?total_required=true')).body
+      .total_items;
+    expect(after).toBe(before);
+  });
+
+  it('runs once for a repeated Service-Request-Id, replaying the first answer', async () => {
+    const app = createApp({ express, publicBaseUrl: BASE });
+    const send = () =>
+      request(app)
+        .post('/graphql')
+        .set('Service-Request-Id', 'gql-create-1')
+        .send({ query: mutation, variables: { input } });
+    const first = await send();
+    const second = await send();
+    expect(second.body).toEqual(first.body);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    const list = (
+      await request(app).get('/v1/vault/credit-cards?payer_id=user9&total_required=true')
+    ).body;
+    expect(list.total_items).toBe(1);
+  });
+});

@@ -73,11 +73,20 @@ function readResolver<T extends StoredRecord>(
   };
 }
 
-export function graphqlRoutes(stores: Stores) {
+export function graphqlRoutes(stores: Stores, now: () => Date) {
   const schema = graphqlSchema<RequestContext>(paymentsApi, {
     resolvers: {
       CreditCard: {
         read: readResolver(stores.cards, cards.toRepresentation),
+        // The input has passed CreditCardCreate (the description's create schema) already.
+        create: (input, { req }) => {
+          const card = cards.newCard(
+            stores.cards.newId(),
+            input as cards.CreditCardInput,
+            now().toISOString(),
+          );
+          return cards.toRepresentation(req, stores.cards.set(card));
+        },
         list: listResolver(
           cards.COLLECTION_PATH,
           cards.CARD_LIST,
@@ -104,6 +113,7 @@ export function graphqlRoutes(stores: Stores) {
         ),
       },
     },
+    mutations: ['CreditCard'],
   });
   return { schema, endpoint: graphqlEndpoint<RequestContext>({ schema }) };
 }
