@@ -16,7 +16,7 @@ const graphql17Project =
   nodeMajor >= 22
     ? [
         {
-          extends: true,
+          extends: true as const,
           resolve: { alias: { graphql: 'graphql17' } },
           test: {
             name: 'graphql-description (graphql 17)',
@@ -38,7 +38,7 @@ export default defineConfig({
     reporters: ['default', './scripts/summary-reporter.ts'],
     projects: [
       ...projectDirs.map((dir) => ({
-        extends: true,
+        extends: true as const,
         test: {
           name: dir.split('/')[1],
           root: dir,
