@@ -2,12 +2,32 @@
  * The one build configuration of every published package; each runs
  * `tsup --config ../../tsup.config.ts` from its own folder.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
+/**
+ * Every entry point the package's `exports` map names through its `source` condition (`.` and
+ * subpaths such as `./check-routes`), so adding an entry point is a change to package.json only.
+ */
+function exportedSources(): string[] {
+  const { exports = {} } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+    exports?: Record<string, unknown>;
+  };
+  return Object.values(exports).flatMap((target) => {
+    const source = (target as { source?: unknown } | null)?.source;
+    return typeof source === 'string' ? [source.replace(/^\.\//, '')] : [];
+  });
+}
+
 export default defineConfig({
-  // A package with a command line has src/cli.ts next to its library entry.
-  entry: ['src/index.ts', ...(existsSync('src/cli.ts') ? ['src/cli.ts'] : [])],
+  // A package with a command line has src/cli.ts next to its library entries.
+  entry: [
+    ...new Set([
+      'src/index.ts',
+      ...exportedSources(),
+      ...(existsSync('src/cli.ts') ? ['src/cli.ts'] : []),
+    ]),
+  ],
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

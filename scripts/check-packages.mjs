@@ -3,7 +3,7 @@
  * Checks every published package as users get it, after `pnpm build`:
  *  - publint (package.json fields, exports map, files),
  *  - are-the-types-wrong (types resolve for node16 ESM and CJS, and bundlers),
- *  - the built entry loads from `require` and from `import`, with the same export names.
+ *  - every built entry point loads from `require` and from `import`, with the same export names.
  * Exits non-zero on the first package that fails.
  */
 import { execFileSync } from 'node:child_process';
@@ -44,13 +44,19 @@ for (const dir of packages) {
   try {
     run(bin('publint'), ['--strict', dir], root);
     run(bin('attw'), ['--pack', dir, '--profile', 'node16', '--format', 'table-flipped'], root);
-    const cjs = exportNames(name, 'require');
-    const esm = exportNames(name, 'import');
-    if (cjs.length === 0) throw new Error('the CommonJS build exports nothing');
-    if (JSON.stringify(cjs) !== JSON.stringify(esm)) {
-      throw new Error(`CJS and ESM export different names:\n  cjs ${cjs}\n  esm ${esm}`);
+    // The main entry and every subpath entry point (`./check-routes`), not package.json.
+    const { exports = {} } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const entries = Object.keys(exports).filter((key) => !key.endsWith('.json'));
+    for (const entry of entries.length === 0 ? ['.'] : entries) {
+      const specifier = entry === '.' ? name : `${name}/${entry.slice(2)}`;
+      const cjs = exportNames(specifier, 'require');
+      const esm = exportNames(specifier, 'import');
+      if (cjs.length === 0) throw new Error(`the CommonJS build of ${specifier} exports nothing`);
+      if (JSON.stringify(cjs) !== JSON.stringify(esm)) {
+        throw new Error(`CJS and ESM export different names:\n  cjs ${cjs}\n  esm ${esm}`);
+      }
+      console.log(`${specifier}: require and import both load ${cjs.length} exports`);
     }
-    console.log(`require and import both load ${cjs.length} exports`);
   } catch (error) {
     failed++;
     console.error(`${name}: ${error instanceof Error ? error.message : error}`);

@@ -5,14 +5,14 @@
  */
 import { conditionalWrite, etagFor } from '@resourceful/conditional-requests';
 import { asyncHandler } from '@resourceful/error-envelope';
-import type { ResourceUpdateOptions, SafeParseSchema } from '@resourceful/json-patch-update';
+import type { ResourceUpdateOptions, StandardSchemaV1 } from '@resourceful/json-patch-update';
 import type { NextFunction, Request, Response } from 'express';
 import type { MemoryCollection, StoredRecord } from './memory-collection.js';
 
 export interface UpdatableResource<T extends StoredRecord> {
   collection: MemoryCollection<T>;
   /** The whole stored shape, computed fields included; its output is what gets stored. */
-  schema: SafeParseSchema<T>;
+  schema: StandardSchemaV1<unknown, T>;
   /** What GET sends for the record; PATCH and PUT answers use it too. */
   represent: (req: Request, record: T) => unknown;
   /** Read-only fields besides id, create_time and update_time. */

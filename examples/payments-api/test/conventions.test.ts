@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createClusterCredentials } from '@resourceful/k8s-service-proxy';
 import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/test-support';
-import { checkRoutes } from '@resourceful/versioned-router';
+import { checkRoutes } from '@resourceful/versioned-router/check-routes';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp, RELAY_PATH } from '../src/app.js';

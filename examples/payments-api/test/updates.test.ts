@@ -235,4 +235,66 @@ describeEachExpress('updates with ETags', (express) => {
       expectErrorEnvelope(res, 400, { code: 'READ_ONLY_FIELD', target: 'state' });
     });
   });
+
+  // A write that leaves a resource equal changes neither update_time nor the ETag (see
+  // json-patch-update's README), so other clients' If-Match still holds.
+  describe('writes that change nothing', () => {
+    const paths = [
+      cardPath,
+      '/v1/customers/customers/CUST-SEED1',
+      '/v1/notifications/webhooks/WH-SEED1',
+      '/v1/payments/billing-agreements/AGREEMENT-SEED01',
+    ];
+    const bodies: [string, string, string][] = [
+      ['an empty JSON Patch', PATCH_TYPE, '[]'],
+      ['an empty merge patch', 'application/merge-patch+json', '{}'],
+    ];
+
+    describe.each(paths)('PATCH of %s', (path) => {
+      it.each(bodies)(
+        'with %s answers 204 and keeps update_time and the ETag',
+        async (_n, type, body) => {
+          const server = app();
+          const before = await request(server).get(path);
+          expect(before.status).toBe(200);
+          const res = await request(server)
+            .patch(path)
+            .set('Content-Type', type)
+            .set('If-Match', String(before.headers.etag))
+            .send(body);
+          expect(res.status).toBe(204);
+          expect(res.headers.etag).toBe(before.headers.etag);
+          const after = await request(server).get(path);
+          expect(after.headers.etag).toBe(before.headers.etag);
+          expect(after.body.update_time).toBe(before.body.update_time);
+        },
+      );
+    });
+
+    it('PATCH setting a field to its current value keeps the ETag', async () => {
+      const server = app();
+      const before = await request(server).get(cardPath);
+      const res = await request(server)
+        .patch(cardPath)
+        .set('Content-Type', PATCH_TYPE)
+        .send([{ op: 'replace', path: '/first_name', value: before.body.first_name }]);
+      expect(res.status).toBe(204);
+      expect(res.headers.etag).toBe(before.headers.etag);
+    });
+
+    it('PUT of the representation a GET sent keeps update_time and the ETag', async () => {
+      const server = app();
+      const path = '/v1/customers/customers/CUST-SEED1';
+      const before = await request(server).get(path);
+      const { links: _links, ...sent } = before.body;
+      const res = await request(server)
+        .put(path)
+        .set('If-Match', String(before.headers.etag))
+        .send(sent);
+      expect(res.status).toBe(204);
+      const after = await request(server).get(path);
+      expect(after.headers.etag).toBe(before.headers.etag);
+      expect(after.body.update_time).toBe(before.body.update_time);
+    });
+  });
 });

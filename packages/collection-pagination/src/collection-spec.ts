@@ -3,8 +3,17 @@
  * properties, page sizes, naming), checked once and turned into a table from query parameter
  * name to meaning.
  */
+
+import {
+  assertOptionsObject,
+  invalidOption,
+  OPTION_ERROR_CODES,
+  oneOfOption,
+  optionError,
+  positiveIntegerOption,
+} from '@resourceful/option-checks';
 import type { Naming, SortOrder, SortSpec } from './types.js';
-import { assertPlainObject, oneOf, positiveInteger, propertyList } from './validations.js';
+import { parameterList, propertyList } from './validations.js';
 
 /**
  * PayPal's list APIs default to 10 records a page; the spec leaves it open ("not shown").
@@ -137,31 +146,40 @@ export interface ResolvedSpec {
 
 /** Validates a spec and builds its parameter table. Throws `TypeError` on a bad declaration. */
 export function resolveCollectionSpec(factory: string, spec: CollectionSpec): ResolvedSpec {
-  assertPlainObject(factory, spec);
+  assertOptionsObject(factory, spec);
   const sortable = propertyList(factory, 'sortable', spec.sortable);
   const filterable = propertyList(factory, 'filterable', spec.filterable);
   const timeSelectable = propertyList(factory, 'timeSelectable', spec.timeSelectable);
-  const allowed = propertyListLoose(factory, spec.allowedParameters);
-  const defaultPageSize = positiveInteger(
+  const allowed = parameterList(factory, 'allowedParameters', spec.allowedParameters);
+  const defaultPageSize = positiveIntegerOption(
     factory,
     'defaultPageSize',
     spec.defaultPageSize,
     DEFAULT_PAGE_SIZE,
   );
-  const maxPageSize = positiveInteger(
+  const maxPageSize = positiveIntegerOption(
     factory,
     'maxPageSize',
     spec.maxPageSize,
     Math.max(DEFAULT_MAX_PAGE_SIZE, defaultPageSize),
   );
   if (defaultPageSize > maxPageSize) {
-    throw new TypeError(
-      `${factory}: "defaultPageSize" (${defaultPageSize}) is larger than "maxPageSize" (${maxPageSize}).`,
+    throw optionError(
+      OPTION_ERROR_CODES.conflictingOptions,
+      factory,
+      `"defaultPageSize" (${defaultPageSize}) is larger than "maxPageSize" (${maxPageSize}).`,
+      'defaultPageSize',
     );
   }
-  const totals = oneOf(factory, 'totals', spec.totals, ['always', 'on-request'], 'always');
-  const naming = oneOf(factory, 'naming', spec.naming, ['snake_case', 'camelCase'], 'snake_case');
-  const unknownParameters = oneOf(
+  const totals = oneOfOption(factory, 'totals', spec.totals, ['always', 'on-request'], 'always');
+  const naming = oneOfOption(
+    factory,
+    'naming',
+    spec.naming,
+    ['snake_case', 'camelCase'],
+    'snake_case',
+  );
+  const unknownParameters = oneOfOption(
     factory,
     'unknownParameters',
     spec.unknownParameters,
@@ -171,17 +189,17 @@ export function resolveCollectionSpec(factory: string, spec: CollectionSpec): Re
   const defaultSort = resolveDefaultSort(factory, spec.defaultSort, sortable);
   const timeProperty = spec.timeProperty ?? timeSelectable[0];
   if (timeProperty !== undefined && !timeSelectable.includes(timeProperty)) {
-    throw new TypeError(
-      `${factory}: "timeProperty" must be one of "timeSelectable", got ${JSON.stringify(timeProperty)}.`,
-    );
+    invalidOption(factory, 'timeProperty', 'one of "timeSelectable"', timeProperty);
   }
 
   const names = naming === 'camelCase' ? CAMEL_NAMES : SNAKE_NAMES;
   const roles = new Map<string, ParameterRole>();
   const add = (name: string, role: ParameterRole, what: string) => {
     if (roles.has(name)) {
-      throw new TypeError(
-        `${factory}: ${what} would use the query parameter "${name}", which already has a meaning.`,
+      throw optionError(
+        OPTION_ERROR_CODES.conflictingOptions,
+        factory,
+        `${what} would use the query parameter "${name}", which already has a meaning.`,
       );
     }
     roles.set(name, role);
@@ -238,21 +256,13 @@ function resolveDefaultSort(
 ): SortSpec | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || !sortable.includes(value.by)) {
-    throw new TypeError(
-      `${factory}: "defaultSort.by" must be one of "sortable" (${sortable.join(', ') || 'none declared'}).`,
+    invalidOption(
+      factory,
+      'defaultSort.by',
+      `one of "sortable" (${sortable.join(', ') || 'none declared'})`,
+      typeof value === 'object' && value !== null ? value.by : value,
     );
   }
-  const order = oneOf(factory, 'defaultSort.order', value.order, ['asc', 'desc'], 'asc');
+  const order = oneOfOption(factory, 'defaultSort.order', value.order, ['asc', 'desc'], 'asc');
   return { by: value.by, order };
-}
-
-function propertyListLoose(factory: string, value: unknown): readonly string[] {
-  if (value === undefined) return [];
-  if (
-    !Array.isArray(value) ||
-    value.some((entry) => typeof entry !== 'string' || entry === '' || entry.length > 256)
-  ) {
-    throw new TypeError(`${factory}: "allowedParameters" must be an array of parameter names.`);
-  }
-  return [...new Set(value as string[])];
 }

@@ -1,3 +1,4 @@
+export { getCollectionQuery } from './collection-query.js';
 export {
   type CollectionSpec,
   DEFAULT_MAX_PAGE_SIZE,
@@ -14,6 +15,7 @@ export {
 } from './parse-query.js';
 export { requestUrl } from './request-url.js';
 export { type SearchCollectionOptions, searchCollection } from './search.js';
+export type { StandardSchemaV1 } from './standard-schema.js';
 export { parseTimestamp } from './timestamp.js';
 export type {
   CollectionEnvelope,
@@ -22,8 +24,6 @@ export type {
   Link,
   Naming,
   PagingParameters,
-  SchemaIssue,
-  SchemaLike,
   SortOrder,
   SortSpec,
   TimeCondition,

@@ -51,11 +51,7 @@ export function buildPageLinks(input: PageLinksInput): Link[] {
   };
 
   const lastOffset =
-    totalItems === undefined
-      ? undefined
-      : totalItems === 0
-        ? 0
-        : Math.floor((totalItems - 1) / pageSize) * pageSize;
+    totalItems === undefined ? undefined : lastPageOffset(offset, pageSize, totalItems);
   const hasNext =
     totalItems === undefined ? input.hasMore === true : offset + pageSize < totalItems;
   const previousOffset = Math.max(0, offset - pageSize);
@@ -69,6 +65,19 @@ export function buildPageLinks(input: PageLinksInput): Link[] {
   if (hasNext) links.push({ href: href(offset + pageSize), rel: 'next', method });
   if (lastOffset !== undefined) links.push({ href: href(lastOffset), rel: 'last', method });
   return links;
+}
+
+/**
+ * The offset of the `last` page: the one that following `next` from this page ends on, so `next`
+ * never passes it. Pages of one chain are `pageSize` apart, so with an offset that is not a
+ * multiple of the size (`?offset=1&limit=2` over 4 records: 1, 3) the last page is the last one
+ * aligned like this page (3), not the last multiple of the size (2). From a page past the end it
+ * is the last aligned page that has records, or the first page when none has.
+ */
+function lastPageOffset(offset: number, pageSize: number, totalItems: number): number {
+  const alignment = offset % pageSize;
+  if (alignment >= totalItems) return 0;
+  return alignment + Math.floor((totalItems - 1 - alignment) / pageSize) * pageSize;
 }
 
 /** `ceil(totalItems / pageSize)`; 0 for an empty collection. */

@@ -2,6 +2,12 @@
  * @module The in-memory data source: filters, sorts and slices an array. For small collections,
  * tests and examples; a database implements `DataSource` itself so a list is never loaded whole.
  */
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  functionOption,
+  invalidOption,
+} from '@resourceful/option-checks';
 import { parseTimestamp } from './timestamp.js';
 import type { CollectionQuery, DataSource, SortSpec, TimeCondition } from './types.js';
 
@@ -27,12 +33,11 @@ export function memoryDataSource<T>(
   options: MemoryDataSourceOptions<T> = {},
 ): DataSource<T> {
   if (typeof records !== 'function' && !Array.isArray(records)) {
-    throw new TypeError('memoryDataSource: records must be an array or a function returning them.');
+    invalidOption('memoryDataSource', 'records', 'an array or a function returning them', records);
   }
-  if (options.get !== undefined && typeof options.get !== 'function') {
-    throw new TypeError('memoryDataSource: "get" must be a function.');
-  }
-  const get = options.get ?? ownProperty;
+  assertOptionsObject('memoryDataSource', options);
+  assertKnownOptions('memoryDataSource', options, ['get']);
+  const get = functionOption('memoryDataSource', 'get', options.get) ?? ownProperty;
   const read = (): readonly T[] => {
     if (typeof records !== 'function') return records;
     const current = records();

@@ -3,11 +3,13 @@
  * factory, and per request the parsed query (on `req.collectionQuery`) and the page context.
  */
 import type { IncomingMessage } from 'node:http';
+import { functionOption } from '@resourceful/option-checks';
+import { setCollectionQuery } from './collection-query.js';
 import type { ResolvedSpec } from './collection-spec.js';
 import { parseEntries, queryEntries } from './parse-query.js';
 import { requestUrl } from './request-url.js';
 import type { PageContext } from './respond.js';
-import { optionalFunction, publicBaseUrl } from './validations.js';
+import { publicBaseUrl } from './validations.js';
 
 export interface PageSetup {
   readonly spec: ResolvedSpec;
@@ -24,10 +26,10 @@ export function resolvePageSetup(
   return {
     spec,
     baseUrl: publicBaseUrl(factory, options.publicBaseUrl),
-    summary: optionalFunction<(item: never, req: never) => unknown>(
+    summary: functionOption(
       factory,
       'summary',
-      options.summary,
+      options.summary as ((item: never, req: never) => unknown) | undefined,
     ),
   };
 }
@@ -52,7 +54,7 @@ export function pageContext(
   method: PageContext['method'],
 ): PageContext {
   const query = parseEntries(queryEntries(rawQuery(req)), setup.spec);
-  req.collectionQuery = query;
+  setCollectionQuery(req, query);
   const url = requestUrl(req, setup.baseUrl);
   return { url, query, naming: setup.spec.naming, method, summary: setup.summary, req };
 }

@@ -4,6 +4,7 @@
  * collection envelope.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { assertKnownOptions, assertOptionsObject, invalidOption } from '@resourceful/option-checks';
 import {
   COLLECTION_SPEC_KEYS,
   type CollectionSpec,
@@ -12,7 +13,6 @@ import {
 import { pageContext, resolvePageSetup } from './page-context.js';
 import { answerPage, type LoadedPage, type PageContext, sendPage } from './respond.js';
 import type { DataSource } from './types.js';
-import { assertKnownKeys, assertPlainObject } from './validations.js';
 
 type Next = (err?: unknown) => void;
 
@@ -49,8 +49,8 @@ export function paginate<T = unknown, Req extends IncomingMessage = IncomingMess
   options: PaginateOptions<T, Req> = {},
 ) {
   const factory = 'paginate';
-  assertPlainObject(factory, options);
-  assertKnownKeys(factory, options, PAGINATE_KEYS);
+  assertOptionsObject(factory, options);
+  assertKnownOptions(factory, options, PAGINATE_KEYS);
   const spec = resolveCollectionSpec(factory, options);
   const source = options.source;
   if (
@@ -63,8 +63,11 @@ export function paginate<T = unknown, Req extends IncomingMessage = IncomingMess
       typeof source.fetchPage === 'function'
     )
   ) {
-    throw new TypeError(
-      `${factory}: "source" must be a data source ({ count, fetchPage }) or a function returning one.`,
+    invalidOption(
+      factory,
+      'source',
+      'a data source ({ count, fetchPage }) or a function returning one',
+      source,
     );
   }
   const setup = resolvePageSetup(factory, spec, options);

@@ -5,11 +5,20 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, fromZodError } from '@resourceful/error-envelope';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  invalidOption,
+  OPTION_ERROR_CODES,
+  optionError,
+  requiredFunctionOption,
+} from '@resourceful/option-checks';
+import typeis from 'type-is';
 import { type CollectionSpec, resolveCollectionSpec } from './collection-spec.js';
 import { pageContext, resolvePageSetup } from './page-context.js';
-import { answerPage, type PageContext } from './respond.js';
-import type { DataSource, SchemaLike } from './types.js';
-import { assertKnownKeys, assertPlainObject } from './validations.js';
+import { answerPage, isThenable, type PageContext } from './respond.js';
+import { isStandardSchema, type StandardSchemaV1, standardIssues } from './standard-schema.js';
+import type { DataSource } from './types.js';
 
 type Next = (err?: unknown) => void;
 
@@ -26,8 +35,11 @@ export interface SearchCollectionOptions<
     | 'unknownParameters'
     | 'allowedParameters'
   > {
-  /** Validates the JSON body: a zod schema, or anything with the same `safeParse`. */
-  criteria: SchemaLike<C>;
+  /**
+   * Validates the JSON body: any Standard Schema (zod 3.24+ and 4, valibot 1, ArkType 2 …); its
+   * output is what `source` gets.
+   */
+  criteria: StandardSchemaV1<unknown, C>;
   /** The records matching the validated criteria. */
   source: (criteria: C, req: Req) => DataSource<T> | Promise<DataSource<T>>;
   /** Maps each record to its list (summary) form; gets the request too, for item links. */
@@ -50,8 +62,7 @@ const SEARCH_KEYS = [
 ] as const;
 
 // RFC 8259 media type, and structured-syntax `+json` types (RFC 6839).
-const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
-const PLAIN_JSON = /^application\/json\s*(?:;|$)/i;
+const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
 
 /**
  * The search middleware. Mount a JSON body parser before it:
@@ -61,19 +72,31 @@ export function searchCollection<C, T = unknown, Req extends IncomingMessage = I
   options: SearchCollectionOptions<C, T, Req>,
 ) {
   const factory = 'searchCollection';
-  assertPlainObject(factory, options);
-  assertKnownKeys(factory, options, SEARCH_KEYS);
-  const { criteria, source } = options;
-  if (
-    typeof criteria !== 'object' ||
-    criteria === null ||
-    typeof criteria.safeParse !== 'function'
-  ) {
-    throw new TypeError(`${factory}: "criteria" must be a schema with safeParse (a zod schema).`);
+  assertOptionsObject(factory, options);
+  assertKnownOptions(factory, options, SEARCH_KEYS);
+  const { criteria } = options;
+  if (criteria === undefined) {
+    throw optionError(
+      OPTION_ERROR_CODES.missingOption,
+      factory,
+      '"criteria" is required and must be a Standard Schema (a zod, valibot or ArkType schema).',
+      'criteria',
+    );
   }
-  if (typeof source !== 'function') {
-    throw new TypeError(`${factory}: "source" must be a function (criteria, req) => data source.`);
+  if (!isStandardSchema(criteria)) {
+    invalidOption(
+      factory,
+      'criteria',
+      'a Standard Schema (a zod, valibot or ArkType schema)',
+      criteria,
+    );
   }
+  const source = requiredFunctionOption(
+    factory,
+    'source',
+    options.source,
+    'a function (criteria, req) => data source',
+  );
   const spec = resolveCollectionSpec(factory, {
     defaultPageSize: options.defaultPageSize,
     maxPageSize: options.maxPageSize,
@@ -85,42 +108,53 @@ export function searchCollection<C, T = unknown, Req extends IncomingMessage = I
   const setup = resolvePageSetup(factory, spec, options);
 
   return function searchCollectionMiddleware(req: Req, res: ServerResponse, next: Next): void {
-    let parsed: C;
     let context: PageContext;
+    let body: unknown;
     try {
       context = pageContext(req, setup, 'POST');
-      parsed = parseCriteria(req, criteria);
+      body = criteriaBody(req);
     } catch (error) {
       next(error);
       return;
     }
-    answerPage(res, context, () => source(parsed, req), next);
+    answerPage(
+      res,
+      context,
+      () => {
+        // A synchronous schema (zod, valibot) keeps the whole answer free of promise round trips.
+        const validated = validateCriteria(criteria, body);
+        return isThenable(validated)
+          ? Promise.resolve(validated).then((parsed) => source(parsed, req))
+          : source(validated, req);
+      },
+      next,
+    );
   };
 }
 
-function parseCriteria<C>(req: IncomingMessage, schema: SchemaLike<C>): C {
+/** The JSON body the app's parser read; `{}` (no criteria) when the request has no body. */
+function criteriaBody(req: IncomingMessage): unknown {
   // No body means no criteria; a body is validated as it is, `null` included.
-  let body: unknown = {};
-  if (hasBody(req)) {
-    const type = req.headers['content-type'];
-    if (type === undefined || !JSON_MEDIA_TYPE.test(type)) throw unsupportedCriteria();
-    body = parsedBody(req);
-    if (body === undefined) {
-      // The app's JSON parser left this `+json` type alone: answering without the criteria
-      // would search everything.
-      if (!PLAIN_JSON.test(type)) throw unsupportedCriteria();
-      // A server misconfiguration, not a client error: no JSON parser ran before this middleware.
-      throw new TypeError('searchCollection: mount express.json() before the search route.');
-    }
-  }
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({
-    code: issue.code ?? 'invalid',
-    message: issue.message,
-    path: issue.path,
-  }));
-  throw fromZodError({ issues }, 'The search criteria are invalid.');
+  if (!typeis.hasBody(req) || req.headers['content-length'] === '0') return {};
+  if (typeis(req, JSON_MEDIA_TYPES) === false) throw unsupportedCriteria();
+  const body = parsedBody(req);
+  if (body !== undefined) return body;
+  // The app's JSON parser left this `+json` type alone: answering without the criteria would
+  // search everything.
+  if (typeis(req, ['application/json']) === false) throw unsupportedCriteria();
+  // A server misconfiguration, not a client error: no JSON parser ran before this middleware.
+  throw new TypeError('searchCollection: mount express.json() before the search route.');
+}
+
+/** The criteria as the schema outputs them; a promise only for an asynchronous schema. */
+function validateCriteria<C>(schema: StandardSchemaV1<unknown, C>, body: unknown): C | Promise<C> {
+  const result = schema['~standard'].validate(body);
+  return isThenable(result) ? Promise.resolve(result).then(criteriaOf) : criteriaOf(result);
+}
+
+function criteriaOf<C>(result: StandardSchemaV1.Result<C>): C {
+  if (result.issues === undefined) return result.value;
+  throw fromZodError({ issues: standardIssues(result.issues) }, 'The search criteria are invalid.');
 }
 
 function unsupportedCriteria(): ApiError {
@@ -138,9 +172,4 @@ function unsupportedCriteria(): ApiError {
 function parsedBody(req: IncomingMessage): unknown {
   const marked = req as IncomingMessage & { _body?: unknown; body?: unknown };
   return marked._body === true || req.readableEnded ? marked.body : undefined;
-}
-
-function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

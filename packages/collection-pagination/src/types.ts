@@ -89,28 +89,18 @@ export interface DataSource<T> {
   fetchPage(query: CollectionQuery): readonly T[] | Promise<readonly T[]>;
 }
 
-/** One issue of a failed schema validation (zod 3 and 4 agree on this shape). */
-export interface SchemaIssue {
-  readonly code?: string;
-  readonly message: string;
-  readonly path: readonly PropertyKey[];
-}
-
-/** Anything with zod's `safeParse`, so zod is not a runtime dependency. */
-export interface SchemaLike<Output> {
-  safeParse(
-    input: unknown,
-  ):
-    | { success: true; data: Output }
-    | { success: false; error: { issues: readonly SchemaIssue[] } };
-}
-
-declare module 'http' {
-  interface IncomingMessage {
-    /**
-     * The parsed list parameters, set by `paginate()` and `searchCollection()` from
-     * `@resourceful/collection-pagination` before the data source is asked.
-     */
-    collectionQuery?: CollectionQuery;
+declare global {
+  // Express's request type lives in this global namespace (@types/express-serve-static-core);
+  // augmenting it rather than node:http's IncomingMessage keeps HTTP client responses (also
+  // IncomingMessage) free of a property they never have.
+  namespace Express {
+    interface Request {
+      /**
+       * The parsed list parameters, set by `paginate()` and `searchCollection()` from
+       * `@resourceful/collection-pagination` before the data source is asked. Without Express
+       * types, read them with `getCollectionQuery(req)`.
+       */
+      collectionQuery?: CollectionQuery;
+    }
   }
 }

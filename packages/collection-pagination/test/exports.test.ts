@@ -8,6 +8,7 @@ describe('public surface', () => {
       'MAX_PARAMETER_LENGTH',
       'buildCollectionEnvelope',
       'buildPageLinks',
+      'getCollectionQuery',
       'memoryDataSource',
       'paginate',
       'parseCollectionQuery',

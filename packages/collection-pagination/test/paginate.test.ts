@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   type CollectionEnvelope,
   type DataSource,
+  getCollectionQuery,
   memoryDataSource,
   type PaginateOptions,
   paginate,
@@ -336,12 +337,12 @@ describeEachExpress('paginate', (express) => {
       const seen: unknown[] = [];
       const source = (req: Request) => {
         seen.push(req.collectionQuery);
+        seen.push(getCollectionQuery(req));
         return memoryDataSource(cards);
       };
       await request(app({ ...cardList, source })).get('/v1/vault/credit-cards?page=2&state=ok');
-      expect(seen).toEqual([
-        expect.objectContaining({ page: 2, offset: 10, filters: { state: 'ok' } }),
-      ]);
+      const parsed = expect.objectContaining({ page: 2, offset: 10, filters: { state: 'ok' } });
+      expect(seen).toEqual([parsed, parsed]);
     });
   });
 
@@ -548,7 +549,7 @@ describe('paginate options', () => {
     [{ sortable: 'create_time' }, /array/],
     [{ sortable: ['create time'] }, /not a property name/],
     [{ filterable: ['__proto__'] }, /not a property name/],
-    [{ filterable: ['state', 'state'] }, /twice/],
+    [{ filterable: ['state', 'state'] }, /each property once/],
     [{ filterable: ['page'] }, /"page", which already has a meaning/],
     [{ defaultSort: { by: 'x' } }, /defaultSort.by/],
     [{ sortable: ['a'], defaultSort: { by: 'a', order: 'up' } }, /defaultSort.order/],
@@ -564,5 +565,33 @@ describe('paginate options', () => {
   ])('throws a TypeError at construction for %j', (options, message) => {
     expect(() => paginate(options as PaginateOptions)).toThrow(TypeError);
     expect(() => paginate(options as PaginateOptions)).toThrow(message);
+  });
+
+  it.each([
+    [null, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT', undefined],
+    [{ maxPagesize: 5 }, 'ERR_RESOURCEFUL_UNKNOWN_OPTION', 'maxPagesize'],
+    [{ maxPageSize: 0 }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'maxPageSize'],
+    [{ naming: 'snakecase' }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'naming'],
+    [{ sortable: ['a b'] }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'sortable'],
+    [{ publicBaseUrl: 'x' }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'publicBaseUrl'],
+    [
+      { defaultPageSize: 50, maxPageSize: 20 },
+      'ERR_RESOURCEFUL_CONFLICTING_OPTIONS',
+      'defaultPageSize',
+    ],
+    [{ filterable: ['page'] }, 'ERR_RESOURCEFUL_CONFLICTING_OPTIONS', undefined],
+  ])('gives %j a stable code and names the option', (options, code, option) => {
+    let error: unknown;
+    try {
+      paginate(options as PaginateOptions);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ code, factory: 'paginate' });
+    expect((error as { option?: string }).option).toBe(option);
+  });
+
+  it('suggests the value meant for a misspelt choice', () => {
+    expect(() => paginate({ naming: 'snakecase' as never })).toThrow(/Did you mean "snake_case"\?/);
   });
 });

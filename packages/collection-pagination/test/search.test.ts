@@ -1,12 +1,14 @@
 import { errorHandler } from '@resourceful/error-envelope';
 import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
 import request from 'supertest';
+import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   type CollectionEnvelope,
   memoryDataSource,
   type SearchCollectionOptions,
+  type StandardSchemaV1,
   searchCollection,
 } from '../src/index.js';
 
@@ -231,11 +233,26 @@ describe('searchCollection options', () => {
   it.each([
     [{ ...options, criteria: undefined }, /criteria/],
     [{ ...options, criteria: {} }, /criteria/],
+    [
+      { ...options, criteria: { safeParse: () => ({ success: true, data: {} }) } },
+      /Standard Schema/,
+    ],
     [{ ...options, source: memoryDataSource([]) }, /source/],
     [{ ...options, sortable: ['x'] }, /unknown option "sortable"/],
     [{ ...options, maxPageSize: 0 }, /maxPageSize/],
   ])('throws a TypeError at construction for bad options (%#)', (bad, message) => {
     expect(() => searchCollection(bad as unknown as typeof options)).toThrow(message);
+  });
+
+  it.each([
+    [{ ...options, criteria: undefined }, 'ERR_RESOURCEFUL_MISSING_OPTION', 'criteria'],
+    [{ ...options, criteria: z.string().parse }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'criteria'],
+    [{ ...options, source: undefined }, 'ERR_RESOURCEFUL_MISSING_OPTION', 'source'],
+    [{ ...options, soruce: options.source }, 'ERR_RESOURCEFUL_UNKNOWN_OPTION', 'soruce'],
+  ])('gives bad options a stable code (%#)', (bad, code, option) => {
+    expect(() => searchCollection(bad as unknown as typeof options)).toThrow(
+      expect.objectContaining({ code, option, factory: 'searchCollection' }),
+    );
   });
 
   it('fails loudly (500) when no JSON parser ran before it', async () => {
@@ -245,5 +262,46 @@ describe('searchCollection options', () => {
     app.use(errorHandler());
     const res = await request(app).post('/search').send({ status: 'ACTIVE' });
     expectErrorEnvelope(res, 500);
+  });
+});
+
+// The same criteria in valibot, and behind an asynchronous Standard Schema.
+const ValibotCriteria = v.strictObject({
+  status: v.optional(v.picklist(['ACTIVE', 'SUSPENDED'])),
+  create_time_before: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+  create_time_after: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+});
+
+const AsyncCriteria: StandardSchemaV1<unknown, Criteria> = {
+  '~standard': {
+    version: 1,
+    vendor: 'test',
+    validate: async (value) => Criteria['~standard'].validate(value),
+  },
+};
+
+describeEachExpress('searchCollection with other Standard Schemas', (express) => {
+  const path = '/v1/payments/search-billing-agreements';
+  function app(criteria: StandardSchemaV1<unknown, Criteria>) {
+    const app = express();
+    app.post(path, express.json(), searchCollection({ ...options, criteria }));
+    app.use(errorHandler());
+    return app;
+  }
+
+  describe.each([
+    ['valibot', ValibotCriteria],
+    ['an asynchronous schema', AsyncCriteria],
+  ] as [string, StandardSchemaV1<unknown, Criteria>][])('with %s', (_name, criteria) => {
+    it('searches with the validated criteria', async () => {
+      const res = await request(app(criteria)).post(path).send({ status: 'ACTIVE' });
+      expect(res.status).toBe(200);
+      expect(res.body.total_items).toBe(8);
+    });
+
+    it('answers 400 VALIDATION_ERROR naming the invalid criterion', async () => {
+      const res = await request(app(criteria)).post(path).send({ status: 'DELETED' });
+      expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', target: 'status' });
+    });
   });
 });

@@ -7,8 +7,6 @@ export {
   toFieldPath,
 } from './json-pointer.js';
 export {
-  type ContentType,
-  contentTypeOf,
   JSON_MEDIA_TYPE,
   JSON_PATCH_MEDIA_TYPE,
   MERGE_PATCH_MEDIA_TYPE,
@@ -22,12 +20,7 @@ export {
   type ResourceUpdateOptions,
   type SaveContext,
 } from './resource-options.js';
-export {
-  type SafeParseResult,
-  type SafeParseSchema,
-  type SchemaIssue,
-  validateWithSchema,
-} from './schema.js';
+export { type StandardSchemaV1, validateWithSchema } from './schema.js';
 export {
   type JsonPatchOp,
   type JsonPatchOperation,

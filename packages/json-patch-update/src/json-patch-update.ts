@@ -2,15 +2,12 @@
  * @module PATCH with a JSON Patch (RFC 6902) or a merge patch (RFC 7396): all or nothing,
  * read-only fields protected, preconditions evaluated before the write, upsert rules.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
+import { booleanOption, functionOption, positiveIntegerOption } from '@resourceful/option-checks';
+import typeis from 'type-is';
 import { applyParsedOperations } from './apply-json-patch.js';
-import {
-  contentTypeOf,
-  JSON_MEDIA_TYPE,
-  JSON_PATCH_MEDIA_TYPE,
-  MERGE_PATCH_MEDIA_TYPE,
-} from './media-types.js';
+import { JSON_MEDIA_TYPE, JSON_PATCH_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from './media-types.js';
 import { applyMergePatch } from './merge-patch.js';
 import { readJsonBody } from './read-body.js';
 import { checkReadOnlyUnchanged } from './read-only.js';
@@ -48,28 +45,22 @@ type PatchKind = 'json-patch' | 'merge-patch';
  * 201 on upsert) with the new `ETag`.
  */
 export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOptions<T>) {
-  const resolved = resolveResourceOptions('jsonPatchUpdate', options, [
+  const factory = 'jsonPatchUpdate';
+  const resolved = resolveResourceOptions(factory, options, [
     'upsert',
     'initial',
     'mergePatch',
     'maxOperations',
   ]);
-  if (options.upsert !== undefined && typeof options.upsert !== 'boolean') {
-    throw new TypeError('jsonPatchUpdate: "upsert" must be a boolean');
-  }
-  if (options.mergePatch !== undefined && typeof options.mergePatch !== 'boolean') {
-    throw new TypeError('jsonPatchUpdate: "mergePatch" must be a boolean');
-  }
-  if (options.initial !== undefined && typeof options.initial !== 'function') {
-    throw new TypeError('jsonPatchUpdate: "initial" must be a function');
-  }
-  const maxOperations = options.maxOperations ?? RESOURCE_DEFAULTS.maxOperations;
-  if (!Number.isInteger(maxOperations) || maxOperations < 1) {
-    throw new TypeError('jsonPatchUpdate: "maxOperations" must be a positive integer');
-  }
-  const upsert = options.upsert ?? false;
-  const mergePatch = options.mergePatch ?? true;
-  const initial = options.initial ?? (() => ({}));
+  const upsert = booleanOption(factory, 'upsert', options.upsert, false);
+  const mergePatch = booleanOption(factory, 'mergePatch', options.mergePatch, true);
+  const initial = functionOption(factory, 'initial', options.initial) ?? (() => ({}));
+  const maxOperations = positiveIntegerOption(
+    factory,
+    'maxOperations',
+    options.maxOperations,
+    RESOURCE_DEFAULTS.maxOperations,
+  );
   const acceptPatch = mergePatch
     ? `${JSON_PATCH_MEDIA_TYPE}, ${MERGE_PATCH_MEDIA_TYPE}`
     : JSON_PATCH_MEDIA_TYPE;
@@ -81,10 +72,14 @@ export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOption
     });
   }
 
+  const readable = mergePatch
+    ? [JSON_PATCH_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE, JSON_MEDIA_TYPE]
+    : [JSON_PATCH_MEDIA_TYPE, JSON_MEDIA_TYPE];
+
   function kindOf(req: ResourceRequest): PatchKind | 'json' {
-    const type = contentTypeOf(req)?.type;
+    const type = typeis.is(req.headers['content-type'] ?? '', readable);
     if (type === JSON_PATCH_MEDIA_TYPE) return 'json-patch';
-    if (type === MERGE_PATCH_MEDIA_TYPE && mergePatch) return 'merge-patch';
+    if (type === MERGE_PATCH_MEDIA_TYPE) return 'merge-patch';
     if (type === JSON_MEDIA_TYPE) return 'json';
     throw unsupported();
   }
@@ -122,7 +117,9 @@ export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOption
     answerWrite(resolved, req, res, outcome, 'PATCH');
   }
 
-  return function jsonPatchUpdateMiddleware(req: ResourceRequest, res: ServerResponse, next: Next) {
-    handle(req, res).then(undefined, (error: unknown) => next(error));
+  // Typed against node:http's request: a narrower `req` type here would make Express infer it
+  // for every handler of the route, and `req.body` would turn into `unknown` after this one.
+  return function jsonPatchUpdateMiddleware(req: IncomingMessage, res: ServerResponse, next: Next) {
+    handle(req as ResourceRequest, res).then(undefined, (error: unknown) => next(error));
   };
 }

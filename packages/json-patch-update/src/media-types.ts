@@ -1,7 +1,9 @@
 /**
- * @module The patch media types this package reads, and the `Content-Type` parsing they need.
+ * @module The patch media types this package reads, and the request's `Content-Type`, parsed
+ * with `content-type` (the module body-parser uses, RFC 9110 §8.3).
  */
 import type { IncomingMessage } from 'node:http';
+import contentType from 'content-type';
 
 /** RFC 6902 §6. */
 export const JSON_PATCH_MEDIA_TYPE = 'application/json-patch+json';
@@ -16,23 +18,13 @@ export interface ContentType {
   readonly charset: string | undefined;
 }
 
-/** The request's media type, or `undefined` when `Content-Type` is absent or not `type/subtype`. */
+/** The request's media type, or `undefined` when `Content-Type` is absent or malformed. */
 export function contentTypeOf(req: IncomingMessage): ContentType | undefined {
-  const header = req.headers['content-type'];
-  if (typeof header !== 'string') return undefined;
-  const [essence = '', ...params] = header.split(';');
-  const type = essence.trim().toLowerCase();
-  if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type)) return undefined;
-  let charset: string | undefined;
-  for (const param of params) {
-    const eq = param.indexOf('=');
-    if (eq !== -1 && param.slice(0, eq).trim().toLowerCase() === 'charset') {
-      charset = param
-        .slice(eq + 1)
-        .trim()
-        .replace(/^"|"$/g, '')
-        .toLowerCase();
-    }
+  if (req.headers['content-type'] === undefined) return undefined;
+  try {
+    const parsed = contentType.parse(req);
+    return { type: parsed.type, charset: parsed.parameters.charset?.toLowerCase() };
+  } catch {
+    return undefined;
   }
-  return { type, charset };
 }

@@ -2,10 +2,12 @@
  * @module PUT replace: the body is the whole resource; properties not sent are cleared,
  * computed and read-only fields may be left out (they keep their values) but not changed.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
+import { booleanOption } from '@resourceful/option-checks';
+import typeis from 'type-is';
 import { valueAt } from './json-pointer.js';
-import { contentTypeOf, JSON_MEDIA_TYPE } from './media-types.js';
+import { JSON_MEDIA_TYPE } from './media-types.js';
 import { readJsonBody } from './read-body.js';
 import { checkReadOnlyUnchanged, type ReadOnlyField } from './read-only.js';
 import {
@@ -64,14 +66,11 @@ function keepOmitted(
  */
 export function putReplace<T extends object>(options: PutReplaceOptions<T>) {
   const resolved = resolveResourceOptions('putReplace', options, ['allowCreate']);
-  if (options.allowCreate !== undefined && typeof options.allowCreate !== 'boolean') {
-    throw new TypeError('putReplace: "allowCreate" must be a boolean');
-  }
-  const allowCreate = options.allowCreate ?? false;
+  const allowCreate = booleanOption('putReplace', 'allowCreate', options.allowCreate, false);
   const computed = new Set(['id', 'create_time', 'update_time']);
 
   async function handle(req: ResourceRequest, res: ServerResponse): Promise<void> {
-    if (contentTypeOf(req)?.type !== JSON_MEDIA_TYPE) {
+    if (typeis.is(req.headers['content-type'] ?? '', [JSON_MEDIA_TYPE]) === false) {
       throw ApiError.unsupportedMediaType('PUT bodies must be application/json.', {
         target: 'Content-Type',
       });
@@ -109,7 +108,9 @@ export function putReplace<T extends object>(options: PutReplaceOptions<T>) {
     answerWrite(resolved, req, res, outcome, 'PUT');
   }
 
-  return function putReplaceMiddleware(req: ResourceRequest, res: ServerResponse, next: Next) {
-    handle(req, res).then(undefined, (error: unknown) => next(error));
+  // Typed against node:http's request: a narrower `req` type here would make Express infer it
+  // for every handler of the route, and `req.body` would turn into `unknown` after this one.
+  return function putReplaceMiddleware(req: IncomingMessage, res: ServerResponse, next: Next) {
+    handle(req as ResourceRequest, res).then(undefined, (error: unknown) => next(error));
   };
 }

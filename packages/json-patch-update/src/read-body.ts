@@ -1,8 +1,13 @@
 /**
- * @module Reading a JSON request body with a size limit, unless a body parser already did.
+ * @module Reading a JSON request body with a size limit, unless a body parser already did. The
+ * stream is read with `raw-body`, as body-parser reads it, and failures are body-parser's own
+ * errors (`type` `entity.too.large`, `request.aborted`, `charset.unsupported`,
+ * `entity.parse.failed` …), so error-envelope maps them once, whichever of the two read the body.
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
+import createError from 'http-errors';
+import getRawBody from 'raw-body';
 import { contentTypeOf } from './media-types.js';
 
 const UTF8 = new Set(['utf-8', 'utf8']);
@@ -23,69 +28,52 @@ function parsedBody(req: IncomingMessage): { parsed: boolean; body: unknown } {
 /**
  * Returns the parsed JSON body: `req.body` when a parser already read it, else the stream read
  * here (identity encoding, UTF-8, at most `limit` bytes).
- * @throws ApiError 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE` (charset or encoding),
- *   400 `MALFORMED_REQUEST` (empty or not JSON), 400 `INVALID_REQUEST` (aborted)
+ * @throws body-parser's errors: 413 `entity.too.large`, 415 `encoding.unsupported` and
+ *   `charset.unsupported`, 400 `entity.parse.failed`, `request.aborted`,
+ *   `request.size.invalid`; ApiError 400 `MALFORMED_REQUEST` for an empty body
  */
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  // Also when a parser with a larger limit already read it: this resource's limit holds.
+  if (Number.isFinite(declared) && declared > limit) {
+    throw createError(413, 'request entity too large', {
+      expected: declared,
+      length: declared,
+      limit,
+      type: 'entity.too.large',
+    });
+  }
   const already = parsedBody(req);
   if (already.parsed) return already.body;
 
+  // body-parser inflates gzip and deflate; a PATCH is small, so this package reads identity only.
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity') {
-    throw ApiError.unsupportedMediaType('Compressed PATCH and PUT bodies are not supported.', {
-      target: 'Content-Encoding',
+    throw createError(415, `unsupported content encoding "${encoding}"`, {
+      encoding,
+      type: 'encoding.unsupported',
     });
   }
-  const charset = contentTypeOf(req)?.charset;
-  if (charset !== undefined && !UTF8.has(charset)) {
-    throw ApiError.unsupportedMediaType('JSON bodies must be UTF-8.', { target: 'Content-Type' });
+  const charset = contentTypeOf(req)?.charset ?? 'utf-8';
+  if (!UTF8.has(charset)) {
+    throw createError(415, `unsupported charset "${charset.toUpperCase()}"`, {
+      charset,
+      type: 'charset.unsupported',
+    });
   }
-  const text = await readText(req, limit);
+  // A stream some other middleware read without leaving a body is an empty body here.
+  const text = req.readableEnded
+    ? ''
+    : await getRawBody(req, {
+        length: req.headers['content-length'],
+        limit,
+        encoding: 'utf-8',
+      });
+  // body-parser reads an empty body as `{}`; a PATCH or PUT without one is a client mistake.
   if (text.trim() === '') throw ApiError.malformedRequest('The request body is empty.');
   try {
     return JSON.parse(text) as unknown;
-  } catch {
-    throw ApiError.malformedRequest();
+  } catch (error) {
+    throw createError(400, error as Error, { body: text, type: 'entity.parse.failed' });
   }
-}
-
-function tooLarge(limit: number): ApiError {
-  return ApiError.payloadTooLarge(`The request body is larger than ${limit} bytes.`);
-}
-
-function readText(req: IncomingMessage, limit: number): Promise<string> {
-  if (req.readableEnded) return Promise.resolve('');
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const fail = (error: ApiError) => {
-      cleanup();
-      // Discard the rest so the connection can still carry the error response.
-      req.resume();
-      reject(error);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) fail(tooLarge(limit));
-      else chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    };
-    const onError = () => fail(ApiError.invalidRequest('The request body could not be read.'));
-    const onClose = () => fail(ApiError.invalidRequest('The request was aborted by the client.'));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
 }

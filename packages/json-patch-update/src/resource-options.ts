@@ -3,9 +3,17 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { etagFor, type KeyedLock } from '@resourceful/conditional-requests';
-import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  booleanOption,
+  functionOption,
+  invalidOption,
+  positiveIntegerOption,
+  requiredFunctionOption,
+} from '@resourceful/option-checks';
 import { ALWAYS_READ_ONLY, parseReadOnly, type ReadOnlyField } from './read-only.js';
-import type { SafeParseSchema } from './schema.js';
+import { isStandardSchema, type StandardSchemaV1 } from './schema.js';
 
 /** A request as these handlers read it; Express's `Request` is one. */
 export type ResourceRequest = IncomingMessage & {
@@ -32,8 +40,11 @@ export interface ResourceUpdateOptions<T extends object> {
   load: (id: string, req: ResourceRequest) => T | undefined | Promise<T | undefined>;
   /** Stores the new resource. Throwing (an ApiError, say) fails the request; nothing is sent. */
   save: (resource: T, context: SaveContext<T>) => void | Promise<void>;
-  /** Validates the complete new resource (ids and times included); its output is saved. */
-  schema?: SafeParseSchema<T>;
+  /**
+   * Validates the complete new resource (ids and times included); its output is saved. Any
+   * Standard Schema: zod (3.24+, 4), valibot (1), ArkType (2) …
+   */
+  schema?: StandardSchemaV1<unknown, T>;
   /** Read-only fields besides `id`, `create_time`, `update_time`: names or JSON Pointers. */
   readOnly?: readonly string[];
   /** The resource id of a request. @default req.params.id */
@@ -49,7 +60,7 @@ export interface ResourceUpdateOptions<T extends object> {
    */
   etag?: (resource: T, req: ResourceRequest) => string;
   /** `Location` of a created resource. @default the request path */
-  location?: (req: ResourceRequest, resource: T) => string;
+  location?: (resource: T, req: ResourceRequest) => string;
   /** 428 when an existing resource is changed without `If-Match`. @default false */
   requireIfMatch?: boolean;
   /** Set `create_time` on create and `update_time` on every write. @default true */
@@ -93,22 +104,18 @@ const SHARED_KEYS = [
 export interface ResolvedResource<T extends object> {
   load: (id: string, req: ResourceRequest) => T | undefined | Promise<T | undefined>;
   save: (resource: T, context: SaveContext<T>) => void | Promise<void>;
-  schema: SafeParseSchema<T> | undefined;
+  schema: StandardSchemaV1<unknown, T> | undefined;
   readOnly: readonly ReadOnlyField[];
   id: (req: ResourceRequest) => string;
   represent: (resource: T, req: ResourceRequest) => unknown;
   etag: (resource: T, req: ResourceRequest) => string;
-  location: (req: ResourceRequest, resource: T) => string;
+  location: (resource: T, req: ResourceRequest) => string;
   requireIfMatch: boolean;
   timestamps: boolean;
   now: () => Date;
   maxBodyBytes: number;
   maxDepth: number;
   lock: KeyedLock | undefined;
-}
-
-function fail(factory: string, message: string): never {
-  throw new TypeError(`${factory}: ${message}`);
 }
 
 function requestParamId(req: ResourceRequest): string {
@@ -135,53 +142,81 @@ export function resolveResourceOptions<T extends object>(
 ): ResolvedResource<T> {
   assertOptionsObject(factory, options);
   assertKnownOptions(factory, options, [...SHARED_KEYS, ...extraKeys]);
-  for (const key of ['load', 'save'] as const) {
-    if (typeof options[key] !== 'function')
-      fail(factory, `"${key}" is required and must be a function`);
-  }
-  for (const key of ['id', 'represent', 'etag', 'location', 'now'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'function') {
-      fail(factory, `"${key}" must be a function`);
-    }
-  }
-  for (const key of ['requireIfMatch', 'timestamps'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'boolean') {
-      fail(factory, `"${key}" must be a boolean`);
-    }
-  }
-  for (const key of ['maxBodyBytes', 'maxDepth'] as const) {
-    const value = options[key];
-    if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
-      fail(factory, `"${key}" must be a positive integer`);
-    }
-  }
-  if (options.schema !== undefined && typeof options.schema?.safeParse !== 'function') {
-    fail(factory, '"schema" must have a safeParse method (a zod schema, for instance)');
+  const load = requiredFunctionOption(factory, 'load', options.load);
+  const save = requiredFunctionOption(factory, 'save', options.save);
+  if (options.schema !== undefined && !isStandardSchema(options.schema)) {
+    invalidOption(
+      factory,
+      'schema',
+      'a Standard Schema (a zod, valibot or ArkType schema, for instance)',
+      options.schema,
+    );
   }
   if (options.readOnly !== undefined && !Array.isArray(options.readOnly)) {
-    fail(factory, '"readOnly" must be an array of field names or JSON Pointers');
+    invalidOption(
+      factory,
+      'readOnly',
+      'an array of field names or JSON Pointers',
+      options.readOnly,
+    );
   }
   let readOnly: ReadOnlyField[];
   try {
     readOnly = parseReadOnly([...ALWAYS_READ_ONLY, ...(options.readOnly ?? [])]);
   } catch (error) {
-    fail(factory, (error as Error).message);
+    invalidOption(
+      factory,
+      'readOnly',
+      `field names or JSON Pointers (${(error as Error).message})`,
+      options.readOnly,
+    );
   }
-  const represent = options.represent ?? ((resource: T) => resource);
+  const represent =
+    functionOption(factory, 'represent', options.represent) ?? ((resource: T) => resource);
+  functionOption(factory, 'etag', options.etag);
+  if (options.lock !== undefined && typeof options.lock?.run !== 'function') {
+    invalidOption(
+      factory,
+      'lock',
+      'a KeyedLock from @resourceful/conditional-requests',
+      options.lock,
+    );
+  }
   return {
-    load: options.load,
-    save: options.save,
+    load,
+    save,
     schema: options.schema,
     readOnly,
-    id: options.id ?? requestParamId,
+    id: functionOption(factory, 'id', options.id) ?? requestParamId,
     represent,
     etag: options.etag ?? ((resource: T, req) => etagFor(represent(resource, req))),
-    location: options.location ?? ((req) => pathOf(req)),
-    requireIfMatch: options.requireIfMatch ?? RESOURCE_DEFAULTS.requireIfMatch,
-    timestamps: options.timestamps ?? RESOURCE_DEFAULTS.timestamps,
-    now: options.now ?? (() => new Date()),
-    maxBodyBytes: options.maxBodyBytes ?? RESOURCE_DEFAULTS.maxBodyBytes,
-    maxDepth: options.maxDepth ?? RESOURCE_DEFAULTS.maxDepth,
+    location:
+      functionOption(factory, 'location', options.location) ?? ((_resource, req) => pathOf(req)),
+    requireIfMatch: booleanOption(
+      factory,
+      'requireIfMatch',
+      options.requireIfMatch,
+      RESOURCE_DEFAULTS.requireIfMatch,
+    ),
+    timestamps: booleanOption(
+      factory,
+      'timestamps',
+      options.timestamps,
+      RESOURCE_DEFAULTS.timestamps,
+    ),
+    now: functionOption(factory, 'now', options.now) ?? (() => new Date()),
+    maxBodyBytes: positiveIntegerOption(
+      factory,
+      'maxBodyBytes',
+      options.maxBodyBytes,
+      RESOURCE_DEFAULTS.maxBodyBytes,
+    ),
+    maxDepth: positiveIntegerOption(
+      factory,
+      'maxDepth',
+      options.maxDepth,
+      RESOURCE_DEFAULTS.maxDepth,
+    ),
     lock: options.lock,
   };
 }

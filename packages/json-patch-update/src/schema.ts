@@ -1,35 +1,50 @@
 /**
- * @module Validation of the patched or replaced resource with any schema that has a zod-like
- * `safeParse` (zod 3 and 4, or your own), so zod is not a dependency.
+ * @module Validation of the patched or replaced resource with any Standard Schema (zod 3.24+
+ * and 4, valibot 1, ArkType 2 …), so no validation library is a dependency.
+ * @see https://standardschema.dev
  */
 import { fromZodError } from '@resourceful/error-envelope';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 
-/** One problem reported by a schema, as zod reports it. */
-export interface SchemaIssue {
-  readonly code: string;
-  readonly message: string;
-  readonly path: readonly PropertyKey[];
+export type { StandardSchemaV1 };
+
+/** Whether `value` implements Standard Schema version 1. */
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  const props = (value as { '~standard'?: { version?: unknown; validate?: unknown } } | null)?.[
+    '~standard'
+  ];
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    props?.version === 1 &&
+    typeof props.validate === 'function'
+  );
 }
 
-/** The result of `safeParse`. */
-export type SafeParseResult<T> =
-  | { readonly success: true; readonly data: T }
-  | { readonly success: false; readonly error: { readonly issues: readonly SchemaIssue[] } };
-
-/** Anything with a zod-like `safeParse`, a zod schema included. */
-export interface SafeParseSchema<T> {
-  safeParse(value: unknown): SafeParseResult<T>;
+/** A Standard Schema path segment is a key or `{ key }`; the envelope's `target` wants keys. */
+function pathKeys(issue: StandardSchemaV1.Issue): PropertyKey[] {
+  return (issue.path ?? []).map((segment) =>
+    typeof segment === 'object' && segment !== null ? segment.key : segment,
+  );
 }
 
 /**
  * Validates `value` and returns the schema's output.
  * @throws ApiError 400 `VALIDATION_ERROR`, one detail per issue, `target` the field path
  */
-export function validateWithSchema<T>(schema: SafeParseSchema<T>, value: unknown): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
+export async function validateWithSchema<T>(
+  schema: StandardSchemaV1<unknown, T>,
+  value: unknown,
+): Promise<T> {
+  const result = await schema['~standard'].validate(value);
+  if (result.issues === undefined) return result.value;
+  const issues = result.issues.map((issue) => ({
+    code: 'invalid',
+    message: issue.message,
+    path: pathKeys(issue),
+  }));
   throw fromZodError(
-    { issues: result.error.issues },
-    `The resulting resource is not valid (${result.error.issues.length} ${result.error.issues.length === 1 ? 'problem' : 'problems'}).`,
+    { issues },
+    `The resulting resource is not valid (${issues.length} ${issues.length === 1 ? 'problem' : 'problems'}).`,
   );
 }

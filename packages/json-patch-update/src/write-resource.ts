@@ -8,6 +8,7 @@ import { ApiError } from '@resourceful/error-envelope';
 import { getPreferences, sendPreferred } from '@resourceful/prefer-header';
 import type { ResolvedResource, ResourceRequest } from './resource-options.js';
 import { validateWithSchema } from './schema.js';
+import { jsonEqual } from './value-checks.js';
 
 export interface WriteOutcome<T> {
   resource: T;
@@ -37,7 +38,9 @@ export function writeUnderPreconditions<T extends object>(
 }
 
 /**
- * Sets `id` and the times, validates with the schema and saves.
+ * Sets `id` and the times, validates with the schema and saves. A result equal to the stored
+ * resource (an empty patch, a value set to what it was) is not saved: `update_time` and the
+ * entity tag stay, so other clients' `If-Match` still holds.
  * @throws ApiError 400 when the result is not an object or fails the schema
  */
 export async function completeAndSave<T extends object>(
@@ -54,15 +57,19 @@ export async function completeAndSave<T extends object>(
   }
   const created = previous === undefined;
   const candidate: Record<string, unknown> = { ...result, id };
+  const before = previous as Record<string, unknown> | undefined;
   if (resolved.timestamps) {
     const now = resolved.now().toISOString();
-    const before = previous as Record<string, unknown> | undefined;
     candidate.create_time = created || before?.create_time === undefined ? now : before.create_time;
     candidate.update_time = now;
   }
   const resource = resolved.schema
-    ? validateWithSchema(resolved.schema, candidate)
+    ? await validateWithSchema(resolved.schema, candidate)
     : (candidate as T);
+  // Compared after the schema, so a field it strips or a default it fills is no change either.
+  if (before !== undefined && unchanged(resource, before, resolved.timestamps)) {
+    return { resource: previous as T, created: false };
+  }
   await resolved.save(resource, {
     id,
     created,
@@ -71,6 +78,18 @@ export async function completeAndSave<T extends object>(
     req,
   });
   return { resource, created };
+}
+
+/** Whether the new resource equals the stored one, apart from the `update_time` just set. */
+function unchanged(
+  resource: object,
+  stored: Record<string, unknown>,
+  timestamps: boolean,
+): boolean {
+  if (!timestamps) return jsonEqual(resource, stored);
+  const { update_time: _new, ...rest } = resource as Record<string, unknown>;
+  const { update_time: _old, ...storedRest } = stored;
+  return jsonEqual(rest, storedRest);
 }
 
 /**
@@ -90,6 +109,6 @@ export function answerWrite<T extends object>(
   const withBody =
     operation === 'create' ? preference !== 'minimal' : preference === 'representation';
   if (method === 'PATCH' || withBody) res.setHeader('ETag', resolved.etag(outcome.resource, req));
-  if (outcome.created) res.setHeader('Location', resolved.location(req, outcome.resource));
+  if (outcome.created) res.setHeader('Location', resolved.location(outcome.resource, req));
   sendPreferred(req, res, { operation, body: resolved.represent(outcome.resource, req) });
 }

@@ -10,7 +10,6 @@ it('exports exactly the public API', async () => {
     'RESOURCE_DEFAULTS',
     'applyJsonPatch',
     'applyMergePatch',
-    'contentTypeOf',
     'formatPointer',
     'jsonPatchUpdate',
     'parsePointer',

@@ -36,7 +36,8 @@ describe('jsonPatchUpdate and putReplace options', () => {
     [{ maxOperations: 0 }, /maxOperations/],
     [{ maxBodyBytes: -1 }, /maxBodyBytes/],
     [{ maxDepth: 1.5 }, /maxDepth/],
-    [{ schema: {} }, /safeParse/],
+    [{ schema: {} }, /Standard Schema/],
+    [{ schema: { safeParse: () => ({ success: true }) } }, /Standard Schema/],
     [{ readOnly: 'id' }, /readOnly/],
     [{ readOnly: ['/a~2'] }, /JSON Pointer/],
     [{ readOnly: ['/a/__proto__'] }, /cannot be declared/],
@@ -45,6 +46,36 @@ describe('jsonPatchUpdate and putReplace options', () => {
     [{ requireIfMatch: 'true' }, /requireIfMatch/],
   ])('refuse %j', (extra, message) => {
     expect(() => jsonPatchUpdate({ load, save, ...extra } as never)).toThrow(message);
+  });
+
+  it.each([
+    [null, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT', undefined],
+    [{ load, save, upsret: true }, 'ERR_RESOURCEFUL_UNKNOWN_OPTION', 'upsret'],
+    [{ load }, 'ERR_RESOURCEFUL_MISSING_OPTION', 'save'],
+    [{ load, save, maxOperations: 0 }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'maxOperations'],
+    [{ load, save, readOnly: ['/a~2'] }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'readOnly'],
+    [{ load, save, lock: {} }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'lock'],
+    [{ load, save, location: '/x' }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'location'],
+  ])('give %j a stable code and the option', (options, code, option) => {
+    let error: unknown;
+    try {
+      jsonPatchUpdate(options as never);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error).toMatchObject({ code, factory: 'jsonPatchUpdate' });
+    expect((error as { option?: string }).option).toBe(option);
+  });
+
+  it('give putReplace errors their own factory name', () => {
+    expect(() => putReplace({ load, save, allowCreate: 1 } as never)).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+        factory: 'putReplace',
+        option: 'allowCreate',
+      }),
+    );
   });
 
   it('do not mutate the options object', () => {

@@ -5,79 +5,20 @@
  * Every published package bundles this module into its build (see tsup.config.ts at the root),
  * so it is a dependency of none of them at run time.
  */
-
-/** Characters of a name compared; keeps the distance table small whatever the input. */
-const COMPARED_LENGTH = 64;
-
-/**
- * Optimal string alignment distance, case-insensitive: the edits (insert, delete, replace, swap
- * two neighbours) from a misspelt option name to a real one. Names are cut at 64 characters.
- */
-export function editDistance(first: string, second: string): number {
-  const a = first.toLowerCase().slice(0, COMPARED_LENGTH);
-  const b = second.toLowerCase().slice(0, COMPARED_LENGTH);
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, d[i - 2]![j - 2]! + 1);
-      }
-      d[i]![j] = best;
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
-/** The candidate nearest to `input`, when it is near enough to be a likely typo. */
-export function closestName(input: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const candidate of candidates) {
-    const d = editDistance(input, candidate);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  // The bound follows the compared length: were it taken from the whole input, a long enough
-  // name would be "near" every candidate, since no distance exceeds the cut.
-  const compared = Math.min(input.length, COMPARED_LENGTH);
-  return bestDistance <= Math.max(2, Math.floor(compared / 3)) ? best : undefined;
-}
-
-/** A short, safe description of a value for an error message. */
-export function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
-  return typeof value === 'object' || typeof value === 'function'
-    ? `a ${typeof value}`
-    : String(value);
-}
-
-/** Throws a TypeError unless `options` is a plain options object. */
-export function assertOptionsObject(factory: string, options: unknown): asserts options is object {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`${factory}: options must be an object, got ${describeValue(options)}.`);
-  }
-}
-
-/** Throws a TypeError naming an unknown option, and the known one it was probably meant as. */
-export function assertKnownOptions(
-  factory: string,
-  options: object,
-  known: readonly string[],
-): void {
-  for (const key of Object.keys(options)) {
-    if (known.includes(key)) continue;
-    const guess = closestName(key, known);
-    const hint = guess === undefined ? '' : ` Did you mean "${guess}"?`;
-    throw new TypeError(
-      `${factory}: unknown option "${key}".${hint} Known options: ${known.join(', ')}.`,
-    );
-  }
-}
+export { closestName, describeValue, editDistance } from './names.js';
+export { assertKnownOptions, assertOptionsObject } from './object-checks.js';
+export {
+  isOptionError,
+  OPTION_ERROR_CODES,
+  type OptionError,
+  type OptionErrorCode,
+  optionError,
+} from './option-error.js';
+export {
+  booleanOption,
+  functionOption,
+  invalidOption,
+  oneOfOption,
+  positiveIntegerOption,
+  requiredFunctionOption,
+} from './value-checks.js';

@@ -2,10 +2,19 @@ import { expect, it } from 'vitest';
 
 it('exports exactly the helpers the packages bundle', async () => {
   expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
+    'OPTION_ERROR_CODES',
     'assertKnownOptions',
     'assertOptionsObject',
+    'booleanOption',
     'closestName',
     'describeValue',
     'editDistance',
+    'functionOption',
+    'invalidOption',
+    'isOptionError',
+    'oneOfOption',
+    'optionError',
+    'positiveIntegerOption',
+    'requiredFunctionOption',
   ]);
 });

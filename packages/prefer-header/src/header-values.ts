@@ -1,5 +1,6 @@
 /**
- * @module Adding to list-valued response headers without overwriting what is there.
+ * @module Adding to `Preference-Applied` without overwriting what is there. (`Vary` is merged with
+ * `vary`, the module Express itself uses.)
  */
 import type { ServerResponse } from 'node:http';
 
@@ -11,17 +12,6 @@ function currentValues(res: ServerResponse, name: string): string[] {
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');
-}
-
-/**
- * Adds `field` to `Vary` unless it is listed already (case-insensitively) or `Vary: *` is set.
- * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.5
- */
-export function appendVary(res: ServerResponse, field: string): void {
-  const values = currentValues(res, 'Vary');
-  const lower = field.toLowerCase();
-  if (values.some((value) => value === '*' || value.toLowerCase() === lower)) return;
-  res.setHeader('Vary', [...values, field].join(', '));
 }
 
 /**

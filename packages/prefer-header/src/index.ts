@@ -3,7 +3,7 @@ export {
   getPreferences,
   PREFER_QUERY_PARAMETER,
 } from './get-preferences.js';
-export { appendPreferenceApplied, appendVary } from './header-values.js';
+export { appendPreferenceApplied } from './header-values.js';
 export {
   MAX_DELTA_SECONDS,
   type ParsePreferOptions,

@@ -5,6 +5,7 @@
  *
  * @see https://www.rfc-editor.org/rfc/rfc7240#section-2
  */
+import { invalidOption } from '@resourceful/option-checks';
 
 /** One preference as sent: `name[=value] *(; param[=value])`. */
 export interface Preference {
@@ -318,9 +319,7 @@ export function parsePrefer(
 ): Preferences {
   const maxLength = options.maxLength ?? PREFER_MAX_LENGTH;
   if (!isValidMaxLength(maxLength)) {
-    throw new TypeError(
-      `parsePrefer: maxLength must be a positive integer, got ${String(maxLength)}`,
-    );
+    invalidOption('parsePrefer', 'maxLength', 'a positive integer (characters)', maxLength);
   }
   const all = new Map<string, Preference>();
   const lines = header === undefined ? [] : typeof header === 'string' ? [header] : header;

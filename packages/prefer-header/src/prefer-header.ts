@@ -2,11 +2,7 @@
  * @module The middleware: puts the parsed preferences on `req.preferences`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  assertKnownOptions,
-  assertOptionsObject,
-  describeValue as describe,
-} from '@resourceful/option-checks';
+import { assertKnownOptions, assertOptionsObject, invalidOption } from '@resourceful/option-checks';
 import { type GetPreferencesOptions, getPreferences } from './get-preferences.js';
 import { isValidMaxLength, type Preferences } from './parse-prefer.js';
 
@@ -30,17 +26,18 @@ export function resolvePreferHeaderOptions(options: unknown): GetPreferencesOpti
   assertKnownOptions('preferHeader', options, KNOWN_OPTIONS);
   const { maxLength, queryParameter } = options as GetPreferencesOptions;
   if (maxLength !== undefined && !isValidMaxLength(maxLength)) {
-    throw new TypeError(
-      `preferHeader: maxLength must be a positive integer (characters), got ${describe(maxLength)}.`,
-    );
+    invalidOption('preferHeader', 'maxLength', 'a positive integer (characters)', maxLength);
   }
   if (
     queryParameter !== undefined &&
     queryParameter !== false &&
     (typeof queryParameter !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(queryParameter))
   ) {
-    throw new TypeError(
-      `preferHeader: queryParameter must be a parameter name such as "Prefer", or false, got ${describe(queryParameter)}.`,
+    invalidOption(
+      'preferHeader',
+      'queryParameter',
+      'a parameter name such as "Prefer", or false',
+      queryParameter,
     );
   }
   return { maxLength, queryParameter };

@@ -2,8 +2,9 @@
  * @module Answering a create, replace or update the way `Prefer: return=…` asks (RFC 7240 §4.2).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import vary from 'vary';
 import { getPreferences } from './get-preferences.js';
-import { appendPreferenceApplied, appendVary } from './header-values.js';
+import { appendPreferenceApplied } from './header-values.js';
 
 /** The write operations of the spec's "Standard operations" table. */
 export type PreferredOperation = 'create' | 'replace' | 'update';
@@ -71,7 +72,7 @@ export function sendPreferred(
   }
   const preference = getPreferences(req).return;
   const answer = answers[preference ?? 'default'];
-  appendVary(res, 'Prefer');
+  vary(res, 'Prefer');
   if (preference !== undefined) appendPreferenceApplied(res, `return=${preference}`);
   res.statusCode = answer.status;
   if (!answer.withBody) {

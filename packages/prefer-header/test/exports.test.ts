@@ -6,7 +6,6 @@ it('exports exactly the public API', async () => {
     'PREFER_MAX_LENGTH',
     'PREFER_QUERY_PARAMETER',
     'appendPreferenceApplied',
-    'appendVary',
     'getPreferences',
     'parsePrefer',
     'preferHeader',

@@ -158,13 +158,24 @@ describe('preferHeader options', () => {
 
   it.each([
     [{ maxLenght: 10 }, /unknown option "maxLenght". Did you mean "maxLength"\?/],
-    [{ maxLength: 0 }, /maxLength must be a positive integer/],
-    [{ maxLength: '10' }, /maxLength must be a positive integer/],
-    [{ queryParameter: true }, /queryParameter must be/],
-    [{ queryParameter: 'a b' }, /queryParameter must be/],
+    [{ maxLength: 0 }, /"maxLength" must be a positive integer/],
+    [{ maxLength: '10' }, /"maxLength" must be a positive integer/],
+    [{ queryParameter: true }, /"queryParameter" must be/],
+    [{ queryParameter: 'a b' }, /"queryParameter" must be/],
     [null, /options must be an object/],
     [[], /options must be an object/],
   ])('refuses %j', (options, message) => {
     expect(() => preferHeader(options as PreferHeaderOptions)).toThrow(message);
+  });
+
+  it.each([
+    [null, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT'],
+    [{ maxLenght: 10 }, 'ERR_RESOURCEFUL_UNKNOWN_OPTION'],
+    [{ maxLength: 0 }, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ queryParameter: 'a b' }, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+  ])('gives %j a stable code', (options, code) => {
+    expect(() => preferHeader(options as PreferHeaderOptions)).toThrow(
+      expect.objectContaining({ code, factory: 'preferHeader' }),
+    );
   });
 });

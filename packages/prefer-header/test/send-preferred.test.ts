@@ -1,6 +1,7 @@
 import { describeEachExpress } from '@resourceful/test-support';
 import type { Request, Response } from 'express';
 import request from 'supertest';
+import vary from 'vary';
 import { describe, expect, it } from 'vitest';
 import { type PreferredOperation, sendPreferred } from '../src/index.js';
 
@@ -27,6 +28,11 @@ describeEachExpress('sendPreferred', (express) => {
       } catch (error) {
         res.status(500).json({ message: (error as Error).message });
       }
+    });
+    app.post('/vary', (req: Request, res: Response) => {
+      const prior = JSON.parse(String(req.headers['x-prior-vary'])) as string | string[];
+      res.setHeader('Vary', prior);
+      sendPreferred(req, res, { operation: 'create', body: card });
     });
     app.post('/vary-star', (req: Request, res: Response) => {
       res.setHeader('Vary', '*');
@@ -115,6 +121,20 @@ describeEachExpress('sendPreferred', (express) => {
     const res = await request(app()).patch('/cards/CARD-1').set('Prefer', 'return=representation');
     expect(res.headers.vary).toBe('Accept-Encoding, Prefer');
     expect(res.headers['preference-applied']).toBe('respond-async, return=representation');
+  });
+
+  // The merge is `vary`'s, the one Express's res.vary() does: what other code wrote is kept as
+  // written, and a field listed in any case is not repeated.
+  it.each<[string | string[]]>([
+    ['Accept,Origin'],
+    ['Accept-Encoding,  prefer'],
+    [['Accept', 'Origin']],
+    ['Origin, *'],
+    [''],
+  ])('merges Prefer into a Vary of %j as vary does', async (prior) => {
+    const res = await request(app()).post('/vary').set('X-Prior-Vary', JSON.stringify(prior));
+    const joined = Array.isArray(prior) ? prior.join(', ') : prior;
+    expect(res.headers.vary).toBe(vary.append(joined, 'Prefer'));
   });
 
   it('leaves "Vary: *" alone', async () => {

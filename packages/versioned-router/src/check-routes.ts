@@ -1,5 +1,6 @@
 /**
- * @module The route checker: lists the routes of an app that break the spec's path rules
+ * @module `@resourceful/versioned-router/check-routes`, the dev-time route checker, an entry point
+ * of its own so that the router does not carry its word lists and route decoding. The checker: lists the routes of an app that break the spec's path rules
  * ("Path shape", "Verbs and idempotency"):
  *
  * - the version is the first segment (`version-prefix`);
@@ -12,11 +13,15 @@
 import {
   assertKnownOptions,
   assertOptionsObject,
-  describeValue as describe,
+  booleanOption,
+  invalidOption,
 } from '@resourceful/option-checks';
 import { listRoutes, type RouteInfo } from './express-routes.js';
 import { isVersionLike } from './version-segment.js';
 import { DEFAULT_VERBS, isPluralWord, splitWords } from './words.js';
+
+export { listRoutes, type RouteInfo } from './express-routes.js';
+export { DEFAULT_VERBS, isPluralWord } from './words.js';
 
 export type RouteRule =
   | 'version-prefix'
@@ -119,9 +124,7 @@ function compilePatterns(patterns: readonly RoutePattern[], name: string): Match
       paths.add(normalizePattern(pattern));
     else if (typeof pattern === 'string' && pattern !== '') names.add(pattern.toLowerCase());
     else {
-      throw new TypeError(
-        `checkRoutes: ${name} entries must be paths, segment names or RegExps, got ${describe(pattern)}.`,
-      );
+      invalidOption('checkRoutes', name, 'a list of paths, segment names or RegExps', pattern);
     }
   }
   return {
@@ -139,9 +142,7 @@ function compilePatterns(patterns: readonly RoutePattern[], name: string): Match
 function stringList(value: unknown, name: string): readonly string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-    throw new TypeError(
-      `checkRoutes: ${name} must be an array of strings, got ${describe(value)}.`,
-    );
+    invalidOption('checkRoutes', name, 'an array of strings', value);
   }
   return value as string[];
 }
@@ -149,7 +150,7 @@ function stringList(value: unknown, name: string): readonly string[] | undefined
 function patternList(value: unknown, name: string): readonly RoutePattern[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
-    throw new TypeError(`checkRoutes: ${name} must be an array, got ${describe(value)}.`);
+    invalidOption('checkRoutes', name, 'an array', value);
   }
   return value as RoutePattern[];
 }
@@ -167,16 +168,10 @@ function resolveChecker(options: unknown): Checker {
   assertOptionsObject('checkRoutes', options);
   assertKnownOptions('checkRoutes', options, KNOWN_OPTIONS);
   const o = options as CheckRoutesOptions;
-  if (o.requireVersion !== undefined && typeof o.requireVersion !== 'boolean') {
-    throw new TypeError(
-      `checkRoutes: requireVersion must be a boolean, got ${describe(o.requireVersion)}.`,
-    );
-  }
+  const requireVersion = booleanOption('checkRoutes', 'requireVersion', o.requireVersion, true);
   const maxIdentifiers = o.maxIdentifiers ?? 2;
   if (!Number.isInteger(maxIdentifiers) || maxIdentifiers < 0) {
-    throw new TypeError(
-      `checkRoutes: maxIdentifiers must be a whole number, got ${describe(o.maxIdentifiers)}.`,
-    );
+    invalidOption('checkRoutes', 'maxIdentifiers', 'a whole number', o.maxIdentifiers);
   }
   const verbs = stringList(o.verbs, 'verbs') ?? DEFAULT_VERBS;
   const singular = stringList(o.allowSingular, 'allowSingular') ?? [];
@@ -188,7 +183,7 @@ function resolveChecker(options: unknown): Checker {
     ignored: compilePatterns(patternList(o.ignore, 'ignore'), 'ignore'),
     verbs: new Set(verbs.map((verb) => verb.toLowerCase())),
     singular: new Set(singular.map((word) => word.toLowerCase())),
-    requireVersion: o.requireVersion ?? true,
+    requireVersion,
     maxIdentifiers,
   };
 }

@@ -5,6 +5,14 @@
  * @see https://www.rfc-editor.org/rfc/rfc9745
  * @see https://www.rfc-editor.org/rfc/rfc8594
  */
+import {
+  assertKnownOptions,
+  invalidOption,
+  OPTION_ERROR_CODES,
+  optionError,
+} from '@resourceful/option-checks';
+
+const FACTORY = 'versionedRouter';
 
 export interface DeprecationOptions {
   /**
@@ -41,8 +49,11 @@ function toDate(value: unknown, what: string): Date {
         ? new Date(value)
         : undefined;
   if (date === undefined || Number.isNaN(date.getTime())) {
-    throw new TypeError(
-      `${what} must be a Date, an ISO 8601 string or a timestamp in milliseconds.`,
+    invalidOption(
+      FACTORY,
+      what,
+      'a Date, an ISO 8601 string or a timestamp in milliseconds',
+      value,
     );
   }
   return date;
@@ -53,17 +64,18 @@ const SAFE_LINK = /^[\x21\x23-\x3b\x3d\x3f-\x7e]+$/;
 
 function checkLink(link: unknown, what: string): string {
   if (typeof link !== 'string' || !SAFE_LINK.test(link)) {
-    throw new TypeError(
-      `${what} must be a URL without spaces, quotes or angle brackets, such as "https://example.com/migrate-to-v2".`,
+    invalidOption(
+      FACTORY,
+      what,
+      'a URL without spaces, quotes or angle brackets, such as "https://example.com/migrate-to-v2"',
+      link,
     );
   }
   if (!link.startsWith('/')) {
     try {
       new URL(link);
     } catch {
-      throw new TypeError(
-        `${what} must be an absolute URL or a path starting with "/", got "${link}".`,
-      );
+      invalidOption(FACTORY, what, 'an absolute URL or a path starting with "/"', link);
     }
   }
   return link;
@@ -72,19 +84,21 @@ function checkLink(link: unknown, what: string): string {
 /** Validates one version's deprecation settings and formats its headers. */
 export function resolveDeprecation(options: unknown, what: string): DeprecationHeaders {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`${what} must be an object such as { date: new Date('2025-01-01') }.`);
+    invalidOption(FACTORY, what, "an object such as { date: new Date('2025-01-01') }", options);
   }
-  const { date, sunset, link, ...rest } = options as Record<string, unknown>;
-  const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) {
-    throw new TypeError(`${what}: unknown option "${unknown}". Known options: date, sunset, link.`);
-  }
+  assertKnownOptions(FACTORY, options, ['date', 'sunset', 'link'], what);
+  const { date, sunset, link } = options as Record<string, unknown>;
   const deprecatedAt = toDate(date, `${what}.date`);
   let sunsetAt: Date | undefined;
   if (sunset !== undefined) {
     sunsetAt = toDate(sunset, `${what}.sunset`);
     if (sunsetAt.getTime() < deprecatedAt.getTime()) {
-      throw new TypeError(`${what}.sunset must not be earlier than ${what}.date (RFC 9745 §4.2).`);
+      throw optionError(
+        OPTION_ERROR_CODES.conflictingOptions,
+        FACTORY,
+        `"${what}.sunset" must not be earlier than "${what}.date" (RFC 9745 §4.2).`,
+        `${what}.sunset`,
+      );
     }
   }
   return {

@@ -6,7 +6,7 @@
  * Express 5 (router 2.3+): `app.router.stack`; the path is kept as `layer.rawPath`.
  * Routes: `layer.route.path` and `layer.route.methods` in both.
  */
-import { MOUNTED_VERSIONS, type MountedVersion } from './versioned-router.js';
+import { MOUNTED_VERSIONS, type MountedVersion } from './mounted-versions.js';
 
 /** One method of one registered route path, with its mount prefixes joined. */
 export interface RouteInfo {

@@ -2,6 +2,7 @@
  * @module Adding to list-valued response headers without overwriting what is there.
  */
 import type { ServerResponse } from 'node:http';
+import vary from 'vary';
 
 function currentValue(res: ServerResponse, name: string): string | undefined {
   const current = res.getHeader(name);
@@ -9,18 +10,11 @@ function currentValue(res: ServerResponse, name: string): string | undefined {
   return Array.isArray(current) ? current.join(', ') : String(current);
 }
 
-/** Adds `field` to `Vary` unless it is listed already (case-insensitively) or `Vary: *` is set. */
-export function appendVary(res: ServerResponse, field: string): void {
-  const current = currentValue(res, 'Vary');
-  if (current === undefined || current.trim() === '') {
-    res.setHeader('Vary', field);
-    return;
-  }
-  const lower = field.toLowerCase();
-  const listed = current.split(',').map((value) => value.trim().toLowerCase());
-  if (listed.includes('*') || listed.includes(lower)) return;
-  res.setHeader('Vary', `${current}, ${field}`);
-}
+/**
+ * Adds `field` to `Vary` unless it is listed already or `Vary: *` is set, keeping what other code
+ * wrote: `vary`, the module Express's own `res.vary` uses (RFC 9110 §12.5.5).
+ */
+export const appendVary: (res: ServerResponse, field: string) => void = vary;
 
 /** Adds a link-value to `Link` (RFC 8288), keeping links set earlier. */
 export function appendLink(res: ServerResponse, linkValue: string): void {

@@ -5,7 +5,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   assertKnownOptions,
   assertOptionsObject,
-  describeValue as describe,
+  invalidOption,
+  OPTION_ERROR_CODES,
+  optionError,
 } from '@resourceful/option-checks';
 import {
   type DeprecationHeaders,
@@ -68,6 +70,7 @@ export interface ResolvedOptions {
 
 export const DEFAULT_DISCOVERY_PATH = '/api';
 
+const FACTORY = 'versionedRouter';
 const KNOWN_OPTIONS = ['versions', 'discoveryPath', 'header'] as const;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 const DISCOVERY_PATH = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/;
@@ -75,23 +78,27 @@ const DISCOVERY_PATH = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/;
 function resolveVersion(name: string, value: unknown): ResolvedVersion {
   const key = declaredVersionKey(name);
   if (key === undefined) {
-    throw new TypeError(
-      `versionedRouter: version "${name}" must look like "v1" or "v1.0" (lower-case v, numbers without leading zeros).`,
+    invalidOption(
+      FACTORY,
+      'versions',
+      'keyed by names like "v1" or "v1.0" (lower-case v, numbers without leading zeros)',
+      name,
     );
   }
   if (typeof value === 'function') {
     return { name, key, handler: value as VersionHandler, deprecation: undefined };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new TypeError(
-      `versionedRouter: versions.${name} must be a router or { router, deprecation }, got ${describe(value)}.`,
-    );
+    invalidOption(FACTORY, `versions.${name}`, 'a router or { router, deprecation }', value);
   }
-  assertKnownOptions(`versionedRouter: versions.${name}`, value, ['router', 'deprecation']);
+  assertKnownOptions(FACTORY, value, ['router', 'deprecation'], `versions.${name}`);
   const { router, deprecation } = value as { router?: unknown; deprecation?: unknown };
   if (typeof router !== 'function') {
-    throw new TypeError(
-      `versionedRouter: versions.${name}.router must be an Express router or a (req, res, next) function, got ${describe(router)}.`,
+    invalidOption(
+      FACTORY,
+      `versions.${name}.router`,
+      'an Express router or a (req, res, next) function',
+      router,
     );
   }
   return {
@@ -101,19 +108,25 @@ function resolveVersion(name: string, value: unknown): ResolvedVersion {
     deprecation:
       deprecation === undefined
         ? undefined
-        : resolveDeprecation(deprecation, `versionedRouter: versions.${name}.deprecation`),
+        : resolveDeprecation(deprecation, `versions.${name}.deprecation`),
   };
 }
 
 /** Checks the options and resolves the defaults; throws a TypeError that says how to fix them. */
 export function resolveOptions(options: unknown): ResolvedOptions {
-  assertOptionsObject('versionedRouter', options);
-  assertKnownOptions('versionedRouter', options, KNOWN_OPTIONS);
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, KNOWN_OPTIONS);
   const { versions, discoveryPath, header } = options as Partial<VersionedRouterOptions>;
   if (versions === null || typeof versions !== 'object' || Array.isArray(versions)) {
-    throw new TypeError(
-      `versionedRouter: versions must be an object such as { v1: v1Router }, got ${describe(versions)}.`,
-    );
+    if (versions === undefined) {
+      throw optionError(
+        OPTION_ERROR_CODES.missingOption,
+        FACTORY,
+        '"versions" is required: an object such as { v1: v1Router }.',
+        'versions',
+      );
+    }
+    invalidOption(FACTORY, 'versions', 'an object such as { v1: v1Router }', versions);
   }
   const resolved: ResolvedVersion[] = [];
   const byKey = new Map<string, ResolvedVersion>();
@@ -121,31 +134,33 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     const version = resolveVersion(name, value);
     const clash = byKey.get(version.key);
     if (clash !== undefined) {
-      throw new TypeError(
-        `versionedRouter: "${clash.name}" and "${name}" name the same version (a major-only version implies ".0"); declare one of them.`,
+      throw optionError(
+        OPTION_ERROR_CODES.conflictingOptions,
+        FACTORY,
+        `"${clash.name}" and "${name}" name the same version (a major-only version implies ".0"); declare one of them.`,
+        `versions.${name}`,
       );
     }
     byKey.set(version.key, version);
     resolved.push(version);
   }
   if (resolved.length === 0) {
-    throw new TypeError(
-      'versionedRouter: versions must declare at least one version, such as { v1: v1Router }.',
-    );
+    invalidOption(FACTORY, 'versions', 'at least one version, such as { v1: v1Router }', versions);
   }
 
   let discovery: string | undefined = DEFAULT_DISCOVERY_PATH;
   if (discoveryPath === false) discovery = undefined;
   else if (discoveryPath !== undefined) {
     if (typeof discoveryPath !== 'string' || !DISCOVERY_PATH.test(discoveryPath)) {
-      throw new TypeError(
-        `versionedRouter: discoveryPath must be a path such as "/api", or false, got ${describe(discoveryPath)}.`,
-      );
+      invalidOption(FACTORY, 'discoveryPath', 'a path such as "/api", or false', discoveryPath);
     }
     const first = discoveryPath.split('/')[1] ?? '';
     if (isVersionLike(first)) {
-      throw new TypeError(
-        `versionedRouter: discoveryPath must not start with a version segment, got "${discoveryPath}".`,
+      invalidOption(
+        FACTORY,
+        'discoveryPath',
+        'a path that does not start with a version segment',
+        discoveryPath,
       );
     }
     discovery = discoveryPath;
@@ -154,9 +169,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   let headerName: string | undefined;
   if (header !== undefined && header !== false) {
     if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
-      throw new TypeError(
-        `versionedRouter: header must be a header name such as "Api-Version", or false, got ${describe(header)}.`,
-      );
+      invalidOption(FACTORY, 'header', 'a header name such as "Api-Version", or false', header);
     }
     headerName = header;
   }

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, type ErrorDetail } from '@resourceful/error-envelope';
 import { appendLink, appendVary } from './header-values.js';
+import { MOUNTED_VERSIONS, type MountedVersion } from './mounted-versions.js';
 import {
   type ResolvedOptions,
   type ResolvedVersion,
@@ -20,19 +21,6 @@ interface MountableRequest extends IncomingMessage {
   baseUrl?: string;
   originalUrl?: string;
 }
-
-/** A version as the route checker sees it: mounted at `/{name}`. */
-export interface MountedVersion {
-  readonly name: string;
-  readonly prefix: string;
-  readonly handler: unknown;
-}
-
-/**
- * Where `versionedRouter` middleware lists its versions, for `checkRoutes`. `Symbol.for`, so the
- * ESM and CommonJS builds of this package recognise each other's middleware.
- */
-export const MOUNTED_VERSIONS = Symbol.for('@resourceful/versioned-router/versions');
 
 export interface VersionedRouterMiddleware {
   (req: IncomingMessage, res: ServerResponse, next: Next): void;

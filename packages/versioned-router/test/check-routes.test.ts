@@ -6,8 +6,8 @@ import {
   DEFAULT_VERBS,
   isPluralWord,
   listRoutes,
-  versionedRouter,
-} from '../src/index.js';
+} from '../src/check-routes.js';
+import { versionedRouter } from '../src/index.js';
 
 const noop = () => {};
 
@@ -275,12 +275,15 @@ describe('checkRoutes options', () => {
       { complexOperation: [] },
       /unknown option "complexOperation". Did you mean "complexOperations"\?/,
     ],
-    [{ verbs: 'get' }, /verbs must be an array of strings/],
-    [{ allowSingular: [1] }, /allowSingular must be an array of strings/],
-    [{ complexOperations: [''] }, /complexOperations entries must be/],
-    [{ ignore: 'x' }, /ignore must be an array/],
-    [{ requireVersion: 'yes' }, /requireVersion must be a boolean/],
-    [{ maxIdentifiers: -1 }, /maxIdentifiers must be a whole number/],
+    [{ verbs: 'get' }, /"verbs" must be an array of strings/],
+    [{ allowSingular: [1] }, /"allowSingular" must be an array of strings/],
+    [
+      { complexOperations: [''] },
+      /"complexOperations" must be a list of paths, segment names or RegExps/,
+    ],
+    [{ ignore: 'x' }, /"ignore" must be an array/],
+    [{ requireVersion: 'yes' }, /"requireVersion" must be true or false/],
+    [{ maxIdentifiers: -1 }, /"maxIdentifiers" must be a whole number/],
   ])('refuses %j', (options, message) => {
     expect(() => checkRoutes(router, options as CheckRoutesOptions)).toThrow(message);
   });

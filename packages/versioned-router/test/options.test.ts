@@ -3,10 +3,10 @@ import {
   DEFAULT_DISCOVERY_PATH,
   formatStructuredDate,
   isVersionLike,
-  MOUNTED_VERSIONS,
   type VersionedRouterOptions,
   versionedRouter,
 } from '../src/index.js';
+import { MOUNTED_VERSIONS } from '../src/mounted-versions.js';
 
 const router = () => {};
 
@@ -15,6 +15,8 @@ describe('versionedRouter options', () => {
     const middleware = versionedRouter({ versions: { v1: router, 'v2.0': { router } } });
     expect(middleware.name).toBe('versionedRouterMiddleware');
     expect(middleware[MOUNTED_VERSIONS].map((v) => v.prefix)).toEqual(['/v1', '/v2.0']);
+    // The key is registered, so the check-routes entry point (its own bundle) finds the versions.
+    expect(MOUNTED_VERSIONS).toBe(Symbol.for('@resourceful/versioned-router/versions'));
     expect(DEFAULT_DISCOVERY_PATH).toBe('/api');
   });
 
@@ -32,62 +34,88 @@ describe('versionedRouter options', () => {
 
   it.each([
     [undefined, /options must be an object/],
-    [{}, /versions must be an object/],
+    [{}, /"versions" is required: an object such as \{ v1: v1Router \}/],
     [{ versions: {} }, /at least one version/],
     [
       { versions: { v1: router }, headers: 'Api-Version' },
       /unknown option "headers". Did you mean "header"\?/,
     ],
-    [{ versions: { V1: router } }, /version "V1" must look like "v1" or "v1.0"/],
-    [{ versions: { v01: router } }, /version "v01" must look like/],
-    [{ versions: { '1': router } }, /version "1" must look like/],
-    [{ versions: { 'v1.2.3': router } }, /must look like/],
+    [{ versions: { V1: router } }, /"versions" must be keyed by names like "v1" or "v1.0".*"V1"/],
+    [{ versions: { v01: router } }, /keyed by names like.*"v01"/],
+    [{ versions: { '1': router } }, /keyed by names like.*"1"/],
+    [{ versions: { 'v1.2.3': router } }, /keyed by names like/],
     [{ versions: { v1: router, 'v1.0': router } }, /"v1" and "v1.0" name the same version/],
-    [{ versions: { v1: 'router' } }, /versions.v1 must be a router or \{ router, deprecation \}/],
-    [{ versions: { v1: {} } }, /versions.v1.router must be an Express router/],
+    [{ versions: { v1: 'router' } }, /"versions.v1" must be a router or \{ router, deprecation \}/],
+    [{ versions: { v1: {} } }, /"versions.v1.router" must be an Express router/],
     [
       { versions: { v1: { router, deprecated: {} } } },
-      /unknown option "deprecated". Did you mean "deprecation"\?/,
+      /unknown option "versions.v1.deprecated". Did you mean "versions.v1.deprecation"\?/,
     ],
-    [{ versions: { v1: { router, deprecation: true } } }, /deprecation must be an object/],
-    [{ versions: { v1: { router, deprecation: {} } } }, /deprecation.date must be a Date/],
+    [{ versions: { v1: { router, deprecation: true } } }, /deprecation" must be an object/],
+    [{ versions: { v1: { router, deprecation: {} } } }, /deprecation.date" must be a Date/],
     [
       { versions: { v1: { router, deprecation: { date: 'soon' } } } },
-      /deprecation.date must be a Date/,
+      /deprecation.date" must be a Date/,
     ],
     [
       { versions: { v1: { router, deprecation: { date: '2025-01-01', sunset: '2024-01-01' } } } },
-      /sunset must not be earlier than .*date/,
+      /sunset" must not be earlier than .*date/,
     ],
     [
       { versions: { v1: { router, deprecation: { date: '2025-01-01', link: 'a b' } } } },
-      /link must be a URL without spaces/,
+      /link" must be a URL without spaces/,
     ],
     [
       { versions: { v1: { router, deprecation: { date: '2025-01-01', link: 'x>; rel="next"' } } } },
-      /link must be a URL without spaces/,
+      /link" must be a URL without spaces/,
     ],
     [
       { versions: { v1: { router, deprecation: { date: '2025-01-01', link: 'no-scheme' } } } },
-      /link must be an absolute URL or a path/,
+      /link" must be an absolute URL or a path/,
     ],
     [
       { versions: { v1: { router, deprecation: { date: 0, until: 1 } } } },
-      /unknown option "until"/,
+      /unknown option "versions.v1.deprecation.until"/,
     ],
     [
       { versions: { v1: router }, discoveryPath: 'api' },
-      /discoveryPath must be a path such as "\/api"/,
+      /"discoveryPath" must be a path such as "\/api"/,
     ],
-    [{ versions: { v1: router }, discoveryPath: '/a b' }, /discoveryPath must be a path/],
+    [{ versions: { v1: router }, discoveryPath: '/a b' }, /"discoveryPath" must be a path/],
     [
       { versions: { v1: router }, discoveryPath: '/v2/list' },
-      /must not start with a version segment/,
+      /does not start with a version segment/,
     ],
-    [{ versions: { v1: router }, header: 'Api Version' }, /header must be a header name/],
-    [{ versions: { v1: router }, header: true }, /header must be a header name/],
+    [{ versions: { v1: router }, header: 'Api Version' }, /"header" must be a header name/],
+    [{ versions: { v1: router }, header: true }, /"header" must be a header name/],
   ])('refuses %j', (options, message) => {
     expect(() => versionedRouter(options as unknown as VersionedRouterOptions)).toThrow(message);
+  });
+
+  it.each([
+    [{}, 'ERR_RESOURCEFUL_MISSING_OPTION', 'versions'],
+    [{ versions: { v1: router }, headr: 'x' }, 'ERR_RESOURCEFUL_UNKNOWN_OPTION', 'headr'],
+    [
+      { versions: { v1: { router, deprecation: { dat: 0 } } } },
+      'ERR_RESOURCEFUL_UNKNOWN_OPTION',
+      'versions.v1.deprecation.dat',
+    ],
+    [{ versions: { v1: 'router' } }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'versions.v1'],
+    [{ versions: { v1: router }, header: true }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'header'],
+    [
+      { versions: { v1: router, 'v1.0': router } },
+      'ERR_RESOURCEFUL_CONFLICTING_OPTIONS',
+      'versions.v1.0',
+    ],
+    [
+      { versions: { v1: { router, deprecation: { date: 1000, sunset: 0 } } } },
+      'ERR_RESOURCEFUL_CONFLICTING_OPTIONS',
+      'versions.v1.deprecation.sunset',
+    ],
+  ])('gives %j a stable code and names the option', (options, code, option) => {
+    expect(() => versionedRouter(options as unknown as VersionedRouterOptions)).toThrow(
+      expect.objectContaining({ code, option, factory: 'versionedRouter' }),
+    );
   });
 
   it('accepts a relative link and a sunset equal to the deprecation date', () => {

@@ -256,6 +256,17 @@ describeEachExpress('versionedRouter', (express) => {
       expect(res.headers.vary).toBe('Api-Version');
     });
 
+    it('merges Api-Version into the Vary other middleware set, as res.vary() would', async () => {
+      const server = express();
+      server.use((_req: Request, res: Response, next: () => void) => {
+        res.setHeader('Vary', 'Accept,origin, API-VERSION-X');
+        next();
+      });
+      server.use(versionedRouter({ versions: { v1: versionRouter('v1') }, header: 'Api-Version' }));
+      const res = await request(server).get('/vault/credit-cards').set('Api-Version', '1');
+      expect(res.headers.vary).toBe('Accept,origin, API-VERSION-X, Api-Version');
+    });
+
     it('accepts 1, 1.0, v1.0 and surrounding whitespace', async () => {
       for (const value of ['1', '1.0', 'v1.0', ' v1 ']) {
         const res = await request(withHeader())

@@ -140,7 +140,7 @@ export function mountWebhooks({ router, lists, webhooks, now }: WebhookRoutesOpt
       ...updateOptions(resource),
       upsert: true,
       id: webhookIdFrom,
-      location: (req, webhook) => absoluteUrl(req as Request, webhookPath(webhook.id)),
+      location: (webhook, req) => absoluteUrl(req as Request, webhookPath(webhook.id)),
     }),
   );
   router.delete(`${COLLECTION_PATH}/:id`, deleteHandler(resource));

@@ -1,0 +1,118 @@
+import { describeEachExpress } from '@resourceful/test-support';
+import request from 'supertest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { buildApp, type Fixture, seed } from './fixtures.js';
+
+const JSON_PATCH = 'application/json-patch+json';
+const MERGE_PATCH = 'application/merge-patch+json';
+
+// A write that leaves the resource equal changes neither `update_time` nor the ETag, so every
+// other client's If-Match still holds; it answers as any successful write does.
+describeEachExpress('writes that change nothing', (express) => {
+  let fixture: Fixture;
+  beforeEach(() => {
+    fixture = { store: seed(), saves: 0 };
+  });
+  const original = () => seed().get('WH-1');
+  const server = () => buildApp(express, fixture);
+
+  async function etagOfGet(app: ReturnType<typeof server>): Promise<string> {
+    const res = await request(app).get('/hooks/WH-1');
+    expect(res.status).toBe(200);
+    return res.headers.etag as string;
+  }
+
+  const noOps: [string, string, unknown][] = [
+    ['an empty JSON Patch []', JSON_PATCH, []],
+    ['an empty merge patch {}', MERGE_PATCH, {}],
+    [
+      'a JSON Patch setting a field to its current value',
+      JSON_PATCH,
+      [{ op: 'replace', path: '/url', value: 'https://a.example/hook' }],
+    ],
+    ['a merge patch setting a field to its current value', MERGE_PATCH, { description: 'orders' }],
+    [
+      'a JSON Patch of test operations only',
+      JSON_PATCH,
+      [{ op: 'test', path: '/description', value: 'orders' }],
+    ],
+    [
+      'a JSON Patch that removes and puts back the same value',
+      JSON_PATCH,
+      [
+        { op: 'remove', path: '/description' },
+        { op: 'add', path: '/description', value: 'orders' },
+      ],
+    ],
+  ];
+
+  describe.each(noOps)('PATCH with %s', (_name, type, body) => {
+    it('answers 204 with the ETag a GET gives, keeps update_time and does not save', async () => {
+      const app = server();
+      const before = await etagOfGet(app);
+      const res = await request(app)
+        .patch('/hooks/WH-1')
+        .set('Content-Type', type)
+        .set('If-Match', before)
+        .send(JSON.stringify(body));
+      expect(res.status).toBe(204);
+      expect(res.headers.etag).toBe(before);
+      expect(fixture.store.get('WH-1')).toEqual(original());
+      expect(fixture.saves).toBe(0);
+      expect(await etagOfGet(app)).toBe(before);
+    });
+
+    it('answers 200 with the unchanged resource under Prefer: return=representation', async () => {
+      const res = await request(server())
+        .patch('/hooks/WH-1')
+        .set('Content-Type', type)
+        .set('Prefer', 'return=representation')
+        .send(JSON.stringify(body));
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(original());
+    });
+  });
+
+  it('still evaluates If-Match: a stale tag answers 412 for a patch that changes nothing', async () => {
+    const res = await request(server())
+      .patch('/hooks/WH-1')
+      .set('Content-Type', JSON_PATCH)
+      .set('If-Match', '"stale"')
+      .send('[]');
+    expect(res.status).toBe(412);
+  });
+
+  it('answers PUT of the stored resource itself with 204, keeping update_time and the ETag', async () => {
+    const app = server();
+    const before = await etagOfGet(app);
+    const res = await request(app)
+      .put('/hooks/WH-1')
+      .set('If-Match', before)
+      .send(original() as object);
+    expect(res.status).toBe(204);
+    expect(fixture.store.get('WH-1')).toEqual(original());
+    expect(fixture.saves).toBe(0);
+    expect(await etagOfGet(app)).toBe(before);
+  });
+
+  it('answers PUT leaving out only the computed fields as a write that changes nothing', async () => {
+    const { id: _id, create_time: _c, update_time: _u, ...sent } = original()!;
+    const res = await request(server()).put('/hooks/WH-1').send(sent);
+    expect(res.status).toBe(204);
+    expect(fixture.saves).toBe(0);
+    expect(fixture.store.get('WH-1')).toEqual(original());
+  });
+
+  it('saves and moves update_time for a patch that changes a value', async () => {
+    const app = server();
+    const before = await etagOfGet(app);
+    const res = await request(app)
+      .patch('/hooks/WH-1')
+      .set('Content-Type', MERGE_PATCH)
+      .send(JSON.stringify({ description: 'refunds' }));
+    expect(res.status).toBe(204);
+    expect(res.headers.etag).not.toBe(before);
+    expect(fixture.saves).toBe(1);
+    expect(fixture.store.get('WH-1')?.update_time).not.toBe(original()?.update_time);
+  });
+});
