@@ -2,7 +2,12 @@
  * @module `describeApi`: checks a description once and resolves every schema to JSON Schema, so
  * the generators never see a half-valid description.
  */
-import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  OPTION_ERROR_CODES,
+  optionError,
+} from '@resourceful/option-checks';
 import { propertyNames, toJsonSchema } from './json-schema.js';
 import type {
   ApiDescription,
@@ -56,13 +61,21 @@ const OPERATION_ID = /^[A-Za-z][A-Za-z0-9_]*$/;
 export function describeApi(init: ApiDescriptionInit): ApiDescription {
   assertOptionsObject('describeApi', init);
   assertKnownOptions('describeApi', init, API_OPTIONS);
-  requireString('describeApi: title', init.title);
-  requireString('describeApi: version', init.version);
+  requireString('title', init.title);
+  requireString('version', init.version);
   if (typeof init.pathVersion !== 'string' || !/^v\d+(\.\d+)?$/.test(init.pathVersion)) {
-    throw new TypeError('describeApi: pathVersion must look like "v1" or "v1.2".');
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      'pathVersion must look like "v1" or "v1.2".',
+    );
   }
   if (!Array.isArray(init.resources)) {
-    throw new TypeError('describeApi: resources must be an array of resource descriptions.');
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      'resources must be an array of resource descriptions.',
+    );
   }
   const resources = init.resources.map(describeResource);
   const operations = (init.operations ?? []).map(describeOperation);
@@ -81,8 +94,10 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
   const names = new Set(resources.map((r) => r.name));
   for (const operation of operations) {
     if (operation.creates !== undefined && !names.has(operation.creates)) {
-      throw new TypeError(
-        `describeApi: operation "${operation.operationId}" creates "${operation.creates}", which is not a described resource.`,
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'describeApi',
+        `operation "${operation.operationId}" creates "${operation.creates}", which is not a described resource.`,
       );
     }
   }
@@ -101,21 +116,29 @@ function describeResource(resource: ResourceDescription, index: number): Describ
   assertOptionsObject(`describeApi: ${where}`, resource);
   assertKnownOptions(`describeApi: ${where}`, resource, RESOURCE_OPTIONS);
   if (typeof resource.name !== 'string' || !TYPE_NAME.test(resource.name)) {
-    throw new TypeError(`describeApi: ${where}.name must be a PascalCase type name.`);
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${where}.name must be a PascalCase type name.`,
+    );
   }
   const label = `resource "${resource.name}"`;
   if (typeof resource.path !== 'string' || !PATH.test(resource.path)) {
-    throw new TypeError(
-      `describeApi: ${label} path must be lower-case segments like "/vault/credit-cards".`,
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${label} path must be lower-case segments like "/vault/credit-cards".`,
     );
   }
-  requireString(`describeApi: ${label} summary`, resource.summary);
+  requireString(`${label} summary`, resource.summary);
   const representation = toJsonSchema(resource.representation, 'output', `${label} representation`);
   const fields = propertyNames(representation);
   for (const common of COMMON_READ_ONLY_FIELDS) {
     if (!fields.includes(common)) {
-      throw new TypeError(
-        `describeApi: ${label} representation lacks "${common}" (every resource has id, create_time, update_time and links).`,
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'describeApi',
+        `${label} representation lacks "${common}" (every resource has id, create_time, update_time and links).`,
       );
     }
   }
@@ -140,7 +163,11 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     );
     const paging = ops.list.paging ?? ['page', 'offset'];
     if (paging.length === 0 || paging.some((p) => p !== 'page' && p !== 'offset')) {
-      throw new TypeError(`describeApi: ${label} list.paging must name "page" and/or "offset".`);
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'describeApi',
+        `${label} list.paging must name "page" and/or "offset".`,
+      );
     }
     list = { sortable, filterable, timeSelectable, paging, summary };
   }
@@ -154,17 +181,23 @@ function describeResource(resource: ResourceDescription, index: number): Describ
   for (const [key, reason] of Object.entries(deprecated)) {
     const field = key.split('.')[0] ?? key;
     if (!fields.includes(field)) {
-      throw new TypeError(
-        `describeApi: ${label} deprecates "${key}", but has no field "${field}".`,
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'describeApi',
+        `${label} deprecates "${key}", but has no field "${field}".`,
       );
     }
-    requireString(`describeApi: ${label} deprecation reason of "${key}"`, reason);
+    requireString(`${label} deprecation reason of "${key}"`, reason);
   }
   const actions = (resource.actions ?? []).map((action, i) => {
     if (typeof action.name !== 'string' || !SEGMENT.test(action.name)) {
-      throw new TypeError(`describeApi: ${label} actions[${i}].name must be a path segment.`);
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'describeApi',
+        `${label} actions[${i}].name must be a path segment.`,
+      );
     }
-    requireString(`describeApi: ${label} action "${action.name}" summary`, action.summary);
+    requireString(`${label} action "${action.name}" summary`, action.summary);
     return {
       name: action.name,
       summary: action.summary,
@@ -208,31 +241,51 @@ function describeOperation(operation: OperationDescription, index: number): Desc
   assertOptionsObject(`describeApi: ${where}`, operation);
   assertKnownOptions(`describeApi: ${where}`, operation, OPERATION_OPTIONS);
   if (typeof operation.operationId !== 'string' || !OPERATION_ID.test(operation.operationId)) {
-    throw new TypeError(`describeApi: ${where}.operationId must be an identifier.`);
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${where}.operationId must be an identifier.`,
+    );
   }
   const label = `operation "${operation.operationId}"`;
   if (operation.method !== 'GET' && operation.method !== 'POST') {
-    throw new TypeError(`describeApi: ${label} method must be "GET" or "POST".`);
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${label} method must be "GET" or "POST".`,
+    );
   }
   if (typeof operation.path !== 'string' || !OPERATION_PATH.test(operation.path)) {
-    throw new TypeError(`describeApi: ${label} path must look like "/risk/decisions".`);
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${label} path must look like "/risk/decisions".`,
+    );
   }
-  requireString(`describeApi: ${label} summary`, operation.summary);
+  requireString(`${label} summary`, operation.summary);
   const kinds = ['resource-oriented', 'composite', 'transient', 'computed'];
   if (!kinds.includes(operation.kind)) {
-    throw new TypeError(`describeApi: ${label} kind must be one of ${kinds.join(', ')}.`);
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${label} kind must be one of ${kinds.join(', ')}.`,
+    );
   }
   if ((operation.kind === 'computed') !== (operation.method === 'GET')) {
-    throw new TypeError(
-      `describeApi: ${label}: computed resources are read with GET, the other kinds are POSTed.`,
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${label}: computed resources are read with GET, the other kinds are POSTed.`,
     );
   }
   if (
     (operation.kind === 'resource-oriented' || operation.kind === 'composite') &&
     operation.creates === undefined
   ) {
-    throw new TypeError(
-      `describeApi: ${label} is ${operation.kind}: name the resource it creates in "creates".`,
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${label} is ${operation.kind}: name the resource it creates in "creates".`,
     );
   }
   return Object.freeze({
@@ -262,10 +315,18 @@ function fieldList(
 ): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value))
-    throw new TypeError(`describeApi: ${where} must be an array of field names.`);
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${where} must be an array of field names.`,
+    );
   for (const name of value) {
     if (!fields.includes(name)) {
-      throw new TypeError(`describeApi: ${where} names "${String(name)}", which is not a field.`);
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'describeApi',
+        `${where} names "${String(name)}", which is not a field.`,
+      );
     }
   }
   return [...value];
@@ -273,14 +334,23 @@ function fieldList(
 
 function requireString(where: string, value: unknown): void {
   if (typeof value !== 'string' || value.trim() === '') {
-    throw new TypeError(`${where} must be a non-empty string.`);
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${where} must be a non-empty string.`,
+    );
   }
 }
 
 function assertUnique(what: string, values: readonly string[]): void {
   const seen = new Set<string>();
   for (const value of values) {
-    if (seen.has(value)) throw new TypeError(`describeApi: ${what} "${value}" is used twice.`);
+    if (seen.has(value))
+      throw optionError(
+        OPTION_ERROR_CODES.conflictingOptions,
+        'describeApi',
+        `${what} "${value}" is used twice.`,
+      );
     seen.add(value);
   }
 }

@@ -2,6 +2,7 @@
  * @module Turning a schema source into the JSON Schema the generators read, once, when the
  * description is built.
  */
+import { OPTION_ERROR_CODES, optionError } from '@resourceful/option-checks';
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
 import type { JsonSchema, SchemaSource } from './types.js';
 
@@ -29,8 +30,10 @@ export function toJsonSchema(source: SchemaSource, side: SchemaSide, where: stri
   } else if (typeof source === 'object' && source !== null && !Array.isArray(source)) {
     schema = structuredClone(source as Record<string, unknown>);
   } else {
-    throw new TypeError(
-      `describeApi: ${where} must be a Standard JSON Schema (zod 4, …) or a JSON Schema object.`,
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${where} must be a Standard JSON Schema (zod 4, …) or a JSON Schema object.`,
     );
   }
   const { $schema: _dialect, ...rest } = schema;

@@ -50,6 +50,26 @@ describe('describeApi', () => {
     expect(Object.isFrozen(api.resources[0])).toBe(true);
   });
 
+  it('throws construction errors with stable codes', () => {
+    const codeOf = (init: unknown) => {
+      try {
+        describeApi(init as never);
+      } catch (error) {
+        return (error as { code?: string }).code;
+      }
+      return undefined;
+    };
+    expect(codeOf({ ...minimal, resource: [] })).toBe('ERR_RESOURCEFUL_UNKNOWN_OPTION');
+    expect(codeOf({ ...minimal, pathVersion: '1' })).toBe('ERR_RESOURCEFUL_INVALID_OPTION');
+    expect(
+      codeOf({
+        ...minimal,
+        resources: [minimal.resources[0], { ...minimal.resources[0], path: '/other' }],
+      }),
+    ).toBe('ERR_RESOURCEFUL_CONFLICTING_OPTIONS');
+    expect(codeOf(null)).toBe('ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT');
+  });
+
   describe('refuses a wrong description when the service starts', () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
       [

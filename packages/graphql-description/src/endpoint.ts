@@ -3,7 +3,12 @@
  * JSON body, GET with `?query=` for queries), the query limits, a token bound on the parser,
  * and the schema's SDL as text at `{mount}/schema.graphql`.
  */
-import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  OPTION_ERROR_CODES,
+  optionError,
+} from '@resourceful/option-checks';
 import type { NextFunction, Request, Response } from 'express';
 import { type GraphQLSchema, parse, printSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
@@ -34,7 +39,11 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
   assertKnownOptions('graphqlEndpoint', options, ['schema', 'context', 'limits', 'maxTokens']);
   const maxTokens = options.maxTokens ?? 5000;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-    throw new TypeError('graphqlEndpoint: maxTokens must be a positive integer.');
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'graphqlEndpoint',
+      'maxTokens must be a positive integer.',
+    );
   }
   const rules = queryLimitRules(options.limits);
   const sdl = printSchema(options.schema);

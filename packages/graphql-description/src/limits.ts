@@ -3,6 +3,7 @@
  * or too many fields once list sizes are counted. A refusal is a GraphQL error (HTTP 400 from
  * graphql-http), never a 5xx or a hang.
  */
+import { OPTION_ERROR_CODES, optionError } from '@resourceful/option-checks';
 import {
   type ASTVisitor,
   type FieldNode,
@@ -86,7 +87,11 @@ export function queryLimitRules(limits: QueryLimits = {}): ValidationRule[] {
   const maxPageSize = limits.maxPageSize ?? DEFAULT_QUERY_LIMITS.maxPageSize;
   for (const [name, value] of Object.entries({ maxDepth, maxCost, maxPageSize })) {
     if (!Number.isInteger(value) || value < 1) {
-      throw new TypeError(`queryLimitRules: ${name} must be a positive integer.`);
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'queryLimitRules',
+        `${name} must be a positive integer.`,
+      );
     }
   }
   return [

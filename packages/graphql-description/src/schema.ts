@@ -4,7 +4,12 @@
  * the description's create schema first.
  */
 import type { ApiDescription, DescribedResource } from '@resourceful/api-description';
-import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  OPTION_ERROR_CODES,
+  optionError,
+} from '@resourceful/option-checks';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import {
   GraphQLBoolean,
@@ -63,13 +68,19 @@ export function graphqlSchema<Context>(
   ]);
   const defaultPageSize = options.defaultPageSize ?? 10;
   if (!Number.isInteger(defaultPageSize) || defaultPageSize < 1) {
-    throw new TypeError('graphqlSchema: defaultPageSize must be a positive integer.');
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'graphqlSchema',
+      'defaultPageSize must be a positive integer.',
+    );
   }
   const byName = new Map(api.resources.map((r) => [r.name, r]));
   for (const name of Object.keys(options.resolvers)) {
     if (!byName.has(name))
-      throw new TypeError(
-        `graphqlSchema: resolvers name "${name}", which is not a described resource.`,
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'graphqlSchema',
+        `resolvers name "${name}", which is not a described resource.`,
       );
   }
   const builder = new TypeBuilder();
@@ -120,8 +131,10 @@ export function graphqlSchema<Context>(
   for (const name of options.mutations ?? []) {
     const resource = byName.get(name);
     if (!resource?.create) {
-      throw new TypeError(
-        `graphqlSchema: mutations name "${name}", which has no described create.`,
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'graphqlSchema',
+        `mutations name "${name}", which has no described create.`,
       );
     }
     const create = need(options.resolvers[name]?.create, resource, 'create');
@@ -149,8 +162,10 @@ export function graphqlSchema<Context>(
 
 function need<F>(resolver: F | undefined, resource: DescribedResource, what: string): F {
   if (typeof resolver !== 'function') {
-    throw new TypeError(
-      `graphqlSchema: resource "${resource.name}" is described with ${what}, so resolvers.${resource.name}.${what} must be a function.`,
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'graphqlSchema',
+      `resource "${resource.name}" is described with ${what}, so resolvers.${resource.name}.${what} must be a function.`,
     );
   }
   return resolver;

@@ -3,7 +3,9 @@
  * named once: objects become object or input types, string enums become enums, timestamps the
  * `DateTime` scalar, required properties non-null.
  */
+
 import type { DescribedResource, JsonSchema } from '@resourceful/api-description';
+import { OPTION_ERROR_CODES, optionError } from '@resourceful/option-checks';
 import {
   GraphQLBoolean,
   GraphQLEnumType,
@@ -92,8 +94,10 @@ function isEnumOfNames(values: unknown): values is string[] {
 
 function assertFieldName(owner: string, name: string): void {
   if (!GRAPHQL_NAME.test(name) || name.startsWith('__')) {
-    throw new TypeError(
-      `graphqlSchema: ${owner} has a field "${name}", which is not a GraphQL name; rename it or describe it as part of a JSONObject.`,
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'graphqlSchema',
+      `${owner} has a field "${name}", which is not a GraphQL name; rename it or describe it as part of a JSONObject.`,
     );
   }
 }
@@ -109,7 +113,11 @@ export class TypeBuilder {
 
   #remember<T extends GraphQLEnumType | GraphQLObjectType | GraphQLInputObjectType>(type: T): T {
     if (this.#named.has(type.name)) {
-      throw new TypeError(`graphqlSchema: two types would be named "${type.name}".`);
+      throw optionError(
+        OPTION_ERROR_CODES.conflictingOptions,
+        'graphqlSchema',
+        `two types would be named "${type.name}".`,
+      );
     }
     this.#named.set(type.name, type);
     return type;
