@@ -33,6 +33,9 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node18',
+  // esbuild renames a class referenced from its own static members (`_ApiError`); logs read
+  // `constructor.name` and stack traces, so names stay as written.
+  keepNames: true,
   // Workspace-private helpers are bundled in, so published packages never depend on them.
   noExternal: ['@resourceful/option-checks'],
   esbuildOptions(options) {

@@ -1,17 +1,18 @@
 /**
  * Small GETs relayed to the same TLS control-plane double through `kubectl proxy` (baseline) and
- * through `k8s-service-proxy` (candidate), both as separate processes on 127.0.0.1; once with a
- * control plane that speaks HTTP/1.1 only, once with one that offers HTTP/2 (both proxies then
- * use it).
+ * through `k8s-local-proxy` (candidate, from source), both as separate processes on 127.0.0.1;
+ * once with a control plane that speaks HTTP/1.1 only, once with one that offers HTTP/2 (kubectl
+ * then uses it; ours stays on HTTP/1.1 keep-alive).
  */
-import { makeCertificates } from '../packages/k8s-service-proxy/test/support/certificates.js';
-import { startControlPlane } from '../packages/k8s-service-proxy/test/support/control-plane-double.js';
-import { writeKubeconfig } from '../packages/k8s-service-proxy/test/support/kubeconfig.js';
+
 import {
   findKubectl,
   startKubectlProxy,
   startOurProxy,
-} from '../packages/k8s-service-proxy/test/support/proxy-processes.js';
+} from '../packages/k8s-local-proxy/test/support/proxy-processes.js';
+import { makeCertificates } from '../packages/k8s-service-proxy/test/support/certificates.js';
+import { startControlPlane } from '../packages/k8s-service-proxy/test/support/control-plane-double.js';
+import { writeKubeconfig } from '../packages/k8s-service-proxy/test/support/kubeconfig.js';
 import { type Comparison, compare, loadUrl } from './harness.js';
 
 export async function run(): Promise<Comparison[]> {
@@ -46,7 +47,7 @@ async function compareOver(kubectl: string, protocol: string, http2: boolean): P
   };
   try {
     return await compare(
-      `k8s-service-proxy: small GET through the service proxy path vs kubectl proxy, upstream ${protocol}`,
+      `k8s-local-proxy: small GET through the service proxy path vs kubectl proxy, control plane ${protocol}`,
       () => loadUrl(`http://127.0.0.1:${baseline.port}`, request),
       () => loadUrl(`http://127.0.0.1:${candidate.port}`, request),
     );

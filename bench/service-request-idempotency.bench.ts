@@ -1,6 +1,8 @@
 /**
  * A create route with and without the idempotency middleware, on the memory store and on a
- * real redis-server (skipped when none is installed). Every request carries a fresh
+ * real redis-server (skipped when none is installed); then the store on a real Redis Cluster
+ * (3 primaries, 3 replicas) against the store on one redis-server, and the cost of waiting for
+ * a replica (`replicas: 1`, `WAIT`) on the cluster. Every request carries a fresh
  * Service-Request-Id, so each one takes the full path: lock, run, capture, store.
  */
 import { randomUUID } from 'node:crypto';
@@ -11,9 +13,14 @@ import {
   redisStore,
   serviceRequestIdempotency,
 } from '@resourceful/service-request-idempotency';
-import { findRedisServer, startRedisServer } from '@resourceful/test-support';
+import {
+  findRedisCli,
+  findRedisServer,
+  startRedisCluster,
+  startRedisServer,
+} from '@resourceful/test-support';
 import express from 'express';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { type Comparison, compare, type LoadRequest, load } from './harness.js';
 
 function createApp(store?: IdempotencyStore) {
@@ -66,14 +73,60 @@ export async function run(): Promise<Comparison[]> {
   const client = createClient({ url: redis.url, disableOfflineQueue: true });
   client.on('error', () => undefined);
   await client.connect();
+  const quiet = () => undefined;
   try {
     results.push(
       await compare(
         'service-request-idempotency: create with middleware (Redis store) vs without',
         () => load(createApp(), request),
-        () => load(createApp(redisStore({ client, prefix: `bench:${randomUUID()}:` })), request),
+        () =>
+          load(
+            createApp(redisStore({ client, prefix: `bench:${randomUUID()}:`, onWarning: quiet })),
+            request,
+          ),
       ),
     );
+    if (findRedisCli() === undefined) {
+      console.log('redis-cli not installed: skipping the Redis Cluster comparisons');
+      return results;
+    }
+    const cluster = await startRedisCluster();
+    const clusterClient = createCluster({
+      rootNodes: cluster.urls.map((url) => ({ url })),
+      defaults: { disableOfflineQueue: true },
+    });
+    clusterClient.on('error', () => undefined);
+    await clusterClient.connect();
+    // Stores are made (and their epoch markers written) before the measured runs.
+    const onCluster = (replicas: number) =>
+      redisStore({
+        cluster: clusterClient,
+        prefix: `bench:${randomUUID()}:`,
+        replicas,
+        onWarning: quiet,
+      });
+    const single = redisStore({ client, prefix: `bench:${randomUUID()}:`, onWarning: quiet });
+    const [clustered, waiting] = [onCluster(0), onCluster(1)];
+    await Promise.all([single, clustered, waiting].map((store) => store.get('warm-up')));
+    try {
+      results.push(
+        await compare(
+          'service-request-idempotency: create, Redis Cluster store vs one redis-server',
+          () => load(createApp(single), request),
+          () => load(createApp(clustered), request),
+        ),
+      );
+      results.push(
+        await compare(
+          'service-request-idempotency: create on the cluster, replicas: 1 (WAIT) vs none',
+          () => load(createApp(clustered), request),
+          () => load(createApp(waiting), request),
+        ),
+      );
+    } finally {
+      await clusterClient.close();
+      await cluster.close();
+    }
   } finally {
     client.destroy();
     await redis.close();

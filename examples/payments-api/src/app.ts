@@ -29,6 +29,7 @@ import { mountRefunds } from './resources/refunds.js';
 import { mountRisk } from './resources/risk.js';
 import { mountWebhooks } from './resources/webhooks.js';
 import { seed } from './seed.js';
+import { BODY_LIMITS } from './server-limits.js';
 import { createStores } from './stores.js';
 import { limitUrlLength } from './url-length.js';
 
@@ -88,7 +89,7 @@ export function createApp(options: AppOptions = {}): Express {
   }
 
   app.use(requireJson());
-  app.use(express.json({ limit: '100kb' }));
+  app.use(express.json({ limit: BODY_LIMITS.json }));
   // Strong ETags on every resource answer, 304 on reads, 412 on failed preconditions.
   app.use(conditionalRequests());
 

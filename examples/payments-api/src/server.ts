@@ -1,48 +1,20 @@
 /**
- * The example service's entry point: `PORT` (default 3000), `REDIS_URL` for a shared
- * idempotency store, graceful shutdown on SIGTERM/SIGINT.
+ * The example service's entry point: `PORT` (default 3000), `REDIS_URL` or
+ * `REDIS_CLUSTER_URLS` for a shared idempotency store, graceful shutdown on SIGTERM/SIGINT.
  */
 
-import { createServer } from 'node:http';
-import { clientErrorHandler } from '@resourceful/error-envelope';
 import { findClusterCredentials } from '@resourceful/k8s-service-proxy';
-import {
-  type IdempotencyStore,
-  memoryStore,
-  redisStore,
-} from '@resourceful/service-request-idempotency';
-import { createClient } from 'redis';
 import { createApp, RELAY_PATH, type ServiceRelayOptions } from './app.js';
-import { MAX_HEADER_SIZE } from './url-length.js';
+import { idempotencyFromEnvironment } from './redis-idempotency.js';
+import { createPaymentsServer } from './server-limits.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 const closers: (() => Promise<unknown>)[] = [];
 
-function idempotencyStore(): IdempotencyStore {
-  const url = process.env.REDIS_URL;
-  if (!url) return memoryStore();
-  // No offline queue: while Redis is down, commands fail at once and idempotent POSTs get 503
-  // (fail closed), instead of piling up until it returns. Everything else keeps working.
-  const client = createClient({ url, disableOfflineQueue: true });
-  let reachable = true;
-  client.on('error', (error: Error) => {
-    if (reachable)
-      console.warn(
-        `redis unreachable (${error.message}): POSTs with Service-Request-Id answer 503 until it is back`,
-      );
-    reachable = false;
-  });
-  client.on('ready', () => {
-    if (!reachable) console.log('redis reachable again');
-    reachable = true;
-  });
-  // The client keeps reconnecting in the background; the service starts either way.
-  client.connect().catch(() => undefined);
-  closers.push(() => client.close());
-  console.log('idempotency store: redis');
-  return redisStore({ client });
-}
+// Redis for idempotency: REDIS_URL (one endpoint) or REDIS_CLUSTER_URLS (Redis Cluster).
+const idempotency = idempotencyFromEnvironment();
+closers.push(() => idempotency.close());
 
 /** Cluster credentials from KUBECONFIG, ~/.kube/config or the service-account directory. */
 function serviceRelay(): ServiceRelayOptions | undefined {
@@ -69,13 +41,14 @@ function serviceRelay(): ServiceRelayOptions | undefined {
 
 const app = createApp({
   publicBaseUrl: process.env.PUBLIC_BASE_URL,
-  idempotencyStore: idempotencyStore(),
+  idempotencyStore: idempotency.store,
+  onError: idempotency.onError,
   serviceRelay: serviceRelay(),
 });
 
-const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app);
-// Requests Node refuses before Express sees them get the envelope too.
-server.on('clientError', clientErrorHandler());
+// The server's limits (timeouts, header and request counts) are in server-limits.ts; what Node
+// answers itself (parser refusals, timeouts, Expect, CONNECT) gets the envelope too.
+const server = createPaymentsServer(app);
 server.listen(port, host, () => {
   console.log(`payments-api listening on http://${host}:${port}`);
 });

@@ -28,7 +28,7 @@ describe('the service process', () => {
     expect(hugeHeaders.status).toBe(431);
     expect(hugeHeaders.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(((await hugeHeaders.json()) as { error: { code: string } }).error.code).toBe(
-      'INVALID_REQUEST',
+      'HEADERS_TOO_LARGE',
     );
     await service.stop();
   });

@@ -117,4 +117,89 @@ describe.skipIf(!available)('the example with Redis down', () => {
     expect(repeat.status).toBe(201);
     expect(repeat.headers.get('idempotent-replayed')).toBe('true');
   });
+
+  it('logs the outage as one line when it starts and one when it ends, without stack traces', async () => {
+    for (let i = 0; i < 3; i++) await postDecision(`down-id-3-${i}`);
+    await waitFor(
+      async () => {
+        await postDecision(`down-id-4-${Date.now()}`);
+        return service.output().includes('reachable again');
+      },
+      { timeoutMs: 15_000, intervalMs: 500, what: 'the line saying Redis is back' },
+    );
+    const log = service.output();
+    expect(log.match(/idempotency store unreachable/g)).toHaveLength(1);
+    expect(log.match(/reachable again/g)).toHaveLength(1);
+    expect(log).toMatch(
+      /reachable again after [\d.]+ s; [1-9]\d* request\(s\) refused with 503 meanwhile/,
+    );
+    expect(log).not.toMatch(/^\s+at /m);
+  });
 });
+
+describe.skipIf(!available)(
+  'the example on a Redis without persistence that restarts empty',
+  () => {
+    let redis: RedisServer;
+    let service: ServiceProcess;
+
+    beforeAll(async () => {
+      redis = await startRedisServer();
+      service = await startService({ REDIS_URL: redis.url });
+    }, 60_000);
+
+    afterAll(async () => {
+      await service?.stop();
+      await redis?.close();
+    });
+
+    const card = {
+      payer_id: 'restart-payer',
+      type: 'visa',
+      number: '4111111111111111',
+      expire_month: '11',
+      expire_year: '2031',
+    };
+    const createCard = () =>
+      fetch(`${service.url}/v1/vault/credit-cards`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Service-Request-Id': 'restart-card-1' },
+        body: JSON.stringify(card),
+      });
+    const cardsOfPayer = async () => {
+      const res = await fetch(`${service.url}/v1/vault/credit-cards?page_size=100`);
+      const { items } = (await res.json()) as { items: { payer_id: string }[] };
+      return items.filter((item) => item.payer_id === 'restart-payer').length;
+    };
+
+    it('warns at start that Redis cannot hold the guarantee', async () => {
+      await waitFor(() => service.output().includes('appendonly is off'), {
+        what: 'the persistence warning',
+      });
+    });
+
+    it('refuses the retry of a create after the restart instead of creating a second card', async () => {
+      await waitFor(async () => (await createCard()).status === 201, {
+        what: 'the first create',
+      });
+      await redis.restart({ empty: true });
+      // Until the client has reconnected the retry gets the outage's 503 (Retry-After: 1); then
+      // the store finds its epoch marker gone and refuses it for the window (a longer Retry-After).
+      let retry: Response | undefined;
+      await waitFor(
+        async () => {
+          retry = await createCard();
+          return retry.status !== 503 || Number(retry.headers.get('retry-after')) > 1;
+        },
+        { what: 'an answer to the retry from the reconnected store' },
+      );
+      expect(retry?.status).toBe(503);
+      for (let i = 0; i < 3; i++) {
+        const res = await createCard();
+        expect(res.status).toBe(503);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(1);
+      }
+      expect(await cardsOfPayer()).toBe(1);
+    });
+  },
+);

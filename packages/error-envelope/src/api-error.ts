@@ -137,6 +137,14 @@ export class ApiError extends Error {
     return fromCatalogue('UNAUTHENTICATED', message, options);
   }
 
+  /** 403 `FORBIDDEN`: the caller is known but may not do this (RFC 9110 §15.5.4). */
+  static forbidden(
+    message = 'The request is not allowed for this caller.',
+    options?: ErrorOptions,
+  ) {
+    return fromCatalogue('FORBIDDEN', message, options);
+  }
+
   /** 404 `NOT_FOUND`: the resource (or route) does not exist. */
   static notFound(message = 'The requested resource does not exist.', options?: ErrorOptions) {
     return fromCatalogue('NOT_FOUND', message, options);
@@ -148,6 +156,17 @@ export class ApiError extends Error {
       ...options,
       headers: { Allow: allow.join(', '), ...options?.headers },
     });
+  }
+
+  /**
+   * 406 `NOT_ACCEPTABLE`: nothing the service can send matches the request's `Accept*` headers;
+   * list what is available in `details` (RFC 9110 §15.5.7).
+   */
+  static notAcceptable(
+    message = 'No available representation matches the Accept headers.',
+    options?: ErrorOptions,
+  ): ApiError {
+    return fromCatalogue('NOT_ACCEPTABLE', message, options);
   }
 
   /** 409 `CONFLICT`. */

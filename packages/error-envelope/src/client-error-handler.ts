@@ -1,81 +1,351 @@
 /**
- * @module Requests Node's HTTP parser refuses before Express sees them (headers over
- * `maxHeaderSize`, a malformed request line, a request that took too long to arrive) get the
- * envelope too, instead of Node's bare `400 Bad Request`.
+ * @module What Node's HTTP server would answer itself, before or beside Express: bytes its
+ * parser refuses (headers over `maxHeaderSize`, a malformed request, a request too slow to
+ * arrive), an `Expect` it does not know, a `CONNECT`. Each gets the envelope, written and
+ * reported with the app's error settings; and a refusal never takes the place of the answer of
+ * a request the app is still answering on the same connection.
  */
-import { STATUS_CODES } from 'node:http';
+import { subscribe } from 'node:diagnostics_channel';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from './api-error.js';
-import { checkOptions, optionError } from './check-options.js';
-import { isHeaderName } from './header-checks.js';
-import { DEFAULT_CODE_HEADER } from './send-error.js';
+import {
+  type ErrorHandlerOptions,
+  type ErrorSettings,
+  resolveErrorSettings,
+  settingsOfServer,
+} from './error-settings.js';
+import { answerError, envelopeHeaders, reportError, serialiseEnvelope } from './send-error.js';
 
-export interface ClientErrorHandlerOptions {
-  /**
-   * Header carrying the error code, or `false` for none.
-   * @default 'Error-Code'
-   */
-  codeHeader?: string | false;
-}
+/**
+ * The app's `errorHandler` options, for raw sockets. Left out, each one is taken from the
+ * `errorHandler` of the Express app the server serves; given, it overrides that.
+ */
+export type ClientErrorHandlerOptions = ErrorHandlerOptions;
 
-/** The status and error for a parser error code (see Node's `llhttp` error names). */
-function errorFor(code: string | undefined): ApiError {
+/** The refusal for a parser error code (see Node's `llhttp` error names). */
+function refusalFor(code: string | undefined): ApiError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
       // RFC 6585 §5. The parser does not say whether the URL or a header was too long.
       return new ApiError({
         status: 431,
-        code: 'INVALID_REQUEST',
+        code: 'HEADERS_TOO_LARGE',
         message: 'The request line or headers are larger than the service accepts.',
-        innererror: { code: 'HEADERS_TOO_LARGE' },
+      });
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      // Node's guard against chunk extensions that never end (CVE-2024-22019); Node sends 413.
+      return ApiError.payloadTooLarge('The chunk extensions of the body are too large.', {
+        innererror: { code: 'CHUNK_EXTENSIONS_TOO_LARGE' },
       });
     case 'ERR_HTTP_REQUEST_TIMEOUT':
+      // Node's headersTimeout or requestTimeout (RFC 9110 §15.5.9).
       return new ApiError({
         status: 408,
-        code: 'INVALID_REQUEST',
+        code: 'REQUEST_TIMEOUT',
         message: 'The request did not arrive in time.',
-        innererror: { code: 'REQUEST_TIMEOUT' },
       });
     default:
       return ApiError.invalidRequest('The request is not valid HTTP.', {
-        innererror: { code: 'MALFORMED_HTTP' },
+        innererror:
+          code === undefined
+            ? { code: 'MALFORMED_HTTP' }
+            : { code: 'MALFORMED_HTTP', parser_error: code },
       });
   }
 }
 
+// The responses of each connection not yet finished, in order: pipelined requests are answered
+// one after the other, and Node keeps the queue to itself. Filled from Node's documented
+// `http.server.request.start` diagnostics channel, only for servers with a clientError listener.
+const responsesBySocket = new WeakMap<object, ServerResponse[]>();
+// Connections on which a request started during the current turn of the event loop: Node parses
+// a chunk of bytes in one go, so refused bytes found in the same turn came in the same chunk as
+// that request (trailing bytes, an unframed body), even when the app answered it at once.
+const startedThisTurn = new WeakSet<object>();
+let tracking = false;
+/** Servers given `attachServerErrorHandlers`: only their Host-less requests are answered here. */
+const envelopedServers = new WeakSet<object>();
+
+interface RequestStartMessage {
+  request: IncomingMessage;
+  response: ServerResponse;
+  socket: object;
+  server: Server;
+}
+
+function trackResponses(): void {
+  if (tracking) return;
+  tracking = true;
+  subscribe('http.server.request.start', (message) => {
+    const { response, socket, server } = message as RequestStartMessage;
+    if (server.listenerCount('clientError') === 0) return;
+    answerMissingHost(message as RequestStartMessage);
+    let responses = responsesBySocket.get(socket);
+    if (responses === undefined) {
+      responses = [];
+      responsesBySocket.set(socket, responses);
+    }
+    while (responses.length > 0 && isDone(responses[0]!)) responses.shift();
+    responses.push(response);
+    startedThisTurn.add(socket);
+    queueMicrotask(() => startedThisTurn.delete(socket));
+  });
+}
+
+function isDone(res: ServerResponse): boolean {
+  return res.writableFinished || res.destroyed;
+}
+
+/** The last response of the connection, when the refused bytes came with or during it. */
+function answerBeforeRefusal(socket: object): ServerResponse | undefined {
+  const responses = responsesBySocket.get(socket) ?? [];
+  const unfinished = responses.filter((res) => !isDone(res));
+  if (unfinished.length > 0) return unfinished.at(-1);
+  return startedThisTurn.has(socket) ? responses.at(-1) : undefined;
+}
+
+/** The app has started reading the body: its handler waits for the end of it. */
+function isReadingBody(req: IncomingMessage): boolean {
+  return req.readableFlowing === true || req.listenerCount('data') > 0;
+}
+
+/** Ends the connection once what is queued on it is written, as Node does after a `close`. */
+function closeSoon(socket: Duplex): void {
+  const destroySoon = (socket as Duplex & { destroySoon?: () => void }).destroySoon;
+  if (typeof destroySoon === 'function') destroySoon.call(socket);
+  else socket.end();
+}
+
+/** Closes the connection after `res` is written; if it never is, the connection goes now. */
+function closeAfter(res: ServerResponse, socket: Duplex): void {
+  res.once('finish', () => closeSoon(socket));
+  res.once('close', () => {
+    if (!res.writableFinished) socket.destroy();
+  });
+}
+
+/** An envelope written straight onto a socket no ServerResponse owns. */
+function writeRaw(socket: Duplex, error: ApiError, settings: ErrorSettings): void {
+  const body = serialiseEnvelope(error, undefined);
+  const head = [
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...envelopeHeaders(error, settings).map(([name, value]) => `${name}: ${value}`),
+    'Connection: close',
+  ];
+  socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
+  closeSoon(socket);
+}
+
+function settingsResolver(factory: string, options: ClientErrorHandlerOptions | undefined) {
+  // Checked now, so a mistake fails at start-up; merged over the app's when an error comes.
+  if (options !== undefined) resolveErrorSettings(factory, options);
+  return (server: unknown): ErrorSettings => {
+    const appSettings = settingsOfServer(server);
+    return options === undefined
+      ? appSettings
+      : resolveErrorSettings(factory, options, appSettings);
+  };
+}
+
 /**
- * For `server.on('clientError', clientErrorHandler())`: answers with the envelope and closes
- * the connection. A connection that is already gone or half-answered is just destroyed.
+ * For `server.on('clientError', clientErrorHandler())`. With no request of the connection
+ * being answered, the refusal is written as the envelope and the connection closed. When the
+ * app is still answering requests of the connection, their answers go first, complete, and the
+ * connection is closed after the last one (marked `Connection: close` when its head is not yet
+ * written), without a status line for the refused bytes, which a client could take for the
+ * answer of a request that ran. The one exception: when the refused bytes are the body of the
+ * request being answered and the app is still reading it, the refusal is that request's answer.
  */
-export function clientErrorHandler(options: ClientErrorHandlerOptions = {}) {
-  const { codeHeader = DEFAULT_CODE_HEADER } = checkOptions('clientErrorHandler', options, [
-    'codeHeader',
-  ]);
-  if (codeHeader !== false && (typeof codeHeader !== 'string' || !isHeaderName(codeHeader))) {
-    throw optionError(
-      'clientErrorHandler',
-      'codeHeader',
-      'a header name such as "Error-Code", or false',
-      codeHeader,
-    );
-  }
-  return function clientErrorEnvelope(error: Error & { code?: string }, socket: Duplex): void {
-    // Node's own guidance: a reset socket, or one a response already started on, is not
-    // written to again.
-    const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (error.code === 'ECONNRESET' || !socket.writable || started?.headersSent) {
+export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
+  const settingsFor = settingsResolver('clientErrorHandler', options);
+  trackResponses();
+  // Node's parser keeps failing on later bytes and reports each time; the first one decides.
+  const handled = new WeakSet<object>();
+
+  return function clientErrorEnvelope(
+    this: unknown,
+    cause: Error & { code?: string },
+    socket: Duplex,
+  ): void {
+    if (handled.has(socket)) return;
+    handled.add(socket);
+    if (cause.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    const apiError = errorFor(error.code);
-    const body = JSON.stringify(apiError);
-    const head = [
-      `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}`,
-      'Content-Type: application/json; charset=utf-8',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      ...(codeHeader === false ? [] : [`${codeHeader}: ${apiError.code}`]),
-      'Connection: close',
-    ];
-    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+    const settings = settingsFor(this);
+    const refusal = refusalFor(cause.code);
+    const last = answerBeforeRefusal(socket);
+    if (last === undefined) {
+      writeRaw(socket, refusal, settings);
+      reportError(settings, {
+        error: refusal,
+        cause,
+        headersSent: false,
+        req: undefined,
+        requestId: undefined,
+      });
+      return;
+    }
+    const req = last.req;
+    if (!req.complete && isReadingBody(req)) {
+      // The refused bytes are this request's own body, which never arrives whole: the
+      // handler waiting for it has not run, so the refusal is the honest answer.
+      if (last.headersSent) {
+        socket.destroy();
+        return;
+      }
+      last.shouldKeepAlive = false;
+      closeAfter(last, socket);
+      answerError(last, refusal, settings);
+      return;
+    }
+    // Every request being answered arrived whole; the refused bytes came after them. Their
+    // answers are the client's only truthful news, so they are written and the connection ends.
+    if (isDone(last)) closeSoon(socket);
+    else {
+      if (!last.headersSent) last.shouldKeepAlive = false;
+      closeAfter(last, socket);
+    }
+    reportError(settings, {
+      error: refusal,
+      cause,
+      headersSent: true,
+      req: undefined,
+      requestId: undefined,
+    });
   };
+}
+
+/**
+ * For `server.on('checkExpectation', …)`: an `Expect` other than `100-continue` gets a 417
+ * envelope instead of Node's empty 417 (RFC 9110 §10.1.1).
+ */
+function expectationHandler(options?: ClientErrorHandlerOptions) {
+  const settingsFor = settingsResolver('attachServerErrorHandlers', options);
+  return function expectationFailedEnvelope(
+    this: unknown,
+    _req: IncomingMessage,
+    res: ServerResponse,
+  ): void {
+    answerError(
+      res,
+      new ApiError({
+        status: 417,
+        code: 'EXPECTATION_FAILED',
+        message: 'The only expectation this service meets is "100-continue".',
+        target: 'Expect',
+      }),
+      settingsFor(this),
+    );
+  };
+}
+
+/**
+ * For `server.on('connect', …)`: Node drops a CONNECT without a word when nothing listens. An
+ * origin server is no tunnel, so the target (an authority, not one of its resources) allows no
+ * method: 405 with an empty `Allow` (RFC 9110 §10.2.1, §9.3.6).
+ */
+function connectHandler(options?: ClientErrorHandlerOptions) {
+  const settingsFor = settingsResolver('attachServerErrorHandlers', options);
+  return function connectRefusalEnvelope(
+    this: unknown,
+    req: IncomingMessage,
+    socket: Duplex,
+  ): void {
+    const settings = settingsFor(this);
+    const error = ApiError.methodNotAllowed([], {
+      innererror: { code: 'CONNECT_NOT_SUPPORTED' },
+    });
+    if (socket.writable) writeRaw(socket, error, settings);
+    else socket.destroy();
+    reportError(settings, { error, cause: error, headersSent: false, req, requestId: undefined });
+  };
+}
+
+/**
+ * Where Node answers a request itself with `writeHead(status)` and an empty `end()` (no event
+ * lets the app answer instead), those two calls on this one response write the envelope.
+ */
+function replaceNodeAnswer(res: ServerResponse, error: ApiError, settings: ErrorSettings): void {
+  res.writeHead = function keepStatusForEnvelope(this: ServerResponse) {
+    return this;
+  } as typeof res.writeHead;
+  res.end = function endWithEnvelope(this: ServerResponse) {
+    delete (this as Partial<ServerResponse>).writeHead;
+    delete (this as Partial<ServerResponse>).end;
+    // Node's answers close the connection; so do these.
+    this.shouldKeepAlive = false;
+    answerError(this, error, settings);
+    return this;
+  } as typeof res.end;
+}
+
+/**
+ * Node answers an HTTP/1.1 request without `Host` with a bare 400 before any event (RFC 9112
+ * §3.2 makes it one); checked when the request starts, so that 400 is the envelope.
+ */
+function answerMissingHost(message: RequestStartMessage): void {
+  const { request, response, server } = message;
+  if (
+    !envelopedServers.has(server) ||
+    // Node before 20 has no such check (the option is undefined there).
+    (server as Server & { requireHostHeader?: boolean }).requireHostHeader !== true ||
+    request.headers.host !== undefined ||
+    request.httpVersion !== '1.1'
+  ) {
+    return;
+  }
+  replaceNodeAnswer(
+    response,
+    ApiError.invalidRequest('HTTP/1.1 requests must carry a Host header.', { target: 'Host' }),
+    settingsOfServer(server),
+  );
+}
+
+/**
+ * For `server.on('dropRequest', …)`: a request over `maxRequestsPerSocket` on one connection is
+ * not run, and Node answers it with a bare, empty 503 (`writeHead(503)` then `end()`, right
+ * after this event). That response is given the envelope instead: 503 `SERVICE_UNAVAILABLE`,
+ * `Retry-After: 0` (retry at once, on a new connection), counted as throttling, not a fault.
+ */
+function dropRequestHandler(options?: ClientErrorHandlerOptions) {
+  const settingsFor = settingsResolver('attachServerErrorHandlers', options);
+  return function droppedRequestEnvelope(
+    this: unknown,
+    req: IncomingMessage,
+    socket: Duplex,
+  ): void {
+    const res = responsesBySocket.get(socket)?.find((candidate) => candidate.req === req);
+    if (res === undefined) return;
+    replaceNodeAnswer(
+      res,
+      ApiError.serviceUnavailable('This connection has served its requests; retry on a new one.', {
+        retryAfter: 0,
+        throttling: true,
+        innererror: { code: 'MAX_REQUESTS_PER_CONNECTION' },
+      }),
+      settingsFor(this),
+    );
+  };
+}
+
+/**
+ * Gives every answer Node's server would write itself the envelope: registers
+ * `clientErrorHandler` (`clientError`), and handlers of `checkExpectation` (417), `connect`
+ * (405) and `dropRequest` (503 over `maxRequestsPerSocket`). Options as `clientErrorHandler`'s.
+ */
+export function attachServerErrorHandlers<T extends Server>(
+  server: T,
+  options?: ClientErrorHandlerOptions,
+): T {
+  server.on('clientError', clientErrorHandler(options));
+  envelopedServers.add(server);
+  server.on('checkExpectation', expectationHandler(options));
+  server.on('connect', connectHandler(options));
+  server.on('dropRequest', dropRequestHandler(options));
+  return server;
 }

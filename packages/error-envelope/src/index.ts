@@ -23,14 +23,22 @@ export {
   type ResponseLike,
   readErrorResponse,
 } from './client.js';
-export { type ClientErrorHandlerOptions, clientErrorHandler } from './client-error-handler.js';
 export {
-  classifyError,
+  attachServerErrorHandlers,
+  type ClientErrorHandlerOptions,
+  clientErrorHandler,
+} from './client-error-handler.js';
+export { errorHandler } from './error-handler.js';
+export {
+  DEFAULT_CODE_HEADER,
+  DEFAULT_RETRY_AFTER_SECONDS,
   type ErrorHandlerOptions,
   type ErrorKind,
   type ErrorReport,
-  errorHandler,
-} from './error-handler.js';
+  type ErrorSettings,
+  errorSettingsFor,
+  REQUEST_ID_KEY,
+} from './error-settings.js';
 export {
   formatFieldPath,
   fromZodError,
@@ -39,4 +47,4 @@ export {
   toApiError,
 } from './normalize.js';
 export { type NotFoundHandlerOptions, notFoundHandler } from './not-found-handler.js';
-export { DEFAULT_CODE_HEADER, type SendErrorOptions, sendError } from './send-error.js';
+export { classifyError, type SendErrorOptions, sendError } from './send-error.js';

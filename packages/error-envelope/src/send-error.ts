@@ -1,13 +1,20 @@
 /**
- * @module Writes an ApiError as the envelope. Used by the error handler, and by packages that
- * must answer outside an Express error chain.
+ * @module The one way an error is answered: mapped to an ApiError, written as the envelope with
+ * the app's code header and `Retry-After` default, and reported to the app's `onError`. The
+ * error handler, other packages (through `sendError`) and the server-level handlers all use it.
  */
-import type { ServerResponse } from 'node:http';
-import type { ApiError } from './api-error.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiError, ErrorEnvelope } from './api-error.js';
+import {
+  type ErrorHandlerOptions,
+  type ErrorKind,
+  type ErrorSettings,
+  errorSettingsFor,
+  requestIdOf,
+  resolveErrorSettings,
+} from './error-settings.js';
 import { isHeaderName, isHeaderValue } from './header-checks.js';
-
-/** The header that carries the error code, so logs and proxies can read it without the body. */
-export const DEFAULT_CODE_HEADER = 'Error-Code';
+import { toApiError } from './normalize.js';
 
 /**
  * Representation headers an earlier middleware may have set for the success it expected; they
@@ -26,22 +33,91 @@ const REPRESENTATION_HEADERS = [
   'Preference-Applied',
 ] as const;
 
-export interface SendErrorOptions {
-  /** Header name for the code, or `false` for none. Default `Error-Code`. */
-  codeHeader?: string | false;
+/** Options of `sendError`: each one given overrides the app's `errorHandler` option. */
+export type SendErrorOptions = ErrorHandlerOptions;
+
+export function classifyError(error: ApiError): ErrorKind {
+  if (error.throttling) return 'throttled';
+  return error.status >= 500 ? 'fault' : 'client-error';
 }
 
-export function sendError(res: ServerResponse, error: ApiError, options: SendErrorOptions = {}) {
-  const codeHeader = options.codeHeader ?? DEFAULT_CODE_HEADER;
-  for (const name of REPRESENTATION_HEADERS) res.removeHeader(name);
+/**
+ * Answers `error` on `res` as the app's error handler would: same code header, `Retry-After`
+ * default, exposure of internals, and one call of its `onError`. For packages that must answer
+ * outside an Express error chain; inside one, `next(error)` does the same.
+ */
+export function sendError(res: ServerResponse, error: unknown, options?: SendErrorOptions): void {
+  const appSettings = errorSettingsFor(res.req);
+  const settings =
+    options === undefined ? appSettings : resolveErrorSettings('sendError', options, appSettings);
+  answerError(res, error, settings);
+}
+
+/** Writes the envelope (or cuts a half-sent response) and reports the error once. */
+export function answerError(res: ServerResponse, cause: unknown, settings: ErrorSettings): void {
+  const error = toApiError(cause, { exposeInternals: settings.exposeInternals });
+  const req: IncomingMessage | undefined = res.req;
+  const requestId = requestIdOf(req);
+  const headersSent = res.headersSent;
+  if (headersSent) {
+    // The status line is gone; the only honest signal left is a cut connection.
+    if (!res.writableEnded) res.destroy();
+  } else if (!res.writableEnded) {
+    writeEnvelope(res, error, settings, requestId);
+  }
+  reportError(settings, { error, cause, headersSent, req, requestId });
+}
+
+export function reportError(
+  settings: ErrorSettings,
+  report: {
+    error: ApiError;
+    cause: unknown;
+    headersSent: boolean;
+    req: IncomingMessage | undefined;
+    requestId: string | undefined;
+  },
+): void {
+  const kind = classifyError(report.error);
+  try {
+    settings.onError({ ...report, status: report.error.status, kind, fault: kind === 'fault' });
+  } catch (hookError) {
+    // The response is written; a throw from here would reach Express's own final handler,
+    // which cuts the connection. A failing hook (a metrics client that is down) is logged.
+    console.error('error-envelope: onError threw', hookError);
+  }
+}
+
+/** The headers an envelope is sent with, beyond Content-Type and Content-Length. */
+export function envelopeHeaders(error: ApiError, settings: ErrorSettings): [string, string][] {
+  const headers: [string, string][] = [];
   for (const [name, value] of Object.entries(error.headers)) {
     // node:http throws on an invalid header; skipping it keeps the envelope (and no CR/LF).
-    if (isHeaderName(name) && isHeaderValue(value)) res.setHeader(name, value);
+    if (isHeaderName(name) && isHeaderValue(value)) headers.push([name, value]);
   }
+  // RFC 9110 §15.6.4 and RFC 6585 §4: tell a throttled or turned-away client when to retry.
+  if (
+    (error.status === 429 || error.status === 503) &&
+    !headers.some(([name]) => name.toLowerCase() === 'retry-after')
+  ) {
+    headers.push(['Retry-After', String(settings.retryAfter)]);
+  }
+  const { codeHeader } = settings;
   if (codeHeader !== false && isHeaderName(codeHeader) && isHeaderValue(error.code)) {
-    res.setHeader(codeHeader, error.code);
+    headers.push([codeHeader, error.code]);
   }
-  const body = serialise(error);
+  return headers;
+}
+
+function writeEnvelope(
+  res: ServerResponse,
+  error: ApiError,
+  settings: ErrorSettings,
+  requestId: string | undefined,
+): void {
+  for (const name of REPRESENTATION_HEADERS) res.removeHeader(name);
+  for (const [name, value] of envelopeHeaders(error, settings)) res.setHeader(name, value);
+  const body = serialiseEnvelope(error, requestId);
   res.statusCode = error.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
@@ -49,16 +125,24 @@ export function sendError(res: ServerResponse, error: ApiError, options: SendErr
 }
 
 /**
- * The envelope as JSON. When `details` or `innererror` hold what JSON cannot write (a BigInt, a
- * cycle), they are dropped: the client still gets the status, code, message and target.
+ * The envelope as JSON, with the request id in `innererror.request_id` (where Microsoft Graph
+ * puts its `request-id`). When `details` or `innererror` hold what JSON cannot write (a BigInt,
+ * a cycle), they are dropped: the client still gets the status, code, message and target.
  */
-function serialise(error: ApiError): string {
+export function serialiseEnvelope(error: ApiError, requestId: string | undefined): string {
   try {
-    return JSON.stringify(error);
+    return JSON.stringify(withRequestId(error.toJSON(), requestId));
   } catch {
     const { code, message, target } = error;
-    return JSON.stringify({
+    const base: ErrorEnvelope = {
       error: target === undefined ? { code, message } : { code, message, target },
-    });
+    };
+    return JSON.stringify(withRequestId(base, requestId));
   }
+}
+
+function withRequestId(envelope: ErrorEnvelope, requestId: string | undefined): ErrorEnvelope {
+  if (requestId === undefined) return envelope;
+  envelope.error.innererror = { ...envelope.error.innererror, request_id: requestId };
+  return envelope;
 }

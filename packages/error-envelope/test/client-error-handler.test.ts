@@ -1,108 +1,348 @@
-import { createServer } from 'node:http';
-import { connect } from 'node:net';
-import { describeEachExpress, listen } from '@resourceful/test-support';
-import { describe, expect, it } from 'vitest';
-import { clientErrorHandler, errorHandler, parseErrorBody } from '../src/index.js';
+import { createServer, type ServerOptions } from 'node:http';
+import {
+  describeEachExpress,
+  type ExpressModule,
+  listen,
+  parseRawResponses,
+  type RunningServer,
+  rawExchange,
+} from '@resourceful/test-support';
+import type { Request, Response } from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  attachServerErrorHandlers,
+  clientErrorHandler,
+  type ErrorHandlerOptions,
+  type ErrorReport,
+  errorHandler,
+  parseErrorBody,
+  REQUEST_ID_KEY,
+} from '../src/index.js';
 
-/** Sends raw bytes and resolves with everything the server wrote before closing. */
-function sendRaw(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    let answer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk) => {
-      answer += chunk;
-    });
-    socket.on('close', () => resolve(answer));
-    socket.on('error', reject);
-    socket.end(bytes);
+const GARBAGE = 'NOT HTTP AT ALL\r\n\r\n';
+
+/** Answers on a later turn of the event loop, as a handler reading a store does. */
+const later = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describeEachExpress('the server-level handlers', (express) => {
+  let running: RunningServer | undefined;
+  let items: Map<string, unknown>;
+  let reports: ErrorReport[];
+
+  afterEach(async () => {
+    await running?.close();
+    running = undefined;
   });
-}
 
-function parse(answer: string) {
-  const [head = '', body = ''] = answer.split('\r\n\r\n');
-  const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(
-    lines.map((line) => {
-      const colon = line.indexOf(':');
-      return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
-    }),
-  );
-  return { status: Number(statusLine.split(' ')[1]), headers, body };
-}
-
-describeEachExpress('clientErrorHandler', (express) => {
-  async function start(options?: Parameters<typeof clientErrorHandler>[0]) {
-    const app = express();
-    app.get('/', (_req, res) => {
-      res.json({ ok: true });
-    });
-    app.use(errorHandler());
-    const server = createServer({ maxHeaderSize: 1024 }, app);
-    server.on('clientError', clientErrorHandler(options));
-    return listen(server);
+  async function start({
+    app: appOptions = {},
+    server: serverOptions = {},
+    client,
+  }: {
+    app?: ErrorHandlerOptions;
+    server?: ServerOptions;
+    client?: ErrorHandlerOptions;
+  } = {}): Promise<RunningServer> {
+    items = new Map([['1', { name: 'one' }]]);
+    reports = [];
+    const app = appFor(express, items);
+    app.use(errorHandler({ onError: (report) => reports.push(report), ...appOptions }));
+    const server = attachServerErrorHandlers(
+      createServer({ maxHeaderSize: 1024, ...serverOptions }, app),
+      client,
+    );
+    running = await listen(server);
+    return running;
   }
 
-  it('answers 431 with the envelope when the headers are over maxHeaderSize', async () => {
-    const server = await start();
-    try {
-      const answer = parse(
-        await sendRaw(
-          server.port,
-          `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(4096)}\r\n\r\n`,
-        ),
-      );
-      expect(answer.status).toBe(431);
-      expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(answer.headers['error-code']).toBe('INVALID_REQUEST');
-      expect(answer.headers.connection).toBe('close');
-      expect(parseErrorBody(answer.body)).toMatchObject({
-        code: 'INVALID_REQUEST',
-        innererror: { code: 'HEADERS_TOO_LARGE' },
+  describe('when the bytes after a request the app is answering are not HTTP', () => {
+    const cases = [
+      ['GET', 'GET /items/1 HTTP/1.1\r\nHost: x\r\n\r\n', 200],
+      ['HEAD', 'HEAD /items/1 HTTP/1.1\r\nHost: x\r\n\r\n', 200],
+      ['DELETE', 'DELETE /items/1 HTTP/1.1\r\nHost: x\r\n\r\n', 204],
+      [
+        'PUT',
+        'PUT /items/1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n{"name":"new!"}',
+        200,
+      ],
+      [
+        'PATCH',
+        'PATCH /items/1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n{"name":"new!"}',
+        200,
+      ],
+      [
+        'POST',
+        'POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n{"name":"new!"}',
+        201,
+      ],
+    ] as const;
+
+    for (const [method, request, status] of cases) {
+      it(`writes the ${method}'s own answer whole, then closes without a refusal`, async () => {
+        const server = await start();
+        const exchange = await rawExchange(server.port, request + GARBAGE);
+        const responses = parseRawResponses(exchange.text, [method]);
+        expect(responses.map((response) => response.status)).toEqual([status]);
+        expect(responses[0]?.headers.connection).toBe('close');
+        expect(exchange.closedByServer).toBe(true);
+        if (method === 'DELETE') expect(items.has('1')).toBe(false);
+        if (method === 'PUT' || method === 'PATCH')
+          expect(items.get('1')).toEqual({ name: 'new!' });
+        if (method === 'POST') expect(items.size).toBe(2);
       });
-    } finally {
-      await server.close();
     }
-  });
 
-  it('answers 431 for a URL longer than maxHeaderSize', async () => {
-    const server = await start();
-    try {
-      const answer = parse(
-        await sendRaw(server.port, `GET /${'x'.repeat(4096)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+    it('answers every pipelined request in order, then closes', async () => {
+      const server = await start();
+      const exchange = await rawExchange(
+        server.port,
+        `GET /items/1 HTTP/1.1\r\nHost: x\r\n\r\nDELETE /items/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /items/1 HTTP/1.1\r\nHost: x\r\n\r\n${GARBAGE}`,
       );
-      expect(answer.status).toBe(431);
-    } finally {
-      await server.close();
+      const responses = parseRawResponses(exchange.text);
+      expect(responses.map((response) => response.status)).toEqual([200, 204, 404]);
+      expect(responses[0]?.headers.connection).toBe('keep-alive');
+      expect(responses[2]?.headers.connection).toBe('close');
+      expect(exchange.closedByServer).toBe(true);
+    });
+
+    it('closes without a refusal after an answer written at once, when the bytes came with it', async () => {
+      const server = await start();
+      const exchange = await rawExchange(
+        server.port,
+        `GET /sync HTTP/1.1\r\nHost: x\r\n\r\n${GARBAGE}`,
+      );
+      const responses = parseRawResponses(exchange.text);
+      expect(responses.map((response) => response.status)).toEqual([200]);
+      expect(exchange.closedByServer).toBe(true);
+    });
+
+    it('refuses bytes sent later on a kept-alive connection, as an answer of their own', async () => {
+      const server = await start();
+      const exchange = await rawExchange(
+        server.port,
+        ['GET /sync HTTP/1.1\r\nHost: x\r\n\r\n', GARBAGE],
+        { gapMs: 100 },
+      );
+      const responses = parseRawResponses(exchange.text);
+      expect(responses.map((response) => response.status)).toEqual([200, 400]);
+      expect(responses[1]?.headers.connection).toBe('close');
+    });
+
+    it('reports the refused bytes to onError as not answered', async () => {
+      const server = await start();
+      await rawExchange(server.port, `GET /items/1 HTTP/1.1\r\nHost: x\r\n\r\n${GARBAGE}`);
+      expect(reports).toMatchObject([
+        { status: 400, kind: 'client-error', headersSent: true, req: undefined },
+      ]);
+    });
+  });
+
+  describe('when a body is sent without Content-Length (so it reads as the next request)', () => {
+    for (const [method, path, status] of [
+      ['DELETE', '/items/1', 204],
+      ['PUT', '/items/1', 400],
+      ['PATCH', '/items/1', 400],
+      ['POST', '/items', 400],
+      ['GET', '/items/1', 200],
+    ] as const) {
+      it(`${method} gets the answer of what ran (${status}), and the state agrees`, async () => {
+        const server = await start();
+        const exchange = await rawExchange(
+          server.port,
+          `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n{"name":"ignored"}`,
+        );
+        const responses = parseRawResponses(exchange.text, [method]);
+        expect(responses.map((response) => response.status)).toEqual([status]);
+        // The app's own refusal of a write without a body, not the parser's of the stray bytes.
+        if (status === 400) expect(responses[0]?.body).toContain('VALIDATION_ERROR');
+        expect(exchange.closedByServer).toBe(true);
+        // Without a body the writes are refused, so only the DELETE changed anything.
+        expect(items.has('1')).toBe(method !== 'DELETE');
+        if (items.has('1')) expect(items.get('1')).toEqual({ name: 'one' });
+        expect(items.size).toBe(method === 'DELETE' ? 0 : 1);
+      });
     }
   });
 
-  it('answers 400 with the envelope for a request that is not HTTP', async () => {
-    const server = await start();
-    try {
-      const answer = parse(await sendRaw(server.port, 'HELLO THERE\r\n\r\n'));
-      expect(answer.status).toBe(400);
-      expect(parseErrorBody(answer.body)).toMatchObject({
+  describe('when the refused bytes are the body the app is reading', () => {
+    it('answers the envelope as that request answer, and the handler never runs', async () => {
+      const server = await start();
+      const exchange = await rawExchange(
+        server.port,
+        [
+          'POST /items HTTP/1.1\r\nHost: x\r\nX-Request-Id: rid-42\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+          '5\r\n{"nam\r\nZZZ-not-a-chunk-size\r\n\r\n',
+        ],
+        { gapMs: 30 },
+      );
+      const responses = parseRawResponses(exchange.text, ['POST']);
+      expect(responses).toHaveLength(1);
+      expect(responses[0]?.status).toBe(400);
+      expect(parseErrorBody(responses[0]?.body ?? '')).toMatchObject({
+        code: 'INVALID_REQUEST',
+        innererror: { code: 'MALFORMED_HTTP', request_id: 'rid-42' },
+      });
+      expect(exchange.closedByServer).toBe(true);
+      expect(items.size).toBe(1);
+    });
+  });
+
+  describe('when no request is being answered', () => {
+    it('answers 400 with the envelope for bytes that are not HTTP', async () => {
+      const server = await start();
+      const exchange = await rawExchange(server.port, GARBAGE);
+      const [response, ...more] = parseRawResponses(exchange.text);
+      expect(more).toEqual([]);
+      expect(response?.status).toBe(400);
+      expect(response?.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(response?.headers['error-code']).toBe('INVALID_REQUEST');
+      expect(response?.headers.connection).toBe('close');
+      expect(parseErrorBody(response?.body ?? '')).toMatchObject({
         code: 'INVALID_REQUEST',
         innererror: { code: 'MALFORMED_HTTP' },
       });
-    } finally {
-      await server.close();
-    }
+      expect(exchange.closedByServer).toBe(true);
+    });
+
+    it('answers 431 HEADERS_TOO_LARGE for headers over maxHeaderSize', async () => {
+      const server = await start();
+      const exchange = await rawExchange(
+        server.port,
+        `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(4096)}\r\n\r\n`,
+      );
+      const [response] = parseRawResponses(exchange.text);
+      expect(response?.status).toBe(431);
+      expect(response?.headers['error-code']).toBe('HEADERS_TOO_LARGE');
+      expect(parseErrorBody(response?.body ?? '')).toMatchObject({ code: 'HEADERS_TOO_LARGE' });
+    });
+
+    it('answers 431 for a request line longer than maxHeaderSize', async () => {
+      const server = await start();
+      const exchange = await rawExchange(
+        server.port,
+        `GET /${'x'.repeat(4096)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      );
+      expect(parseRawResponses(exchange.text)[0]?.status).toBe(431);
+    });
+
+    it('answers 408 REQUEST_TIMEOUT when the headers do not arrive within headersTimeout', async () => {
+      const server = await start({
+        server: { headersTimeout: 300, requestTimeout: 600, connectionsCheckingInterval: 50 },
+      });
+      const exchange = await rawExchange(server.port, 'GET /items/1 HTTP/1.1\r\nHost: x\r\n', {
+        timeoutMs: 5_000,
+      });
+      const [response] = parseRawResponses(exchange.text);
+      expect(response?.status).toBe(408);
+      expect(parseErrorBody(response?.body ?? '')).toMatchObject({ code: 'REQUEST_TIMEOUT' });
+      expect(exchange.closedByServer).toBe(true);
+    });
   });
 
-  it('sends no code header with codeHeader: false, and keeps serving', async () => {
-    const server = await start({ codeHeader: false });
-    try {
-      const answer = parse(await sendRaw(server.port, 'HELLO THERE\r\n\r\n'));
-      expect(answer.headers['error-code']).toBeUndefined();
-      const ok = await fetch(`${server.url}/`);
-      expect(await ok.json()).toEqual({ ok: true });
-    } finally {
-      await server.close();
-    }
+  describe("the app's error settings", () => {
+    it("uses the app's code header and onError when given no options", async () => {
+      const server = await start({ app: { codeHeader: 'X-Error-Code' } });
+      const exchange = await rawExchange(server.port, GARBAGE);
+      const [response] = parseRawResponses(exchange.text);
+      expect(response?.headers['x-error-code']).toBe('INVALID_REQUEST');
+      expect(response?.headers['error-code']).toBeUndefined();
+      expect(reports).toMatchObject([{ status: 400, kind: 'client-error', req: undefined }]);
+    });
+
+    it('lets its own options override the app', async () => {
+      const server = await start({
+        app: { codeHeader: 'X-Error-Code' },
+        client: { codeHeader: false },
+      });
+      const [response] = parseRawResponses((await rawExchange(server.port, GARBAGE)).text);
+      expect(response?.headers['x-error-code']).toBeUndefined();
+      expect(response?.headers['error-code']).toBeUndefined();
+      const ok = await fetch(`${server.url}/items/1`);
+      expect(await ok.json()).toEqual({ name: 'one' });
+    });
+  });
+
+  describe('answers Node would write itself', () => {
+    it('answers 417 EXPECTATION_FAILED with the envelope for an Expect other than 100-continue', async () => {
+      const server = await start({ app: { codeHeader: 'X-Error-Code' } });
+      const exchange = await rawExchange(
+        server.port,
+        'GET /items/1 HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n',
+      );
+      const [response] = parseRawResponses(exchange.text);
+      expect(response?.status).toBe(417);
+      expect(response?.headers['x-error-code']).toBe('EXPECTATION_FAILED');
+      expect(parseErrorBody(response?.body ?? '')).toMatchObject({
+        code: 'EXPECTATION_FAILED',
+        target: 'Expect',
+      });
+    });
+
+    it('answers 405 with an empty Allow to CONNECT, instead of dropping the connection', async () => {
+      const server = await start();
+      const exchange = await rawExchange(
+        server.port,
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      );
+      const [response] = parseRawResponses(exchange.text);
+      expect(response?.status).toBe(405);
+      expect(response?.headers.allow).toBe('');
+      expect(parseErrorBody(response?.body ?? '')).toMatchObject({
+        code: 'METHOD_NOT_ALLOWED',
+        innererror: { code: 'CONNECT_NOT_SUPPORTED' },
+      });
+      expect(exchange.closedByServer).toBe(true);
+    });
   });
 });
+
+/** A small store with one route per verb; each answers on a later turn of the event loop. */
+function appFor(express: ExpressModule, items: Map<string, unknown>) {
+  const app = express();
+  // As @resourceful/http-conventions does: the request's id, stored under the shared key.
+  app.use((req: Request, _res: Response, next: () => void) => {
+    const id = req.headers['x-request-id'];
+    if (typeof id === 'string')
+      (req as Request & { [REQUEST_ID_KEY]?: string })[REQUEST_ID_KEY] = id;
+    next();
+  });
+  app.use(express.json());
+  app.get('/sync', (_req: Request, res: Response) => {
+    res.json({ ok: true });
+  });
+  app.get('/items/:id', async (req: Request, res: Response) => {
+    await later();
+    const item = items.get(String(req.params.id));
+    if (item === undefined) res.status(404).json({ error: { code: 'NOT_FOUND', message: 'x' } });
+    else res.json(item);
+  });
+  app.delete('/items/:id', async (req: Request, res: Response) => {
+    await later();
+    items.delete(String(req.params.id));
+    res.status(204).end();
+  });
+  const write = async (req: Request, res: Response) => {
+    await later();
+    if (typeof req.body?.name !== 'string') {
+      res.status(400).json({ error: { code: 'VALIDATION_ERROR', message: 'name' } });
+      return;
+    }
+    items.set(String(req.params.id), { name: req.body.name });
+    res.json(items.get(String(req.params.id)));
+  };
+  app.put('/items/:id', write);
+  app.patch('/items/:id', write);
+  app.post('/items', async (req: Request, res: Response) => {
+    await later();
+    if (typeof req.body?.name !== 'string') {
+      res.status(400).json({ error: { code: 'VALIDATION_ERROR', message: 'name' } });
+      return;
+    }
+    items.set(String(items.size + 1), { name: req.body.name });
+    res.status(201).json({ name: req.body.name });
+  });
+  return app;
+}
 
 describe('clientErrorHandler options', () => {
   it('refuses a code header name that is not a token, and unknown options', () => {
@@ -110,5 +350,82 @@ describe('clientErrorHandler options', () => {
     expect(() => clientErrorHandler({ codeHeadr: 'X' } as never)).toThrow(
       /Did you mean "codeHeader"/,
     );
+  });
+});
+
+describeEachExpress('requests over maxRequestsPerSocket', (express) => {
+  it('answers them with a 503 envelope and Retry-After: 0 instead of a bare 503', async () => {
+    const app = express();
+    app.get('/n/:n', async (req: Request, res: Response) => {
+      await later();
+      res.json({ n: req.params.n });
+    });
+    app.use(errorHandler({ onError: () => undefined }));
+    const server = attachServerErrorHandlers(createServer(app));
+    server.maxRequestsPerSocket = 2;
+    const running = await listen(server);
+    try {
+      const get = (n: number) => `GET /n/${n} HTTP/1.1\r\nHost: x\r\n\r\n`;
+      const exchange = await rawExchange(running.port, get(1) + get(2) + get(3));
+      const responses = parseRawResponses(exchange.text);
+      expect(responses.map((response) => response.status)).toEqual([200, 200, 503]);
+      expect(responses[1]?.headers.connection).toBe('close');
+      expect(responses[2]?.headers['retry-after']).toBe('0');
+      expect(parseErrorBody(responses[2]?.body ?? '')).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        innererror: { code: 'MAX_REQUESTS_PER_CONNECTION' },
+      });
+    } finally {
+      await running.close();
+    }
+  });
+});
+
+describeEachExpress('requests Node answers before any event', (express) => {
+  it('answers an HTTP/1.1 request without Host with a 400 envelope naming Host', async () => {
+    const app = express();
+    app.get('/', (_req: Request, res: Response) => {
+      res.json({ ran: true });
+    });
+    app.use(errorHandler({ onError: () => undefined, codeHeader: 'X-Error-Code' }));
+    const running = await listen(attachServerErrorHandlers(createServer(app)));
+    try {
+      const exchange = await rawExchange(running.port, 'GET / HTTP/1.1\r\n\r\n');
+      const [response, ...more] = parseRawResponses(exchange.text);
+      expect(more).toEqual([]);
+      expect(response?.status).toBe(400);
+      expect(response?.headers['x-error-code']).toBe('INVALID_REQUEST');
+      expect(response?.headers.connection).toBe('close');
+      expect(parseErrorBody(response?.body ?? '')).toMatchObject({
+        code: 'INVALID_REQUEST',
+        target: 'Host',
+      });
+      expect(exchange.closedByServer).toBe(true);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('answers chunk extensions over Node limit with a 413 envelope', async () => {
+    const app = express();
+    // Reading the body: the refused bytes are that body, so the refusal is the answer.
+    app.use(express.raw({ type: '*/*' }));
+    app.post('/', (_req: Request, res: Response) => {
+      res.json({ ran: true });
+    });
+    const running = await listen(attachServerErrorHandlers(createServer(app)));
+    try {
+      const exchange = await rawExchange(
+        running.port,
+        `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n1;${'a'.repeat(20_000)}\r\nx\r\n0\r\n\r\n`,
+      );
+      const responses = parseRawResponses(exchange.text);
+      expect(responses.map((response) => response.status)).toEqual([413]);
+      expect(parseErrorBody(responses[0]?.body ?? '')).toMatchObject({
+        code: 'PAYLOAD_TOO_LARGE',
+      });
+    } finally {
+      await running.close();
+    }
   });
 });

@@ -63,11 +63,9 @@ function mapPatchError(error: unknown, index: number): ApiError {
     });
   }
   if (error.name === 'TEST_OPERATION_FAILED') {
-    return new ApiError({
-      status: 409,
-      code: 'PATCH_TEST_FAILED',
-      message: `The "test" operation at index ${index} failed: the value differs.`,
+    return ApiError.conflict(`The "test" operation at index ${index} failed: the value differs.`, {
       target: `[${index}]`,
+      innererror: { code: 'PATCH_TEST_FAILED' },
     });
   }
   const member = FROM_ERRORS.has(error.name)
@@ -177,7 +175,7 @@ export function applyParsedOperations(
  * is never changed. Any failing operation fails the whole patch.
  *
  * @throws ApiError 400 `INVALID_REQUEST` (shape, unresolvable path; `target` `[i].path` …),
- *   400 `READ_ONLY_FIELD`, 409 `PATCH_TEST_FAILED` (`target` `[i]`), 413 too many operations or
+ *   400 `READ_ONLY_FIELD`, 409 `CONFLICT` (`innererror.code` `PATCH_TEST_FAILED`, `target` `[i]`), 413 too many operations or
  *   copies over `maxCopyBytes`
  * @see https://www.rfc-editor.org/rfc/rfc6902
  */

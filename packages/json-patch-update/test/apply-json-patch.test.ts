@@ -61,14 +61,15 @@ describe('applyJsonPatch', () => {
     expect(doc).toEqual(card());
   });
 
-  it('answers 409 PATCH_TEST_FAILED naming the failed test operation', () => {
+  it('answers 409 CONFLICT (innererror PATCH_TEST_FAILED) naming the failed test operation', () => {
     const error = failure(() =>
       applyJsonPatch(card(), [
         { op: 'replace', path: '/first_name', value: 'Grace' },
         { op: 'test', path: '/first_name', value: 'Ada' },
       ]),
     );
-    expect([error.status, error.code, error.target]).toEqual([409, 'PATCH_TEST_FAILED', '[1]']);
+    expect([error.status, error.code, error.target]).toEqual([409, 'CONFLICT', '[1]']);
+    expect(error.innererror).toEqual({ code: 'PATCH_TEST_FAILED' });
   });
 
   it.each([

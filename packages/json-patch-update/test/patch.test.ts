@@ -176,12 +176,13 @@ describeEachExpress('jsonPatchUpdate', (express) => {
       expectUnchanged();
     });
 
-    it('answers 409 PATCH_TEST_FAILED for a failed test operation', async () => {
+    it('answers 409 CONFLICT (innererror PATCH_TEST_FAILED) for a failed test operation', async () => {
       const res = await patch(app(), [
         { op: 'test', path: '/url', value: 'https://other.example' },
         { op: 'replace', path: '/url', value: 'https://b.example/h' },
       ]);
-      expectErrorEnvelope(res, 409, { code: 'PATCH_TEST_FAILED', target: '[0]' });
+      expectErrorEnvelope(res, 409, { code: 'CONFLICT', target: '[0]' });
+      expect(res.body.error.innererror).toEqual({ code: 'PATCH_TEST_FAILED' });
       expectUnchanged();
     });
 

@@ -5,6 +5,35 @@
 
 export type CredentialSource = 'options' | 'kubeconfig' | 'in-cluster';
 
+/** `InteractiveMode` of an exec stanza (client.authentication.k8s.io). */
+export type ExecInteractiveMode = 'Never' | 'IfAvailable' | 'Always';
+
+/** A kubeconfig `exec` stanza: a credential plugin kubectl runs to get a token or certificate. */
+export interface ExecConfig {
+  /** `client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`. */
+  apiVersion: string;
+  /** The program; a relative path with a separator is relative to its kubeconfig. */
+  command: string;
+  args?: readonly string[];
+  /** Set on top of the proxy's own environment. */
+  env?: readonly { name: string; value: string }[];
+  /** Shown when the command is not installed. */
+  installHint?: string;
+  /** Required for `v1`; `v1beta1` defaults to `IfAvailable`. */
+  interactiveMode?: ExecInteractiveMode;
+  /** Pass the cluster's connection details to the plugin in `KUBERNETES_EXEC_INFO`. */
+  provideClusterInfo?: boolean;
+}
+
+/** User impersonation (kubectl's `--as`, `--as-group`, `--as-uid`; the kubeconfig's `as*`). */
+export interface Impersonation {
+  user?: string;
+  groups?: readonly string[];
+  uid?: string;
+  /** `Impersonate-Extra-{key}` values. */
+  extra?: Readonly<Record<string, readonly string[]>>;
+}
+
 export interface ClusterConfig {
   /** Base URL of the control plane: `https://host:port`, possibly with a path. */
   server: string;
@@ -19,6 +48,13 @@ export interface ClusterConfig {
   password?: string;
   insecureSkipTlsVerify?: boolean;
   tlsServerName?: string;
+  /** The cluster's `proxy-url` (http, https). */
+  proxyUrl?: string;
+  /** A credential plugin to run on the first request that needs a credential. */
+  exec?: ExecConfig;
+  /** `auth-provider: oidc`'s `id-token`, sent as the bearer token while it is valid. */
+  oidcIdToken?: string;
+  impersonate?: Impersonation;
   /** The namespace of the context or service account, when known. */
   namespace?: string;
 }

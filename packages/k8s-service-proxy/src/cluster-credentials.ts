@@ -1,23 +1,34 @@
 /**
  * @module Credentials for the control plane, resolved in the order the Kubernetes clients use:
- * explicit options, then a kubeconfig file, then the in-cluster service account. The result
- * holds the TLS agent and hands out the `Authorization` value per request; the token itself is
- * kept in a closure and never appears in `JSON.stringify`, `util.inspect` or error messages.
+ * explicit options, then a kubeconfig file, then the in-cluster service account. The result is
+ * the one credential resolver of the package: the middleware, the discovery call and the
+ * `k8s-local-proxy` CLI all ask it, per request, for the `Authorization` value and the agent
+ * (static token, rotating token file, basic, client certificate, an exec plugin's token or
+ * certificate, an OIDC id-token). Secrets stay in closures and never appear in
+ * `JSON.stringify`, `util.inspect` or error messages.
  */
 import { readFileSync } from 'node:fs';
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
-import { isIP } from 'node:net';
+import type { Agent as HttpAgent } from 'node:http';
 import { inspect } from 'node:util';
-import type { ClusterConfig, CredentialSource } from './cluster-config.js';
+import { ApiError } from '@resourceful/error-envelope';
+import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import { createClusterAgent } from './cluster-agent.js';
+import type {
+  ClusterConfig,
+  CredentialSource,
+  ExecConfig,
+  Impersonation,
+} from './cluster-config.js';
 import {
-  createHttp2Pool,
-  DEFAULT_HTTP2_IDLE_TIMEOUT_MS,
-  type Http2Pool,
-  registerHttp2Pool,
-} from './http2-pool.js';
+  DEFAULT_EXEC_TIMEOUT_MS,
+  type ExecCredential,
+  type ExecCredentialSource,
+  execCredentialSource,
+} from './exec-credential.js';
 import { type InClusterOptions, loadInCluster } from './in-cluster.js';
 import { loadKubeconfig } from './kubeconfig.js';
+import { oidcAuthorization } from './oidc-token.js';
+import { parseProxyUrl, proxyFromEnvironment } from './proxy-environment.js';
 import {
   DEFAULT_TOKEN_REFRESH_MS,
   fileTokenSource,
@@ -51,19 +62,30 @@ export interface ClusterCredentialsOptions {
   tokenRefreshMs?: number;
   /** TCP keep-alive period for control-plane connections (kubectl's `--keepalive`); 0 = off. */
   keepAliveMs?: number;
+  /** A credential plugin (a kubeconfig `exec` stanza), run on the first request needing it. */
+  exec?: ExecConfig;
+  /** Kill a credential plugin after this long. @default 60000 */
+  execTimeoutMs?: number;
+  /** An `auth-provider: oidc` id-token, sent as the bearer token until it expires. */
+  oidcIdToken?: string;
+  /** Impersonation headers sent with every request (kubectl's `--as`, `--as-group`, `--as-uid`). */
+  impersonate?: Impersonation;
   /**
-   * Offer HTTP/2 (ALPN `h2`) to an `https:` control plane and use it when chosen, as kubectl
-   * does; `false` keeps every request on HTTP/1.1. WebSocket and SPDY upgrades always use
-   * HTTP/1.1. @default true, unless the `DISABLE_HTTP2` environment variable is set (client-go's
-   * switch)
+   * The proxy to the control plane (the kubeconfig cluster's `proxy-url`; http or https, with
+   * CONNECT for https servers). `false` connects directly. @default read from `HTTPS_PROXY` /
+   * `HTTP_PROXY` / `NO_PROXY` as Go does; never for a loopback server
    */
-  http2?: boolean;
-  /** Close a pooled HTTP/2 connection after this long without requests; 0 = never. @default 90000 */
-  http2IdleTimeoutMs?: number;
+  proxyUrl?: string | false;
   /** Where warnings go. @default console.warn */
   onWarning?: (message: string) => void;
   /** Recorded on the result, for diagnostics. @default 'options' */
   source?: CredentialSource;
+}
+
+/** What one request to the control plane is sent with. */
+export interface UpstreamAuth {
+  readonly authorization: string | undefined;
+  readonly agent: HttpAgent;
 }
 
 /** A resolved way to reach and authenticate to the control plane. */
@@ -76,10 +98,18 @@ export interface ClusterCredentials {
   readonly agent: HttpAgent;
   /** TCP keep-alive period in milliseconds (0 = off). */
   readonly keepAliveMs: number;
-  /** Whether HTTP/2 is offered to the control plane (always `false` for `http:` servers). */
-  readonly http2: boolean;
-  /** The `Authorization` value for the next request, or `undefined` (client certificate). */
-  authorization(): string | undefined;
+  /** `Impersonate-*` headers to send, lower-case names (empty when none). */
+  readonly impersonationHeaders: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * The credential for the next request: the `Authorization` value (`undefined` with a client
+   * certificate, or toward a plain `http:` server) and the agent to send it through. Runs the
+   * exec plugin when its credential is missing or expired. Rejects with a 500 ApiError (plugin
+   * failed, id-token expired); then nothing may be sent upstream.
+   */
+  requestAuth(): Promise<UpstreamAuth>;
+  /** The control plane answered 401 to a request sent with `auth`: an exec credential is dropped
+   * and the plugin runs again at once, so the next request carries a fresh one. */
+  rejected(auth: UpstreamAuth): void;
   /** Stops token refresh and closes pooled connections. */
   close(): void;
   /** A summary without secrets. */
@@ -102,17 +132,36 @@ const OVERRIDABLE_OPTIONS = [
   'namespace',
   'tokenRefreshMs',
   'keepAliveMs',
-  'http2',
-  'http2IdleTimeoutMs',
+  'exec',
+  'execTimeoutMs',
+  'oidcIdToken',
+  'impersonate',
+  'proxyUrl',
   'onWarning',
 ] as const satisfies readonly (keyof ClusterCredentialsOptions)[];
 
-const OPTION_NAMES = new Set<string>([...OVERRIDABLE_OPTIONS, 'source']);
+const OPTION_NAMES: readonly string[] = [...OVERRIDABLE_OPTIONS, 'source'];
 
-/** client-go's switch: any non-empty `DISABLE_HTTP2` turns HTTP/2 off. */
-function http2DisabledBy(env: Readonly<Record<string, string | undefined>>): boolean {
-  const value = env.DISABLE_HTTP2;
-  return value !== undefined && value !== '';
+/** client-go's impersonation headers (k8s.io/client-go/transport). */
+function impersonationHeaders(
+  impersonate: Impersonation | undefined,
+): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  if (impersonate === undefined) return headers;
+  if (impersonate.user !== undefined && impersonate.user !== '') {
+    headers['impersonate-user'] = impersonate.user;
+  }
+  if (impersonate.uid !== undefined && impersonate.uid !== '') {
+    headers['impersonate-uid'] = impersonate.uid;
+  }
+  if (impersonate.groups !== undefined && impersonate.groups.length > 0) {
+    headers['impersonate-group'] = [...impersonate.groups];
+  }
+  for (const [key, values] of Object.entries(impersonate.extra ?? {})) {
+    // Header names cannot hold every character a key may: client-go percent-encodes them.
+    headers[`impersonate-extra-${encodeURIComponent(key).toLowerCase()}`] = [...values];
+  }
+  return headers;
 }
 
 function warnToStderr(message: string): void {
@@ -121,16 +170,8 @@ function warnToStderr(message: string): void {
 
 /** Builds credentials from explicit values. Throws (without echoing secrets) when invalid. */
 export function createClusterCredentials(options: ClusterCredentialsOptions): ClusterCredentials {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('createClusterCredentials expects an options object');
-  }
-  for (const name of Object.keys(options)) {
-    if (!OPTION_NAMES.has(name)) {
-      throw new TypeError(
-        `unknown option "${name}"; known options: ${[...OPTION_NAMES].join(', ')}`,
-      );
-    }
-  }
+  assertOptionsObject('createClusterCredentials', options);
+  assertKnownOptions('createClusterCredentials', options, OPTION_NAMES);
   let server: URL;
   try {
     server = new URL(options.server);
@@ -149,14 +190,18 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
   if (!Number.isFinite(keepAliveMs) || keepAliveMs < 0) {
     throw new RangeError('keepAliveMs must be 0 or a positive number of milliseconds');
   }
-  if (options.http2 !== undefined && typeof options.http2 !== 'boolean') {
-    throw new TypeError('http2 must be true or false');
+  const execTimeoutMs = options.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
+  if (!Number.isFinite(execTimeoutMs) || execTimeoutMs <= 0) {
+    throw new RangeError('execTimeoutMs must be a positive number of milliseconds');
   }
-  const http2IdleTimeoutMs = options.http2IdleTimeoutMs ?? DEFAULT_HTTP2_IDLE_TIMEOUT_MS;
-  if (!Number.isFinite(http2IdleTimeoutMs) || http2IdleTimeoutMs < 0) {
-    throw new RangeError('http2IdleTimeoutMs must be 0 or a positive number of milliseconds');
+  const hasToken =
+    (options.token !== undefined && options.token !== '') || options.tokenFile !== undefined;
+  if (hasToken && options.username !== undefined) {
+    throw new TypeError(
+      'more than one authentication method: a token and a username/password (kubectl refuses both)',
+    );
   }
-  const http2 = server.protocol === 'https:' && (options.http2 ?? !http2DisabledBy(process.env));
+  const cleartext = server.protocol === 'http:';
   let ca = options.ca;
   if (ca === undefined && options.caFile !== undefined) {
     try {
@@ -178,87 +223,146 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
     );
   }
 
+  // As kubectl: a plain-http control plane gets no credential at all (no token, no plugin run,
+  // no basic auth), so a secret never crosses the network in clear. Impersonation still goes.
   let tokens: TokenSource | undefined;
-  if (options.token !== undefined && options.token !== '') {
-    tokens = typeof options.token === 'string' ? staticTokenSource(options.token) : options.token;
-  } else if (options.tokenFile !== undefined) {
-    tokens = fileTokenSource(options.tokenFile, {
-      refreshMs: options.tokenRefreshMs ?? DEFAULT_TOKEN_REFRESH_MS,
-      onWarning,
+  let plugin: ExecCredentialSource | undefined;
+  let basic: string | undefined;
+  let oidc: string | undefined;
+  if (cleartext) {
+    if (hasToken || options.username !== undefined || options.exec || options.oidcIdToken) {
+      onWarning(
+        `the control plane ${server.origin} is plain http://: no credentials are sent to it (as kubectl)`,
+      );
+    }
+  } else if (hasToken) {
+    if (options.token !== undefined && options.token !== '') {
+      tokens = typeof options.token === 'string' ? staticTokenSource(options.token) : options.token;
+    } else {
+      tokens = fileTokenSource(options.tokenFile as string, {
+        refreshMs: options.tokenRefreshMs ?? DEFAULT_TOKEN_REFRESH_MS,
+        onWarning,
+      });
+    }
+  } else if (options.username !== undefined) {
+    basic = `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}`;
+  } else if (options.exec !== undefined) {
+    plugin = execCredentialSource(options.exec, {
+      timeoutMs: execTimeoutMs,
+      cluster: {
+        server: server.href.replace(/\/$/, ''),
+        ...(options.tlsServerName ? { 'tls-server-name': options.tlsServerName } : {}),
+        ...(insecure ? { 'insecure-skip-tls-verify': true } : {}),
+        ...(ca ? { 'certificate-authority-data': Buffer.from(ca).toString('base64') } : {}),
+        ...(typeof options.proxyUrl === 'string' ? { 'proxy-url': options.proxyUrl } : {}),
+      },
     });
+  } else if (options.oidcIdToken !== undefined) {
+    oidc = options.oidcIdToken;
   }
-  const basic =
-    options.username !== undefined
-      ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}`
-      : undefined;
 
-  const agent =
-    server.protocol === 'https:'
-      ? new HttpsAgent({
-          keepAlive: true,
-          ca,
-          cert: options.clientCert,
-          key: options.clientKey,
-          rejectUnauthorized: !insecure,
-          servername: options.tlsServerName,
-          ALPNProtocols: ['http/1.1'],
-        })
-      : new HttpAgent({ keepAlive: true });
-  const pool: Http2Pool | undefined = http2
-    ? createHttp2Pool({
-        server,
-        tls: {
-          ca,
-          cert: options.clientCert,
-          key: options.clientKey,
-          rejectUnauthorized: !insecure,
-          // As https.Agent: SNI is the host name, never an IP address (RFC 6066 §3).
-          servername:
-            options.tlsServerName ??
-            (isIP(server.hostname.replace(/^\[|\]$/g, '')) ? undefined : server.hostname),
-        },
-        keepAliveMs,
-        idleTimeoutMs: http2IdleTimeoutMs,
-      })
-    : undefined;
+  const proxy =
+    options.proxyUrl === false
+      ? undefined
+      : options.proxyUrl === undefined
+        ? proxyFromEnvironment(server, process.env)
+        : parseProxyUrl(options.proxyUrl, 'proxyUrl');
+  const tlsOptions = {
+    ca,
+    rejectUnauthorized: !insecure,
+    ...(options.tlsServerName === undefined ? {} : { servername: options.tlsServerName }),
+  };
+  const makeAgent = (cert?: string | Buffer, key?: string | Buffer): HttpAgent =>
+    createClusterAgent(
+      server,
+      { ...tlsOptions, ...(cert === undefined ? {} : { cert, key }) },
+      proxy,
+    );
+  const agent = makeAgent(options.clientCert, options.clientKey);
+  /** One agent per client certificate a plugin returned; the last one only is kept. */
+  let pluginAgent: { credential: ExecCredential; agent: HttpAgent } | undefined;
+  const agentFor = (credential: ExecCredential): HttpAgent => {
+    if (credential.clientCertificate === undefined) return agent;
+    if (pluginAgent?.credential !== credential) {
+      pluginAgent?.agent.destroy();
+      pluginAgent = {
+        credential,
+        agent: makeAgent(credential.clientCertificate, credential.clientKey),
+      };
+    }
+    return pluginAgent.agent;
+  };
+  const pluginAuth = new WeakMap<UpstreamAuth, ExecCredential>();
 
   const summary = {
     server: server.href,
+    // The proxy's origin only: a proxy URL may carry a user and password.
+    proxy: proxy?.origin,
     source: options.source ?? 'options',
     namespace: options.namespace,
     insecureSkipTlsVerify: insecure,
-    http2,
-    auth: tokens
-      ? 'bearer-token'
-      : basic
-        ? 'basic'
-        : options.clientCert
-          ? 'client-certificate'
-          : 'none',
+    auth: cleartext
+      ? 'none (plain http)'
+      : tokens
+        ? 'bearer-token'
+        : basic
+          ? 'basic'
+          : plugin
+            ? 'exec-plugin'
+            : oidc
+              ? 'oidc'
+              : options.clientCert
+                ? 'client-certificate'
+                : 'none',
   };
+  const fixedAuth: UpstreamAuth | undefined =
+    tokens || plugin || oidc ? undefined : { authorization: basic, agent };
+  const impersonation = impersonationHeaders(options.impersonate);
 
-  const credentials = {
+  const credentials: ClusterCredentials & { [inspect.custom]: () => string } = {
     server,
     source: options.source ?? 'options',
     namespace: options.namespace,
     insecureSkipTlsVerify: insecure,
     agent,
     keepAliveMs,
-    http2,
-    authorization() {
-      const token = tokens?.current();
-      if (token !== undefined) return `Bearer ${token}`;
-      return basic;
+    impersonationHeaders: impersonation,
+    requestAuth() {
+      if (fixedAuth !== undefined) return Promise.resolve(fixedAuth);
+      if (tokens !== undefined) {
+        const token = tokens.current();
+        return Promise.resolve({
+          authorization: token === undefined ? undefined : `Bearer ${token}`,
+          agent,
+        });
+      }
+      if (oidc !== undefined) {
+        const value = oidcAuthorization(oidc, Date.now());
+        return value instanceof ApiError
+          ? Promise.reject(value)
+          : Promise.resolve({ authorization: value, agent });
+      }
+      return (plugin as ExecCredentialSource).get().then((credential) => {
+        const auth: UpstreamAuth = {
+          authorization: credential.token === undefined ? undefined : `Bearer ${credential.token}`,
+          agent: agentFor(credential),
+        };
+        pluginAuth.set(auth, credential);
+        return auth;
+      });
+    },
+    rejected(auth) {
+      const credential = pluginAuth.get(auth);
+      if (credential !== undefined) plugin?.rejected(credential);
     },
     close() {
       tokens?.close();
       agent.destroy();
-      pool?.close();
+      pluginAgent?.agent.destroy();
     },
     toJSON: () => ({ ...summary }),
     [inspect.custom]: () => `ClusterCredentials ${inspect(summary)}`,
-  } as ClusterCredentials;
-  if (pool !== undefined) registerHttp2Pool(credentials, pool);
+  };
   return credentials;
 }
 
@@ -279,6 +383,17 @@ export interface FindCredentialsOptions extends Partial<Omit<ClusterCredentialsO
   homeDir?: string;
 }
 
+const FIND_OPTION_NAMES: readonly string[] = [
+  ...OVERRIDABLE_OPTIONS,
+  'kubeconfig',
+  'context',
+  'cluster',
+  'user',
+  'inCluster',
+  'env',
+  'homeDir',
+];
+
 /** Explicit values override those found in files, as kubectl's flags override the kubeconfig. */
 function overrides(options: FindCredentialsOptions): Partial<ClusterCredentialsOptions> {
   const out: Partial<ClusterCredentialsOptions> = {};
@@ -289,20 +404,46 @@ function overrides(options: FindCredentialsOptions): Partial<ClusterCredentialsO
   return out;
 }
 
+/** The cluster's `proxy-url`, else the proxy `env` names for `server`, else a direct line. */
+function proxyFor(
+  server: string,
+  configured: string | false | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): string | false {
+  if (configured !== undefined) return configured;
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    return false; // createClusterCredentials reports the bad server
+  }
+  return proxyFromEnvironment(url, env)?.href ?? false;
+}
+
 function fromConfig(
   config: ClusterConfig,
   extra: Partial<ClusterCredentialsOptions>,
+  env: Readonly<Record<string, string | undefined>>,
 ): ClusterCredentials {
   const merged: ClusterCredentialsOptions = {
     ...config,
     ...extra,
     server: extra.server ?? config.server,
   };
-  // An explicit token or CA replaces the file's, whichever form the file used.
+  merged.proxyUrl = proxyFor(merged.server, extra.proxyUrl ?? config.proxyUrl, env);
+  // An explicit token wins over every credential of the file (kubectl's --token): the plugin
+  // never runs, and the file's other methods do not count as a second one.
   if (extra.token !== undefined || extra.tokenFile !== undefined) {
     if (extra.token === undefined) delete merged.token;
     if (extra.tokenFile === undefined) delete merged.tokenFile;
+    if (extra.exec === undefined) delete merged.exec;
+    if (extra.oidcIdToken === undefined) delete merged.oidcIdToken;
+    if (extra.username === undefined) {
+      delete merged.username;
+      delete merged.password;
+    }
   }
+  if (extra.impersonate !== undefined) merged.impersonate = extra.impersonate;
   if (extra.caFile !== undefined && extra.ca === undefined) delete merged.ca;
   if (
     extra.insecureSkipTlsVerify === true &&
@@ -322,16 +463,23 @@ function fromConfig(
 export function findClusterCredentials(
   options: FindCredentialsOptions = {},
 ): ClusterCredentials | undefined {
+  assertOptionsObject('findClusterCredentials', options);
+  assertKnownOptions('findClusterCredentials', options, FIND_OPTION_NAMES);
   const extra = overrides(options);
-  if (extra.http2 === undefined && options.env !== undefined) {
-    extra.http2 = !http2DisabledBy(options.env);
-  }
+  const env = options.env ?? process.env;
   const explicitAuth =
     options.token !== undefined ||
     options.tokenFile !== undefined ||
     options.clientCert !== undefined;
+  const direct = (server: string) =>
+    createClusterCredentials({
+      ...extra,
+      server,
+      proxyUrl: proxyFor(server, extra.proxyUrl, env),
+      source: 'options',
+    });
   if (options.server !== undefined && explicitAuth && options.kubeconfig === undefined) {
-    return createClusterCredentials({ ...extra, server: options.server, source: 'options' });
+    return direct(options.server);
   }
   if (options.kubeconfig !== false) {
     const config = loadKubeconfig({
@@ -342,15 +490,13 @@ export function findClusterCredentials(
       env: options.env,
       homeDir: options.homeDir,
     });
-    if (config !== undefined) return fromConfig(config, extra);
+    if (config !== undefined) return fromConfig(config, extra, env);
   }
   if (options.inCluster !== false) {
     const config = loadInCluster({ env: options.env, ...options.inCluster });
-    if (config !== undefined) return fromConfig(config, extra);
+    if (config !== undefined) return fromConfig(config, extra, env);
   }
-  if (options.server !== undefined) {
-    return createClusterCredentials({ ...extra, server: options.server, source: 'options' });
-  }
+  if (options.server !== undefined) return direct(options.server);
   return undefined;
 }
 

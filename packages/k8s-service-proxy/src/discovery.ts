@@ -68,16 +68,22 @@ function parseApiVersions(body: string): ApiVersions {
   return result;
 }
 
-/** Calls `GET {server}/api` with the credentials (over HTTP/2 when offered) and returns the answer. */
-export function getApiVersions(
+/**
+ * Calls `GET {server}/api` with the credentials and returns the answer. Rejects with the
+ * resolver's ApiError when no credential can be had (an exec plugin failed).
+ */
+export async function getApiVersions(
   credentials: ClusterCredentials,
   options: GetApiVersionsOptions = {},
 ): Promise<ApiVersions> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const { server } = credentials;
-  const headers: Record<string, string> = { accept: 'application/json' };
-  const authorization = credentials.authorization();
-  if (authorization !== undefined) headers.authorization = authorization;
+  const auth = await credentials.requestAuth();
+  const headers: Record<string, string | readonly string[]> = {
+    accept: 'application/json',
+    ...credentials.impersonationHeaders,
+  };
+  if (auth.authorization !== undefined) headers.authorization = auth.authorization;
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (error: Error | undefined, value?: ApiVersions) => {
@@ -88,13 +94,20 @@ export function getApiVersions(
     };
     const call = callUpstream(
       credentials,
-      { method: 'GET', path: `${server.pathname.replace(/\/+$/, '')}/api`, headers, timeoutMs },
+      {
+        method: 'GET',
+        path: `${server.pathname.replace(/\/+$/, '')}/api`,
+        headers: headers as Record<string, string | string[]>,
+        timeoutMs,
+        agent: auth.agent,
+      },
       {
         error: (error: NodeJS.ErrnoException) => {
           const code = error.code === UPSTREAM_TIMEOUT ? 'ETIMEDOUT' : (error.code ?? 'error');
           settle(new DiscoveryError(`cannot reach the control plane (${code})`, undefined));
         },
         answer: ({ status, body }) => {
+          if (status === 401) credentials.rejected(auth);
           const chunks: Buffer[] = [];
           let size = 0;
           body.on('data', (chunk: Buffer) => {

@@ -1,4 +1,10 @@
-export type { ClusterConfig, CredentialSource } from './cluster-config.js';
+export type {
+  ClusterConfig,
+  CredentialSource,
+  ExecConfig,
+  ExecInteractiveMode,
+  Impersonation,
+} from './cluster-config.js';
 export {
   type ClusterCredentials,
   type ClusterCredentialsOptions,
@@ -6,7 +12,13 @@ export {
   type FindCredentialsOptions,
   findClusterCredentials,
   loadClusterCredentials,
+  type UpstreamAuth,
 } from './cluster-credentials.js';
+export {
+  type ControlPlaneRelay,
+  type ControlPlaneRelayOptions,
+  controlPlaneRelay,
+} from './control-plane-relay.js';
 export {
   type ApiVersions,
   DiscoveryError,
@@ -14,28 +26,15 @@ export {
   getApiVersions,
   type ServerAddressByClientCIDR,
 } from './discovery.js';
-export { DEFAULT_HTTP2_IDLE_TIMEOUT_MS } from './http2-pool.js';
+export { DEFAULT_EXEC_TIMEOUT_MS } from './exec-credential.js';
+export {
+  type ClusterServiceProxyMiddlewareOptions,
+  type ClusterServiceProxyOptions,
+  clusterServiceProxyOptions,
+} from './http-proxy-middleware-options.js';
 export { type InClusterOptions, loadInCluster, SERVICE_ACCOUNT_DIR } from './in-cluster.js';
 export { type KubeconfigOptions, kubeconfigPaths, loadKubeconfig } from './kubeconfig.js';
 export { isNamespaceName, isPortName, isServiceName } from './kubernetes-names.js';
-export {
-  createLocalProxy,
-  DEFAULT_PROXY_PORT,
-  type LocalProxy,
-  type LocalProxyOptions,
-} from './local-proxy.js';
-export { HOP_BY_HOP_HEADERS } from './relay.js';
-export {
-  createRequestFilter,
-  DEFAULT_ACCEPT_HOSTS,
-  DEFAULT_ACCEPT_PATHS,
-  DEFAULT_REJECT_METHODS,
-  DEFAULT_REJECT_PATHS,
-  hostForFilter,
-  type RequestFilter,
-  type RequestFilterOptions,
-} from './request-filter.js';
-export { encodeSuffixSegments, isSafeSuffix, suffixProblem } from './safe-suffix.js';
 export {
   DEFAULT_SERVICE_PROXY_TIMEOUT_MS,
   type ServiceProxyMiddleware,
@@ -60,4 +59,3 @@ export {
   staticTokenSource,
   type TokenSource,
 } from './token-source.js';
-export { upstreamError } from './upstream-errors.js';

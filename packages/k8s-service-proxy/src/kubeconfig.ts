@@ -1,14 +1,16 @@
 /**
  * @module Reads kubeconfig files the way kubectl does: `KUBECONFIG` (a `:`-separated list, the
  * first file to set a value wins) or `~/.kube/config`, the current (or a chosen) context, its
- * cluster and user. File references are relative to the kubeconfig that names them.
+ * cluster and user. File references are relative to the kubeconfig that names them. Values are
+ * typed as kubectl types them: a number or boolean where a string belongs is refused, as is a
+ * string where a boolean belongs (see kubeconfig-yaml.ts).
  * @see https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import { parse } from 'yaml';
-import type { ClusterConfig } from './cluster-config.js';
+import type { ClusterConfig, ExecConfig, ExecInteractiveMode } from './cluster-config.js';
+import { goTypeOf, parseKubeconfigYaml } from './kubeconfig-yaml.js';
 
 export interface KubeconfigOptions {
   /** A kubeconfig path (kubectl's `--kubeconfig`); when set, `KUBECONFIG` is ignored. */
@@ -38,9 +40,37 @@ function asEntry(value: unknown): Entry | undefined {
     : undefined;
 }
 
-function str(entry: Entry | undefined, key: string): string | undefined {
+/** Thrown for a kubeconfig that kubectl would refuse to load. */
+function typeError(where: string, key: string, expected: string, value: unknown): Error {
+  return new Error(
+    `kubeconfig: ${where}.${key} must be ${expected}, not a ${goTypeOf(value)} (kubectl refuses it too; quote the value)`,
+  );
+}
+
+/** A string field: absent, `null` and `""` are unset; any other non-string is refused. */
+function str(entry: Entry | undefined, key: string, where = ''): string | undefined {
   const value = entry?.[key];
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw typeError(where, key, 'a string', value);
+  return value === '' ? undefined : value;
+}
+
+/** A boolean field: YAML 1.1 `true`/`yes`/`on`/`y` and their opposites only. */
+function bool(entry: Entry, key: string, where: string): boolean | undefined {
+  const value = entry[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw typeError(where, key, 'true or false', value);
+  return value;
+}
+
+function stringList(entry: Entry, key: string, where: string): string[] | undefined {
+  const value = entry[key];
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw typeError(where, key, 'a list of strings', value);
+  return value.map((item, index) => {
+    if (typeof item !== 'string') throw typeError(where, `${key}[${index}]`, 'a string', item);
+    return item;
+  });
 }
 
 /** The kubeconfig files kubectl would read, in precedence order. */
@@ -65,7 +95,7 @@ function readDoc(file: string): Entry {
   }
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = parseKubeconfigYaml(text);
   } catch (error) {
     // The parser's message quotes the offending line, which may hold a token: give the line only.
     const line = (error as { linePos?: [{ line: number }] }).linePos?.[0]?.line;
@@ -95,9 +125,9 @@ function fileOrData(
   dataKey: string,
   base: string,
 ): string | undefined {
-  const data = str(entry, dataKey);
+  const data = str(entry, dataKey, fileKey);
   if (data !== undefined) return Buffer.from(data, 'base64').toString('utf8');
-  const path = str(entry, fileKey);
+  const path = str(entry, fileKey, fileKey);
   if (path === undefined) return undefined;
   const full = isAbsolute(path) ? path : resolve(base, path);
   try {
@@ -154,8 +184,13 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): ClusterConfig |
     clusterBase,
   );
   if (ca !== undefined) config.ca = ca;
-  if (cluster.entry['insecure-skip-tls-verify'] === true) config.insecureSkipTlsVerify = true;
-  const tlsServerName = str(cluster.entry, 'tls-server-name');
+  const clusterWhere = `clusters[${clusterName}].cluster`;
+  if (bool(cluster.entry, 'insecure-skip-tls-verify', clusterWhere) === true) {
+    config.insecureSkipTlsVerify = true;
+  }
+  const proxyUrl = str(cluster.entry, 'proxy-url', clusterWhere);
+  if (proxyUrl !== undefined) config.proxyUrl = proxyUrl;
+  const tlsServerName = str(cluster.entry, 'tls-server-name', clusterWhere);
   if (tlsServerName !== undefined) config.tlsServerName = tlsServerName;
   const namespace = str(context?.entry, 'namespace');
   if (namespace !== undefined) config.namespace = namespace;
@@ -164,26 +199,129 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): ClusterConfig |
   if (userName !== undefined) {
     const user = findNamed(files, 'users', userName, 'user');
     if (user === undefined) throw new Error(`user "${userName}" is not defined in the kubeconfig`);
-    const userBase = dirname(user.file);
-    if (user.entry.exec !== undefined || user.entry['auth-provider'] !== undefined) {
-      throw new Error(
-        `user "${userName}" uses an exec or auth-provider plugin, which is not supported; use a token, token file or client certificate`,
-      );
-    }
-    const token = str(user.entry, 'token');
-    if (token !== undefined) config.token = token;
-    const tokenFile = str(user.entry, 'tokenFile');
-    if (tokenFile !== undefined) {
-      config.tokenFile = isAbsolute(tokenFile) ? tokenFile : resolve(userBase, tokenFile);
-    }
-    const cert = fileOrData(user.entry, 'client-certificate', 'client-certificate-data', userBase);
-    const key = fileOrData(user.entry, 'client-key', 'client-key-data', userBase);
-    if (cert !== undefined) config.clientCert = cert;
-    if (key !== undefined) config.clientKey = key;
-    const username = str(user.entry, 'username');
-    const password = str(user.entry, 'password');
-    if (username !== undefined) config.username = username;
-    if (password !== undefined) config.password = password;
+    readUser(config, user.entry, userName, dirname(user.file));
   }
   return config;
+}
+
+const INTERACTIVE_MODES: readonly ExecInteractiveMode[] = ['Never', 'IfAvailable', 'Always'];
+const EXEC_API_VERSIONS = [
+  'client.authentication.k8s.io/v1',
+  'client.authentication.k8s.io/v1beta1',
+];
+
+/** The `exec` stanza, checked as client-go's `validateAuthInfo` and exec authenticator do. */
+function readExec(entry: Entry, where: string, base: string): ExecConfig {
+  const apiVersion = str(entry, 'apiVersion', where);
+  const command = str(entry, 'command', where);
+  if (command === undefined) {
+    throw new Error(`kubeconfig: ${where}.command must be set to use an exec credential plugin`);
+  }
+  if (apiVersion === undefined || !EXEC_API_VERSIONS.includes(apiVersion)) {
+    throw new Error(
+      `kubeconfig: ${where}.apiVersion must be one of ${EXEC_API_VERSIONS.join(', ')}`,
+    );
+  }
+  const mode = str(entry, 'interactiveMode', where);
+  if (mode !== undefined && !INTERACTIVE_MODES.includes(mode as ExecInteractiveMode)) {
+    throw new Error(`kubeconfig: ${where}.interactiveMode must be Never, IfAvailable or Always`);
+  }
+  if (mode === undefined && apiVersion === 'client.authentication.k8s.io/v1') {
+    throw new Error(
+      `kubeconfig: ${where}.interactiveMode must be set for client.authentication.k8s.io/v1 plugins (Never, IfAvailable or Always)`,
+    );
+  }
+  const rawEnv = entry.env ?? [];
+  if (!Array.isArray(rawEnv)) throw typeError(where, 'env', 'a list of {name, value}', rawEnv);
+  const env = rawEnv.map((item, index) => {
+    const pair = asEntry(item);
+    const name = str(pair, 'name', `${where}.env[${index}]`);
+    if (pair === undefined || name === undefined) {
+      throw new Error(`kubeconfig: ${where}.env[${index}].name must be set`);
+    }
+    return { name, value: str(pair, 'value', `${where}.env[${index}]`) ?? '' };
+  });
+  // As clientcmd's ResolvePaths: a command with a separator is relative to its kubeconfig.
+  const resolved = !isAbsolute(command) && /[/\\]/.test(command) ? resolve(base, command) : command;
+  const exec: ExecConfig = {
+    apiVersion,
+    command: resolved,
+    args: stringList(entry, 'args', where) ?? [],
+    env,
+    interactiveMode: (mode as ExecInteractiveMode | undefined) ?? 'IfAvailable',
+    provideClusterInfo: bool(entry, 'provideClusterInfo', where) === true,
+  };
+  const installHint = str(entry, 'installHint', where);
+  if (installHint !== undefined) exec.installHint = installHint;
+  return exec;
+}
+
+/** The user entry's credentials and impersonation, onto `config`. */
+function readUser(config: ClusterConfig, entry: Entry, userName: string, base: string): void {
+  const where = `users[${userName}].user`;
+  const methods: string[] = [];
+  const token = str(entry, 'token', where);
+  const tokenFile = str(entry, 'tokenFile', where);
+  if (token !== undefined) config.token = token;
+  if (tokenFile !== undefined) {
+    config.tokenFile = isAbsolute(tokenFile) ? tokenFile : resolve(base, tokenFile);
+  }
+  if (token !== undefined || tokenFile !== undefined) methods.push('token');
+  const username = str(entry, 'username', where);
+  const password = str(entry, 'password', where);
+  if (username !== undefined) config.username = username;
+  if (password !== undefined) config.password = password;
+  if (username !== undefined || password !== undefined) methods.push('basicAuth');
+  // kubectl (client-go's validateAuthInfo) refuses a user with two of these.
+  if (methods.length > 1) {
+    throw new Error(
+      `kubeconfig: more than one authentication method found for user "${userName}"; found [${methods.join(' ')}], only one is allowed`,
+    );
+  }
+  const cert = fileOrData(entry, 'client-certificate', 'client-certificate-data', base);
+  const key = fileOrData(entry, 'client-key', 'client-key-data', base);
+  if (cert !== undefined) config.clientCert = cert;
+  if (key !== undefined) config.clientKey = key;
+
+  const exec = asEntry(entry.exec);
+  const provider = asEntry(entry['auth-provider']);
+  if (exec !== undefined && provider !== undefined) {
+    throw new Error(
+      `kubeconfig: user "${userName}" has both exec and auth-provider; kubectl allows only one`,
+    );
+  }
+  if (exec !== undefined) config.exec = readExec(exec, `${where}.exec`, base);
+  if (provider !== undefined) {
+    const name = str(provider, 'name', `${where}.auth-provider`);
+    if (name !== 'oidc') {
+      throw new Error(
+        `kubeconfig: user "${userName}" uses the "${name ?? ''}" auth-provider, which kubectl no longer ships either; use an exec credential plugin (for instance kubelogin or gke-gcloud-auth-plugin)`,
+      );
+    }
+    const settings = asEntry(provider.config) ?? {};
+    const idToken = str(settings, 'id-token', `${where}.auth-provider.config`);
+    if (idToken === undefined) {
+      throw new Error(
+        `kubeconfig: user "${userName}" uses auth-provider oidc without an id-token; log in with your OIDC helper first (refreshing is not supported)`,
+      );
+    }
+    config.oidcIdToken = idToken;
+  }
+
+  const as = str(entry, 'as', where);
+  const asUid = str(entry, 'as-uid', where);
+  const asGroups = stringList(entry, 'as-groups', where);
+  const extraEntry = asEntry(entry['as-user-extra']);
+  if (as !== undefined || asUid !== undefined || asGroups !== undefined || extraEntry) {
+    const extra: Record<string, string[]> = {};
+    for (const key of Object.keys(extraEntry ?? {})) {
+      extra[key] = stringList(extraEntry as Entry, key, `${where}.as-user-extra`) ?? [];
+    }
+    config.impersonate = {
+      ...(as === undefined ? {} : { user: as }),
+      ...(asUid === undefined ? {} : { uid: asUid }),
+      ...(asGroups === undefined ? {} : { groups: asGroups }),
+      ...(extraEntry === undefined ? {} : { extra }),
+    };
+  }
 }

@@ -1,8 +1,9 @@
 /**
- * @module The relay core shared by the CLI and the middleware: one request to the control plane
- * (over HTTP/2 when it negotiated it, see upstream-transport.ts) or one upgrade (always HTTP/1.1,
- * over the credentials' agent), with hop-by-hop headers dropped (RFC 9110 §7.6.1),
- * `X-Forwarded-For` appended, the body streamed both ways and failures mapped to 502/504.
+ * @module The relay core shared by the CLI and the middleware: one request or one upgrade to the
+ * control plane, sent once the credential resolver has given its credential (an exec plugin may
+ * run first), with hop-by-hop headers dropped (RFC 9110 §7.6.1), `X-Forwarded-For` appended,
+ * impersonation added, the body streamed both ways and failures mapped to 502/504. A 401 to our
+ * credential tells the resolver, so the next request carries a fresh one.
  */
 import type {
   IncomingHttpHeaders,
@@ -10,11 +11,11 @@ import type {
   OutgoingHttpHeaders,
   ServerResponse,
 } from 'node:http';
-import { request as httpRequest, STATUS_CODES } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '@resourceful/error-envelope';
-import type { ClusterCredentials } from './cluster-credentials.js';
+import type { ClusterCredentials, UpstreamAuth } from './cluster-credentials.js';
 import { connectionTokens, HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
 import { UPSTREAM_TIMEOUT, upstreamError } from './upstream-errors.js';
 import {
@@ -22,9 +23,8 @@ import {
   http1RelayHeaders,
   UNRELAYABLE_REQUEST,
   type UpstreamAnswer,
+  watchProxyConnect,
 } from './upstream-transport.js';
-
-export { HOP_BY_HOP_HEADERS };
 
 export interface RelayPolicy {
   readonly credentials: ClusterCredentials;
@@ -68,11 +68,17 @@ function push(out: Record<string, string[]>, name: string, value: string): void 
   else list.push(value);
 }
 
-/** The headers to send upstream, from the client's raw headers. */
-export function upstreamHeaders(
+/** Whether the client's request carries its own `Authorization` that will be relayed. */
+function clientAuthorizes(req: IncomingMessage, policy: RelayPolicy): boolean {
+  return policy.clientCredentials === 'pass-through' && req.headers.authorization !== undefined;
+}
+
+/** The headers to send upstream, from the client's raw headers and our credential. */
+function upstreamHeaders(
   req: IncomingMessage,
   policy: RelayPolicy,
   upgrade: boolean,
+  auth: UpstreamAuth | undefined,
 ): OutgoingHttpHeaders {
   const listed = connectionTokens(req.headers);
   const out: Record<string, string[]> = Object.create(null);
@@ -97,9 +103,18 @@ export function upstreamHeaders(
   const client = req.socket.remoteAddress;
   if (client !== undefined) forwardedFor.push(client.replace(/^::ffff:(?=\d+\.)/, ''));
   if (forwardedFor.length > 0) out['x-forwarded-for'] = [forwardedFor.join(', ')];
-  if (out.authorization === undefined) {
-    const authorization = policy.credentials.authorization();
-    if (authorization !== undefined) out.authorization = [authorization];
+  if (out.authorization === undefined && auth?.authorization !== undefined) {
+    out.authorization = [auth.authorization];
+  }
+  const impersonation = policy.credentials.impersonationHeaders;
+  // client-go's impersonating round tripper leaves a request that names its own user alone.
+  if (out['impersonate-user'] === undefined && Object.keys(impersonation).length > 0) {
+    for (const name of Object.keys(out)) {
+      if (name.startsWith('impersonate-')) delete out[name];
+    }
+    for (const [name, value] of Object.entries(impersonation)) {
+      out[name] = typeof value === 'string' ? [value] : [...value];
+    }
   }
   if (upgrade) {
     out.connection = ['Upgrade'];
@@ -114,18 +129,36 @@ export function upstreamHeaders(
 }
 
 /** The upstream response headers to send to the client (hop-by-hop dropped, repeats kept). */
-export const downstreamHeaders = http1RelayHeaders;
+const downstreamHeaders = http1RelayHeaders;
+
+/**
+ * The credential for a request: none when the client's own `Authorization` is relayed (as
+ * client-go's round trippers skip theirs), else the resolver's.
+ */
+function credentialFor(req: IncomingMessage, policy: RelayPolicy): Promise<UpstreamAuth> {
+  if (clientAuthorizes(req, policy)) {
+    return Promise.resolve({ authorization: undefined, agent: policy.credentials.agent });
+  }
+  return policy.credentials.requestAuth();
+}
+
+/** A failure of the resolver as an ApiError (it rejects with ApiErrors; anything else is a 500). */
+function credentialError(error: unknown): ApiError {
+  return error instanceof ApiError ? error : ApiError.internal();
+}
 
 function sendUpstream(
   policy: RelayPolicy,
   method: string,
   path: string,
   headers: OutgoingHttpHeaders,
+  agent: UpstreamAuth['agent'],
 ) {
-  const { server, agent, keepAliveMs } = policy.credentials;
+  const { server, keepAliveMs } = policy.credentials;
   const send = server.protocol === 'https:' ? httpsRequest : httpRequest;
   const req = send({
     agent,
+    protocol: server.protocol,
     hostname: server.hostname.replace(/^\[|\]$/g, ''),
     port: server.port || (server.protocol === 'https:' ? 443 : 80),
     method,
@@ -133,6 +166,7 @@ function sendUpstream(
     headers,
   });
   if (keepAliveMs > 0) req.on('socket', (socket) => socket.setKeepAlive(true, keepAliveMs));
+  watchProxyConnect(req);
   if (policy.timeoutMs > 0) {
     req.setTimeout(policy.timeoutMs, () =>
       req.destroy(Object.assign(new Error('upstream timed out'), { code: UPSTREAM_TIMEOUT })),
@@ -156,8 +190,8 @@ function relayError(error: Error): ApiError {
 }
 
 /**
- * Relays `req` to `path` (already encoded, with query) on the control plane, over HTTP/2 when it
- * negotiated it, and streams the answer to `res`. Failures before the answer started reach
+ * Relays `req` to `path` (already encoded, with query) on the control plane and streams the
+ * answer to `res`. Failures before the answer started reach
  * `onError` once, as an ApiError; later ones cut the connection, the only honest signal left.
  * `body`, when given, replaces the client's stream: it is what a body parser read, decoded.
  */
@@ -176,52 +210,73 @@ export function relayRequest(
     if (res.headersSent) res.destroy();
     else onError(error);
   };
-  let headers: OutgoingHttpHeaders;
-  try {
-    headers = upstreamHeaders(req, policy, false);
-    if (body !== undefined) {
-      headers['content-length'] = String(body.length);
-      // A body parser read this body and undid its Content-Encoding (gzip, deflate, br).
-      delete headers['content-encoding'];
-    }
-  } catch {
-    fail(ApiError.invalidRequest('The request target cannot be relayed.', { target: 'path' }));
-    return;
-  }
-  const call = callUpstream(
-    policy.credentials,
-    { method: req.method ?? 'GET', path, headers, body: body ?? req, timeoutMs: policy.timeoutMs },
-    {
-      error: (error) => fail(relayError(error)),
-      answer: (answer) => {
-        const { status } = answer;
-        const headers = answer.relayHeaders;
-        policy.mapResponseHeaders?.(headers, status);
-        const rewrite = policy.rewriteBody?.(answer.headers);
-        const encoding = answer.headers['content-encoding'];
-        if (rewrite !== undefined && (encoding === undefined || encoding === 'identity')) {
-          if (req.method === 'HEAD' || status === 204 || status === 304) {
-            // No body to rewrite, and the rewritten length of the page is unknown here.
-            delete headers['content-length'];
-          } else {
-            bufferAndRewrite(
-              answer,
-              res,
-              headers,
-              rewrite,
-              policy.rewriteLimit ?? 10 * 1024 * 1024,
-            );
-            return;
-          }
-        }
-        res.writeHead(status, answer.statusMessage, headers);
-        answer.body.pipe(res);
-      },
-    },
-  );
+  let call: { abort(): void } | undefined;
+  let gone = false;
   res.on('close', () => {
-    if (!res.writableFinished) call.abort();
+    gone = !res.writableFinished;
+    if (gone) call?.abort();
   });
+  credentialFor(req, policy).then(
+    (auth) => {
+      if (gone) return;
+      call = send(auth);
+    },
+    (error: unknown) => fail(credentialError(error)),
+  );
+
+  function send(auth: UpstreamAuth): { abort(): void } | undefined {
+    let headers: OutgoingHttpHeaders;
+    try {
+      headers = upstreamHeaders(req, policy, false, auth);
+      if (body !== undefined) {
+        headers['content-length'] = String(body.length);
+        // A body parser read this body and undid its Content-Encoding (gzip, deflate, br).
+        delete headers['content-encoding'];
+      }
+    } catch {
+      fail(ApiError.invalidRequest('The request target cannot be relayed.', { target: 'path' }));
+      return undefined;
+    }
+    return callUpstream(
+      policy.credentials,
+      {
+        method: req.method ?? 'GET',
+        path,
+        headers,
+        body: body ?? req,
+        timeoutMs: policy.timeoutMs,
+        agent: auth.agent,
+      },
+      {
+        error: (error) => fail(relayError(error)),
+        answer: (answer) => {
+          const { status } = answer;
+          if (status === 401) policy.credentials.rejected(auth);
+          const headers = answer.relayHeaders;
+          policy.mapResponseHeaders?.(headers, status);
+          const rewrite = policy.rewriteBody?.(answer.headers);
+          const encoding = answer.headers['content-encoding'];
+          if (rewrite !== undefined && (encoding === undefined || encoding === 'identity')) {
+            if (req.method === 'HEAD' || status === 204 || status === 304) {
+              // No body to rewrite, and the rewritten length of the page is unknown here.
+              delete headers['content-length'];
+            } else {
+              bufferAndRewrite(
+                answer,
+                res,
+                headers,
+                rewrite,
+                policy.rewriteLimit ?? 10 * 1024 * 1024,
+              );
+              return;
+            }
+          }
+          res.writeHead(status, answer.statusMessage, headers);
+          answer.body.pipe(res);
+        },
+      },
+    );
+  }
 }
 
 function bufferAndRewrite(
@@ -273,19 +328,6 @@ function writeRawResponse(
   socket.write(`${head}\r\n`);
 }
 
-/** Writes an ApiError on a raw socket (upgrade requests have no ServerResponse). */
-export function writeSocketError(socket: Duplex, error: ApiError): void {
-  if (!socket.writable) return;
-  const body = JSON.stringify(error);
-  writeRawResponse(socket, error.status, STATUS_CODES[error.status] ?? 'Error', {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(body)),
-    'error-code': error.code,
-    connection: 'close',
-  });
-  socket.end(body);
-}
-
 /**
  * Relays an upgrade request (WebSocket, SPDY) to `path` and splices the two sockets once the
  * control plane answers 101. Any other answer is passed back as is.
@@ -296,7 +338,7 @@ export function relayUpgrade(
   head: Buffer,
   path: string,
   policy: RelayPolicy,
-  onError: (error: ApiError) => void = (error) => writeSocketError(socket, error),
+  onError: (error: ApiError) => void,
 ): void {
   let done = false;
   const fail = (error: ApiError) => {
@@ -305,39 +347,55 @@ export function relayUpgrade(
     onError(error);
   };
   socket.on('error', () => socket.destroy());
-  let upstream: ReturnType<typeof sendUpstream>;
-  try {
-    upstream = sendUpstream(policy, req.method ?? 'GET', path, upstreamHeaders(req, policy, true));
-  } catch {
-    fail(ApiError.invalidRequest('The request target cannot be relayed.', { target: 'path' }));
-    return;
+  credentialFor(req, policy).then(
+    (auth) => {
+      if (!socket.destroyed) upgradeWith(auth);
+    },
+    (error: unknown) => fail(credentialError(error)),
+  );
+
+  function upgradeWith(auth: UpstreamAuth): void {
+    let upstream: ReturnType<typeof sendUpstream>;
+    try {
+      upstream = sendUpstream(
+        policy,
+        req.method ?? 'GET',
+        path,
+        upstreamHeaders(req, policy, true, auth),
+        auth.agent,
+      );
+    } catch {
+      fail(ApiError.invalidRequest('The request target cannot be relayed.', { target: 'path' }));
+      return;
+    }
+    upstream.on('error', (error) => fail(upstreamError(error)));
+    upstream.on('upgrade', (answer, upstreamSocket, upstreamHead) => {
+      done = true;
+      upstream.setTimeout(0);
+      const headers = downstreamHeaders(answer);
+      headers.connection = 'Upgrade';
+      if (answer.headers.upgrade !== undefined) headers.upgrade = answer.headers.upgrade;
+      policy.mapResponseHeaders?.(headers, 101);
+      writeRawResponse(socket, 101, 'Switching Protocols', headers);
+      if (upstreamHead.length > 0) socket.write(upstreamHead);
+      if (head.length > 0) upstreamSocket.write(head);
+      upstreamSocket.on('error', () => socket.destroy());
+      socket.on('close', () => upstreamSocket.destroy());
+      upstreamSocket.on('close', () => socket.destroy());
+      upstreamSocket.pipe(socket).pipe(upstreamSocket);
+    });
+    upstream.on('response', (answer) => {
+      done = true;
+      if (answer.statusCode === 401) policy.credentials.rejected(auth);
+      const headers = downstreamHeaders(answer);
+      policy.mapResponseHeaders?.(headers, answer.statusCode ?? 502);
+      headers.connection = 'close';
+      writeRawResponse(socket, answer.statusCode ?? 502, answer.statusMessage ?? '', headers);
+      answer.pipe(socket);
+    });
+    socket.on('close', () => {
+      if (!done) upstream.destroy();
+    });
+    upstream.end();
   }
-  upstream.on('error', (error) => fail(upstreamError(error)));
-  upstream.on('upgrade', (answer, upstreamSocket, upstreamHead) => {
-    done = true;
-    upstream.setTimeout(0);
-    const headers = downstreamHeaders(answer);
-    headers.connection = 'Upgrade';
-    if (answer.headers.upgrade !== undefined) headers.upgrade = answer.headers.upgrade;
-    policy.mapResponseHeaders?.(headers, 101);
-    writeRawResponse(socket, 101, 'Switching Protocols', headers);
-    if (upstreamHead.length > 0) socket.write(upstreamHead);
-    if (head.length > 0) upstreamSocket.write(head);
-    upstreamSocket.on('error', () => socket.destroy());
-    socket.on('close', () => upstreamSocket.destroy());
-    upstreamSocket.on('close', () => socket.destroy());
-    upstreamSocket.pipe(socket).pipe(upstreamSocket);
-  });
-  upstream.on('response', (answer) => {
-    done = true;
-    const headers = downstreamHeaders(answer);
-    policy.mapResponseHeaders?.(headers, answer.statusCode ?? 502);
-    headers.connection = 'close';
-    writeRawResponse(socket, answer.statusCode ?? 502, answer.statusMessage ?? '', headers);
-    answer.pipe(socket);
-  });
-  socket.on('close', () => {
-    if (!done) upstream.destroy();
-  });
-  upstream.end();
 }

@@ -6,12 +6,14 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError } from '@resourceful/error-envelope';
+import { ApiError, sendError } from '@resourceful/error-envelope';
+import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
 import type { ClusterCredentials } from './cluster-credentials.js';
 import { isNamespaceName, isPortName, isServiceName } from './kubernetes-names.js';
-import { type RelayPolicy, relayRequest, relayUpgrade, writeSocketError } from './relay.js';
+import { type RelayPolicy, relayRequest, relayUpgrade } from './relay.js';
 import { suffixProblem } from './safe-suffix.js';
 import { type ServiceScheme, serviceProxyPrefix } from './service-proxy-path.js';
+import { responseOnSocket } from './socket-response.js';
 
 export interface ServiceProxyParams {
   /** Route parameter holding the namespace. */
@@ -65,7 +67,7 @@ export interface ServiceProxyMiddleware {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
 }
 
-const OPTION_NAMES = new Set([
+const OPTION_NAMES: readonly string[] = [
   'credentials',
   'namespace',
   'service',
@@ -77,7 +79,7 @@ const OPTION_NAMES = new Set([
   'rewriteLocation',
   'rewriteHtml',
   'mountPath',
-]);
+];
 
 interface Target {
   namespace: string;
@@ -106,18 +108,10 @@ function parseAllowEntry(entry: string): { namespace: string; service: string; p
 
 /** Builds the relay middleware. Options are checked here, once. */
 export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddleware {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('serviceProxy expects an options object');
-  }
-  for (const name of Object.keys(options)) {
-    if (!OPTION_NAMES.has(name)) {
-      throw new TypeError(
-        `serviceProxy: unknown option "${name}"; known: ${[...OPTION_NAMES].join(', ')}`,
-      );
-    }
-  }
+  assertOptionsObject('serviceProxy', options);
+  assertKnownOptions('serviceProxy', options, OPTION_NAMES);
   const { credentials } = options;
-  if (credentials === undefined || typeof credentials.authorization !== 'function') {
+  if (credentials === undefined || typeof credentials.requestAuth !== 'function') {
     throw new TypeError('serviceProxy: credentials are required (see findClusterCredentials)');
   }
   const params = options.params ?? {};
@@ -322,7 +316,11 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
 
   const mountPath = (options.mountPath ?? '').replace(/\/+$/, '');
   const upgrade = function serviceProxyUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
-    const fail = (error: ApiError) => writeSocketError(socket, error);
+    // Upgrades have no `next`: the envelope is written by error-envelope, on the socket.
+    const fail = (error: ApiError) => {
+      if (socket.writable) sendError(responseOnSocket(req, socket), error);
+      else socket.destroy();
+    };
     try {
       if (fromParams) throw ApiError.notFound('Upgrades are relayed for a fixed service only.');
       const url = req.url ?? '/';

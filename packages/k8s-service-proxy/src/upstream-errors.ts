@@ -7,6 +7,8 @@ import { ApiError } from '@resourceful/error-envelope';
 
 /** Set on errors raised when the relay's own timer fires. */
 export const UPSTREAM_TIMEOUT = 'UPSTREAM_TIMEOUT';
+/** Set on errors raised when a forward proxy refuses the CONNECT tunnel. */
+export const PROXY_REFUSED = 'UPSTREAM_PROXY_REFUSED';
 
 const TIMEOUT_CODES = new Set([UPSTREAM_TIMEOUT, 'ETIMEDOUT', 'ESOCKETTIMEDOUT']);
 const UNREACHABLE_CODES = new Set([
@@ -24,6 +26,7 @@ function innerCode(code: string | undefined): string {
   if (code === undefined) return 'UPSTREAM_FAILED';
   if (TIMEOUT_CODES.has(code)) return 'UPSTREAM_TIMEOUT';
   if (code === 'ECONNREFUSED') return 'UPSTREAM_REFUSED';
+  if (code === PROXY_REFUSED) return PROXY_REFUSED;
   if (UNREACHABLE_CODES.has(code)) return 'UPSTREAM_UNREACHABLE';
   if (/CERT|SELF_SIGNED|ERR_TLS|SSL|HOSTNAME|ALTNAME|SIGNATURE/i.test(code)) return 'UPSTREAM_TLS';
   return 'UPSTREAM_FAILED';
@@ -41,8 +44,10 @@ export function upstreamError(cause: unknown): ApiError {
   const message =
     inner === 'UPSTREAM_TLS'
       ? 'The control plane certificate could not be verified.'
-      : inner === 'UPSTREAM_REFUSED'
-        ? 'The control plane refused the connection.'
-        : 'The control plane could not be reached.';
+      : inner === PROXY_REFUSED
+        ? 'The proxy to the control plane refused the connection.'
+        : inner === 'UPSTREAM_REFUSED'
+          ? 'The control plane refused the connection.'
+          : 'The control plane could not be reached.';
   return ApiError.upstream(message, { innererror: { code: inner } });
 }

@@ -28,21 +28,21 @@ afterEach(() => {
 });
 
 describe('createClusterCredentials', () => {
-  it('never shows the token in JSON, inspect or the Authorization-free summary', () => {
+  it('never shows the token in JSON, inspect or the Authorization-free summary', async () => {
     const credentials = createClusterCredentials({
       server: 'https://10.0.0.1:6443',
       token: SECRET,
     });
-    expect(credentials.authorization()).toBe(`Bearer ${SECRET}`);
+    expect((await credentials.requestAuth()).authorization).toBe(`Bearer ${SECRET}`);
     expect(JSON.stringify(credentials)).not.toContain(SECRET);
     expect(inspect(credentials, { depth: 10, showHidden: true })).not.toContain(SECRET);
     expect(JSON.parse(JSON.stringify(credentials))).toMatchObject({ auth: 'bearer-token' });
     credentials.close();
   });
 
-  it('trims whitespace around a token', () => {
+  it('trims whitespace around a token', async () => {
     const credentials = createClusterCredentials({ server: 'https://h', token: `  ${SECRET}\n` });
-    expect(credentials.authorization()).toBe(`Bearer ${SECRET}`);
+    expect((await credentials.requestAuth()).authorization).toBe(`Bearer ${SECRET}`);
     credentials.close();
   });
 
@@ -88,13 +88,15 @@ describe('createClusterCredentials', () => {
     ).toThrow(/exclude each other/);
   });
 
-  it('builds Basic authentication from username and password', () => {
+  it('builds Basic authentication from username and password', async () => {
     const credentials = createClusterCredentials({
       server: 'https://h',
       username: 'u',
       password: 'p',
     });
-    expect(credentials.authorization()).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
+    expect((await credentials.requestAuth()).authorization).toBe(
+      `Basic ${Buffer.from('u:p').toString('base64')}`,
+    );
     credentials.close();
   });
 });
@@ -208,7 +210,7 @@ describe('loadKubeconfig', () => {
     expect(message).not.toContain(SECRET);
   });
 
-  it('refuses exec plugins and unknown contexts with clear messages', () => {
+  it('refuses a v1 exec stanza without interactiveMode and unknown contexts with clear messages', () => {
     const file = join(dir, 'exec.yaml');
     writeFileSync(
       file,
@@ -216,11 +218,11 @@ describe('loadKubeconfig', () => {
         'current-context: x',
         'clusters: [{name: c, cluster: {server: "https://h"}}]',
         'contexts: [{name: x, context: {cluster: c, user: u}}]',
-        'users: [{name: u, user: {exec: {command: aws}}}]',
+        'users: [{name: u, user: {exec: {command: aws, apiVersion: client.authentication.k8s.io/v1}}}]',
         '',
       ].join('\n'),
     );
-    expect(() => loadKubeconfig({ path: file })).toThrow(/exec or auth-provider/);
+    expect(() => loadKubeconfig({ path: file })).toThrow(/interactiveMode must be set/);
     expect(() => loadKubeconfig({ path: file, context: 'nope' })).toThrow(
       /context "nope" is not defined/,
     );
@@ -292,7 +294,12 @@ describe('in-cluster credentials from a service-account directory', () => {
     plane.tokens.clear();
     plane.tokens.add('token-two');
 
-    await waitFor(() => credentials.authorization() === 'Bearer token-two', { what: 'rotation' });
+    await waitFor(
+      async () => (await credentials.requestAuth()).authorization === 'Bearer token-two',
+      {
+        what: 'rotation',
+      },
+    );
     await expect(getApiVersions(credentials)).resolves.toMatchObject({ kind: 'APIVersions' });
     expect(plane.requests.map((request) => request.headers.authorization)).toEqual([
       'Bearer token-one',
@@ -315,12 +322,12 @@ describe('findClusterCredentials order', () => {
     credentials?.close();
   });
 
-  it('uses the kubeconfig next, with explicit values overriding it as kubectl flags do', () => {
+  it('uses the kubeconfig next, with explicit values overriding it as kubectl flags do', async () => {
     const kubeconfig = writeKubeconfig(dir, { server: 'https://from-file', user: { token: 'f' } });
     const credentials = findClusterCredentials({ kubeconfig, token: 'override' });
     expect(credentials?.source).toBe('kubeconfig');
     expect(credentials?.server.href).toBe('https://from-file/');
-    expect(credentials?.authorization()).toBe('Bearer override');
+    expect((await credentials?.requestAuth())?.authorization).toBe('Bearer override');
     credentials?.close();
   });
 
@@ -328,5 +335,13 @@ describe('findClusterCredentials order', () => {
     const options = { env: {}, homeDir: dir, inCluster: { dir: join(dir, 'none') } };
     expect(findClusterCredentials(options)).toBeUndefined();
     expect(() => loadClusterCredentials(options)).toThrow(/no cluster credentials found/);
+  });
+});
+
+describe('findClusterCredentials option names', () => {
+  it('refuses an unknown option with a hint instead of ignoring it', () => {
+    expect(() => findClusterCredentials({ kubeconfg: 'x' } as never)).toThrow(
+      /findClusterCredentials: unknown option "kubeconfg". Did you mean "kubeconfig"\?/,
+    );
   });
 });

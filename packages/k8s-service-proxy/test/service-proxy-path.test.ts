@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  encodeSuffixSegments,
-  isSafeSuffix,
-  ServiceProxyPathError,
-  serviceProxyPath,
-  serviceProxyUrl,
-  suffixProblem,
-} from '../src/index.js';
+import { ServiceProxyPathError, serviceProxyPath, serviceProxyUrl } from '../src/index.js';
+import { encodeSuffixSegments, isSafeSuffix, suffixProblem } from '../src/safe-suffix.js';
 
 const PREFIX = '/api/v1/namespaces/payments/services/ledger';
 

@@ -1,4 +1,3 @@
-export { type CapturedResponse, captureResponse } from './capture.js';
 export {
   DEFAULT_LOCK_TTL_MS,
   DEFAULT_MAX_BODY_BYTES,
@@ -23,6 +22,7 @@ export {
 export {
   DEFAULT_REDIS_PREFIX,
   type RedisClientLike,
+  type RedisClusterLike,
   type RedisStoreOptions,
   RedisStoreUnavailableError,
   redisStore,

@@ -2,6 +2,12 @@
  * @module The in-memory store, the default: one process only, bounded in entries and bytes,
  * expired entries evicted as new ones arrive (no timers).
  */
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  functionOption,
+  positiveIntegerOption,
+} from '@resourceful/option-checks';
 import type {
   AcquireResult,
   Completion,
@@ -50,15 +56,11 @@ type Held =
 const SWEEP_PER_ACQUIRE = 8;
 const ENTRY_OVERHEAD_BYTES = 200;
 
-const MEMORY_STORE_OPTIONS = new Set(['maxEntries', 'maxBytes', 'now']);
-
-function positiveInteger(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(`memoryStore: "${name}" must be a positive integer, got ${String(value)}`);
-  }
-  return value;
-}
+const OPTION_NAMES = [
+  'maxEntries',
+  'maxBytes',
+  'now',
+] as const satisfies readonly (keyof MemoryStoreOptions)[];
 
 function responseBytes(key: string, fingerprint: string, response: StoredResponse): number {
   let bytes = ENTRY_OVERHEAD_BYTES + key.length + fingerprint.length;
@@ -70,19 +72,18 @@ function responseBytes(key: string, fingerprint: string, response: StoredRespons
 }
 
 export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
-  for (const name of Object.keys(options)) {
-    if (!MEMORY_STORE_OPTIONS.has(name)) {
-      throw new TypeError(
-        `memoryStore: unknown option "${name}"; expected one of ${[...MEMORY_STORE_OPTIONS].join(', ')}`,
-      );
-    }
-  }
-  const maxEntries = positiveInteger('maxEntries', options.maxEntries, 10_000);
-  const maxBytes = positiveInteger('maxBytes', options.maxBytes, 64 * 1024 * 1024);
-  if (options.now !== undefined && typeof options.now !== 'function') {
-    throw new TypeError('memoryStore: "now" must be a function returning milliseconds');
-  }
-  const now = options.now ?? Date.now;
+  assertOptionsObject('memoryStore', options);
+  assertKnownOptions('memoryStore', options, OPTION_NAMES);
+  const maxEntries = positiveIntegerOption('memoryStore', 'maxEntries', options.maxEntries, 10_000);
+  const maxBytes = positiveIntegerOption(
+    'memoryStore',
+    'maxBytes',
+    options.maxBytes,
+    64 * 1024 * 1024,
+  );
+  const now =
+    functionOption('memoryStore', 'now', options.now, 'a function returning milliseconds') ??
+    Date.now;
   // Insertion order is age order: completing an entry re-inserts it at the end.
   const entries = new Map<string, Held>();
   let totalBytes = 0;

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorSettingsFor } from '@resourceful/error-envelope';
 import { type CapturedResponse, captureResponse } from './capture.js';
 import {
   ambiguousIdError,
@@ -43,11 +44,33 @@ function hasNoBody(status: number): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The headers kept for replay of this request. The default list also holds the app's error code
+ * header, so a replayed 4xx carries the code the first answer had, whatever header the app's
+ * `errorHandler` names.
+ */
+function replayHeadersFor(
+  req: IncomingMessage,
+  config: ResolvedOptions,
+): ReadonlyMap<string, string> {
+  if (!config.replayCodeHeader) return config.replayHeaders;
+  const { codeHeader } = errorSettingsFor(req);
+  if (codeHeader === false || codeHeader.toLowerCase() === config.replayedHeader.toLowerCase()) {
+    return config.replayHeaders;
+  }
+  return new Map([...config.replayHeaders, [codeHeader.toLowerCase(), codeHeader]]);
+}
+
 /** Writes a stored response: its status, allow-listed headers, body, and the replay marker. */
-function replay(res: ServerResponse, response: StoredResponse, config: ResolvedOptions): void {
+function replay(
+  res: ServerResponse,
+  response: StoredResponse,
+  replayHeaders: ReadonlyMap<string, string>,
+  config: ResolvedOptions,
+): void {
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) {
-    const configured = config.replayHeaders.get(name);
+    const configured = replayHeaders.get(name);
     if (configured !== undefined) res.setHeader(configured, value);
   }
   res.setHeader(config.replayedHeader, 'true');
@@ -68,6 +91,14 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
   const config = resolveOptions(options);
   const { store } = config;
 
+  /** A store that knows how long it stays unavailable (`retryAfterMs`) sets `Retry-After`. */
+  function retryAfterSeconds(error: unknown): number {
+    const ms = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+    return typeof ms === 'number' && Number.isFinite(ms) && ms > 0
+      ? Math.max(config.retryAfterSeconds, Math.ceil(ms / 1000))
+      : config.retryAfterSeconds;
+  }
+
   /** Runs a store call; a failure becomes a 503, or `undefined` when failing open. */
   async function fromStore<T>(call: () => Promise<T>): Promise<T | undefined> {
     try {
@@ -75,15 +106,30 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     } catch (error) {
       config.onStoreError(error);
       if (config.failOpen) return undefined;
-      throw storeUnavailableError(config.retryAfterSeconds, error);
+      throw storeUnavailableError(retryAfterSeconds(error), error);
     }
   }
 
   /**
+   * Runs a store write now and, while it fails, again with backoff (up to 2 s apart) for as
+   * long as the lock would live. Resolves after the first attempt; later ones go on in the
+   * background.
+   */
+  function persist(write: () => Promise<void>, report: boolean): Promise<void> {
+    const deadline = Date.now() + config.lockTtlMs;
+    const attempt = (delay: number): Promise<void> =>
+      write().then(undefined, (error: unknown) => {
+        if (report) config.onStoreError(error);
+        if (Date.now() + delay >= deadline) return;
+        setTimeout(() => void attempt(Math.min(delay * 2, 2_000)), delay).unref();
+      });
+    return attempt(100);
+  }
+
+  /**
    * Stores the outcome, retrying while the lock would still be ours, so that a short store
-   * outage after the handler ran does not make the id runnable again. Resolves after the first
-   * attempt, which the response waits for: a repeat sent after the response then finds the
-   * outcome stored. Later retries go on in the background.
+   * outage after the handler ran does not make the id runnable again. The response waits for
+   * the first attempt: a repeat sent after the response then finds the outcome stored.
    */
   function settle(
     key: string,
@@ -91,23 +137,13 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     fingerprint: string,
     captured: CapturedResponse,
   ): Promise<void> {
-    const deadline = Date.now() + config.lockTtlMs;
-    const attempt = (delay: number): Promise<void> => {
-      const call = isRetryableStatus(captured.status)
-        ? store.release(key, token)
-        : store.complete(key, {
-            token,
-            fingerprint,
-            response: captured,
-            ttlMs: config.ttlMs,
-          });
-      return call.then(undefined, (error: unknown) => {
-        config.onStoreError(error);
-        if (Date.now() + delay >= deadline) return;
-        setTimeout(() => void attempt(Math.min(delay * 2, 2_000)), delay).unref();
-      });
-    };
-    return attempt(100);
+    return persist(
+      () =>
+        isRetryableStatus(captured.status)
+          ? store.release(key, token)
+          : store.complete(key, { token, fingerprint, response: captured, ttlMs: config.ttlMs }),
+      true,
+    );
   }
 
   async function handle(req: IdempotentRequest, res: ServerResponse): Promise<'next' | 'done'> {
@@ -132,11 +168,12 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     const token = randomUUID();
     const lock = { token, fingerprint, lockTtlMs: config.lockTtlMs };
     // A failed acquire may still have taken the lock (Redis ran the script but answered after
-    // `commandTimeoutMs`): give it back, or every retry would get 409 until `lockTtlMs` passes.
-    // The release only removes a lock holding this attempt's token.
+    // `commandTimeoutMs`, or a replica got it before its primary died): give it back, retrying
+    // until the store is back, or every retry would get 409 until `lockTtlMs` passes. The
+    // release only removes a lock holding this attempt's token, whose handler never ran.
     const acquire = () =>
       store.acquire(key, lock).catch((error: unknown) => {
-        store.release(key, token).catch(() => undefined);
+        void persist(() => store.release(key, token), false);
         throw error;
       });
 
@@ -149,7 +186,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       if (result.state === 'acquired') {
         captureResponse(res, {
           maxBodyBytes: config.maxBodyBytes,
-          keepHeaders: new Set(config.replayHeaders.keys()),
+          keepHeaders: new Set(replayHeadersFor(req, config).keys()),
           stripHeader: config.replayedHeader,
           onEnd: (captured) => settle(key, token, fingerprint, captured),
         });
@@ -158,7 +195,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       if (result.fingerprint !== fingerprint) throw reusedIdError(target);
       if (result.state === 'completed') {
         if (result.response.body === null) throw notReplayableError(target, result.response.status);
-        replay(res, result.response, config);
+        replay(res, result.response, replayHeadersFor(req, config), config);
         return 'done';
       }
       const remaining = deadline - Date.now();

@@ -3,7 +3,14 @@
  * construction, with messages that say how to fix a mistake.
  */
 import type { IncomingMessage } from 'node:http';
-import { assertKnownOptions } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  booleanOption,
+  describeValue,
+  OPTION_ERROR_CODES,
+  optionError,
+} from '@resourceful/option-checks';
 import {
   DEFAULT_LOCK_TTL_MS,
   DEFAULT_MAX_BODY_BYTES,
@@ -59,7 +66,8 @@ export interface ServiceRequestIdempotencyOptions {
   maxIdLength?: number;
   /**
    * Headers a replay carries over from the stored response.
-   * @default ['Location', 'Content-Type', 'ETag', 'Link', 'Preference-Applied', 'Vary']
+   * @default ['Location', 'Content-Type', 'ETag', 'Link', 'Preference-Applied', 'Vary'] and the
+   *   app's error code header (error-envelope's `codeHeader`, `Error-Code` by default)
    */
   replayHeaders?: readonly string[];
   /** Header marking a replayed response (value `true`). @default 'Idempotent-Replayed' */
@@ -110,6 +118,8 @@ export interface ResolvedOptions {
   readonly maxIdLength: number;
   /** Lower-case name → name as configured. */
   readonly replayHeaders: ReadonlyMap<string, string>;
+  /** The default allow-list: it also carries the app's error code header (error-envelope). */
+  readonly replayCodeHeader: boolean;
   readonly replayedHeader: string;
   readonly waitForInFlight: boolean;
   readonly waitTimeoutMs: number;
@@ -145,35 +155,38 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 const PREFIX = 'serviceRequestIdempotency';
 
-function fail(message: string): never {
-  throw new TypeError(`${PREFIX}: ${message}`);
+/** A wrong option value: `ERR_RESOURCEFUL_INVALID_OPTION`, naming the option where known. */
+function fail(message: string, option?: string): never {
+  throw optionError(OPTION_ERROR_CODES.invalidOption, PREFIX, message, option);
 }
 
 function integer(name: string, value: unknown, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    fail(`"${name}" must be an integer of at least ${min}, got ${String(value)}.`);
+    fail(`"${name}" must be an integer of at least ${min}, got ${describeValue(value)}.`, name);
   }
   return value;
 }
 
 function boolean(name: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') fail(`"${name}" must be true or false, got ${String(value)}.`);
-  return value;
+  return booleanOption(PREFIX, name, value, fallback);
 }
 
 function headerName(name: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || !TOKEN.test(value)) {
-    fail(`"${name}" must be a header name such as "${fallback}", got ${String(value)}.`);
+    fail(
+      `"${name}" must be a header name such as "${fallback}", got ${describeValue(value)}.`,
+      name,
+    );
   }
   return value;
 }
 
 function headerList(name: string, value: unknown, fallback: readonly string[]): string[] {
   if (value === undefined) return [...fallback];
-  if (!Array.isArray(value)) fail(`"${name}" must be an array of header names.`);
+  if (!Array.isArray(value)) fail(`"${name}" must be an array of header names.`, name);
   return value.map((item: unknown) => headerName(name, item, fallback[0] ?? 'Location'));
 }
 
@@ -187,14 +200,13 @@ function isStore(value: unknown): value is IdempotencyStore {
 
 /** Validates the options and resolves every default once. */
 export function resolveOptions(options: ServiceRequestIdempotencyOptions = {}): ResolvedOptions {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    fail('pass an options object, e.g. serviceRequestIdempotency({ store }).');
-  }
+  assertOptionsObject(PREFIX, options);
   assertKnownOptions(PREFIX, options, OPTION_NAMES);
 
   if (options.store !== undefined && !isStore(options.store)) {
     fail(
       '"store" must implement acquire, complete, release and get (see memoryStore, redisStore).',
+      'store',
     );
   }
   const header = headerName('header', options.header, DEFAULT_OPTIONS.header);
@@ -207,18 +219,21 @@ export function resolveOptions(options: ServiceRequestIdempotencyOptions = {}): 
   let methods: string[] = [...DEFAULT_OPTIONS.methods];
   if (options.methods !== undefined) {
     if (!Array.isArray(options.methods) || options.methods.length === 0) {
-      fail('"methods" must be a non-empty array such as ["POST"].');
+      fail('"methods" must be a non-empty array such as ["POST"].', 'methods');
     }
     methods = options.methods.map((method: unknown) => {
       if (typeof method !== 'string' || !TOKEN.test(method)) {
-        fail(`"methods" must hold method names such as "POST", got ${String(method)}.`);
+        fail(
+          `"methods" must hold method names such as "POST", got ${describeValue(method)}.`,
+          'methods',
+        );
       }
       return method.toUpperCase();
     });
   }
 
   if (options.principal !== undefined && typeof options.principal !== 'function') {
-    fail('"principal" must be a function (req) => string | undefined.');
+    fail('"principal" must be a function (req) => string | undefined.', 'principal');
   }
   const fingerprintOption = options.fingerprint;
   if (
@@ -226,10 +241,10 @@ export function resolveOptions(options: ServiceRequestIdempotencyOptions = {}): 
     fingerprintOption !== false &&
     typeof fingerprintOption !== 'function'
   ) {
-    fail('"fingerprint" must be a function (req) => string, or false.');
+    fail('"fingerprint" must be a function (req) => string, or false.', 'fingerprint');
   }
   if (options.onStoreError !== undefined && typeof options.onStoreError !== 'function') {
-    fail('"onStoreError" must be a function (error) => void.');
+    fail('"onStoreError" must be a function (error) => void.', 'onStoreError');
   }
 
   const replayHeaders = new Map<string, string>();
@@ -265,6 +280,7 @@ export function resolveOptions(options: ServiceRequestIdempotencyOptions = {}): 
     maxBodyBytes: integer('maxBodyBytes', options.maxBodyBytes, DEFAULT_OPTIONS.maxBodyBytes, 0),
     maxIdLength: integer('maxIdLength', options.maxIdLength, DEFAULT_OPTIONS.maxIdLength),
     replayHeaders,
+    replayCodeHeader: options.replayHeaders === undefined,
     replayedHeader,
     waitForInFlight: boolean('waitForInFlight', options.waitForInFlight, false),
     waitTimeoutMs: integer('waitTimeoutMs', options.waitTimeoutMs, DEFAULT_OPTIONS.waitTimeoutMs),

@@ -1,9 +1,32 @@
 /**
- * @module The Redis store: locks and responses shared by every app instance. Lock, completion
- * and release each run as one Lua script on the server, so no two instances can both take an
- * id (no read-then-write race), and every key expires by TTL.
+ * @module The Redis store: locks and responses shared by every app instance, on one Redis
+ * endpoint or on a Redis Cluster. Lock, completion and release each run as one Lua script on
+ * the node holding the id (see redis-scripts.ts), and every entry expires by TTL.
+ *
+ * Keys: `<prefix>{<bucket>}:<key>` for an entry, `<prefix>{<bucket>}epoch` and
+ * `<prefix>{<bucket>}fence` for the loss detection of its bucket. The hash tag `{<bucket>}`
+ * puts the three in one slot, so a script never crosses slots on a cluster; the 1024 buckets
+ * (a hash of the key) spread ids over 1024 slots, hence over every primary.
  */
 import { createHash } from 'node:crypto';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  functionOption,
+  invalidOption,
+  OPTION_ERROR_CODES,
+  optionError,
+} from '@resourceful/option-checks';
+import { checkRedisConfig } from './redis-config-check.js';
+import {
+  type Connection,
+  clientConnection,
+  clusterConnection,
+  type RedisClientLike,
+  type RedisClusterLike,
+  RedisStoreUnavailableError,
+} from './redis-connection.js';
+import { SCRIPTS, type Script } from './redis-scripts.js';
 import type {
   AcquireResult,
   Completion,
@@ -13,21 +36,17 @@ import type {
   StoreEntry,
 } from './types.js';
 
-/**
- * The few members of a Redis client this store uses. A node-redis v4/v5 client from
- * `createClient()` fits; so does anything with a `sendCommand(args)` that answers RESP2 replies
- * as strings, numbers, arrays and null.
- */
-export interface RedisClientLike {
-  sendCommand(args: string[]): Promise<unknown>;
-  /** When present and false, commands fail at once instead of waiting in an offline queue. */
-  readonly isReady?: boolean;
-  on?(event: 'error', listener: (error: Error) => void): unknown;
-}
+export {
+  type RedisClientLike,
+  type RedisClusterLike,
+  RedisStoreUnavailableError,
+} from './redis-connection.js';
 
 export interface RedisStoreOptions {
-  /** A connected client, for instance `await createClient({ url }).connect()`. */
-  client: RedisClientLike;
+  /** A node-redis client for one endpoint: `createClient({ url })` (Sentinel: see the README). */
+  client?: RedisClientLike;
+  /** A node-redis Redis Cluster client: `createCluster({ rootNodes })`. Give `client` or `cluster`. */
+  cluster?: RedisClusterLike;
   /** Prefix of every key. @default 'resourceful:idempotency:' */
   prefix?: string;
   /**
@@ -35,84 +54,52 @@ export interface RedisStoreOptions {
    * middleware then answers 503 rather than letting the request hang). @default 1000
    */
   commandTimeoutMs?: number;
+  /**
+   * Replicas that must acknowledge a lock (`WAIT numreplicas timeout`) before the handler runs,
+   * and a completion before it counts as stored. A lock not acknowledged in time is given back
+   * and the request answered 503 (fail closed). 0 does not wait. @default 0
+   */
+  replicas?: number;
+  /** The `WAIT` timeout, in ms; less than `commandTimeoutMs`. @default 100 */
+  replicasTimeoutMs?: number;
+  /**
+   * When the store finds that Redis lost what it stored (restarted empty, flushed, evicted), it
+   * refuses every id for this long (503), on every app instance, rather than run a retry of a
+   * request whose record was lost. 0 turns the detection off. @default 60000
+   */
+  dataLossWindowMs?: number;
+  /**
+   * Called once with a one-line warning when the Redis configuration cannot hold the
+   * guarantee (no append-only persistence, or an eviction policy), or cannot be read.
+   * @default console.warn
+   */
+  onWarning?: (message: string) => void;
 }
 
 export const DEFAULT_REDIS_PREFIX = 'resourceful:idempotency:';
 
-/** Error for a command that did not run: client not ready, or no answer in time. */
-export class RedisStoreUnavailableError extends Error {
-  override readonly name = 'RedisStoreUnavailableError';
-}
+/** Loss-detection buckets: each holds one epoch marker, and is one hash tag (one slot). */
+const BUCKETS = 1024;
 
-// Hash fields: s state ('l' lock, 'c' completed), t token, f fingerprint, st status,
-// h headers (JSON), b body (base64; absent when not stored).
+const OPTION_NAMES = [
+  'client',
+  'cluster',
+  'prefix',
+  'commandTimeoutMs',
+  'replicas',
+  'replicasTimeoutMs',
+  'dataLossWindowMs',
+  'onWarning',
+] as const satisfies readonly (keyof RedisStoreOptions)[];
 
-/** ARGV: token, fingerprint, lock TTL ms, write ('1') or read only ('0'). */
-const ACQUIRE = `
-local k = KEYS[1]
-local s = redis.call('HGET', k, 's')
-if s == 'l' then
-  return {'l', redis.call('HGET', k, 'f'), redis.call('PTTL', k)}
-elseif s then
-  local v = redis.call('HMGET', k, 'f', 'st', 'h', 'b')
-  return {'c', v[1], v[2], v[3], v[4]}
-end
-if ARGV[4] ~= '1' then return {'n'} end
-redis.call('DEL', k)
-redis.call('HSET', k, 's', 'l', 't', ARGV[1], 'f', ARGV[2])
-redis.call('PEXPIRE', k, ARGV[3])
-return {'a'}
-`;
+const FACTORY = 'redisStore';
 
-/** ARGV: token, fingerprint, status, headers, has body ('1'/'0'), body, TTL ms. */
-const COMPLETE = `
-local k = KEYS[1]
-local s = redis.call('HGET', k, 's')
-if s and (s ~= 'l' or redis.call('HGET', k, 't') ~= ARGV[1]) then return 0 end
-redis.call('DEL', k)
-redis.call('HSET', k, 's', 'c', 'f', ARGV[2], 'st', ARGV[3], 'h', ARGV[4])
-if ARGV[5] == '1' then redis.call('HSET', k, 'b', ARGV[6]) end
-redis.call('PEXPIRE', k, ARGV[7])
-return 1
-`;
-
-/** ARGV: token. */
-const RELEASE = `
-local k = KEYS[1]
-if redis.call('HGET', k, 's') == 'l' and redis.call('HGET', k, 't') == ARGV[1] then
-  return redis.call('DEL', k)
-end
-return 0
-`;
-
-interface Script {
-  readonly source: string;
-  readonly sha: string;
-}
-
-function script(source: string): Script {
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
-}
-
-const SCRIPTS = { acquire: script(ACQUIRE), complete: script(COMPLETE), release: script(RELEASE) };
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new RedisStoreUnavailableError(`Redis did not answer within ${ms} ms`)),
-      ms,
-    );
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+function integer(name: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    invalidOption(FACTORY, name, `an integer of at least ${min}`, value);
+  }
+  return value;
 }
 
 function parseHeaders(text: unknown): Record<string, string | string[]> {
@@ -132,6 +119,13 @@ function toEntry(reply: unknown): AcquireResult | undefined {
   const [state, fingerprint, third, headers, body] = reply as unknown[];
   if (state === 'a') return { state: 'acquired' };
   if (state === 'n') return undefined;
+  if (state === 'e') {
+    const retryAfterMs = Math.max(0, Number(fingerprint));
+    throw new RedisStoreUnavailableError(
+      `Redis lost the stored ids (restarted empty, flushed or evicted); ids are refused for ${retryAfterMs} ms more`,
+      { retryAfterMs },
+    );
+  }
   if (state === 'l') {
     return {
       state: 'in-flight',
@@ -148,87 +142,207 @@ function toEntry(reply: unknown): AcquireResult | undefined {
 }
 
 /** Clients that already have this package's 'error' listener (one per client, not per store). */
-const guarded = new WeakSet<RedisClientLike>();
+const guarded = new WeakSet<object>();
 
 export function redisStore(options: RedisStoreOptions): IdempotencyStore {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('redisStore: pass an options object: redisStore({ client })');
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, OPTION_NAMES);
+  const { client, cluster } = options;
+  if ((client === undefined) === (cluster === undefined)) {
+    throw optionError(
+      client === undefined
+        ? OPTION_ERROR_CODES.missingOption
+        : OPTION_ERROR_CODES.conflictingOptions,
+      FACTORY,
+      'pass exactly one of "client" (createClient({ url }) from "redis") and "cluster" (createCluster({ rootNodes })).',
+      'client',
+    );
   }
-  const known = new Set(['client', 'prefix', 'commandTimeoutMs']);
-  for (const name of Object.keys(options)) {
-    if (!known.has(name)) {
-      throw new TypeError(
-        `redisStore: unknown option "${name}"; expected one of client, prefix, commandTimeoutMs`,
-      );
-    }
+  if (client !== undefined && typeof client?.sendCommand !== 'function') {
+    invalidOption(
+      FACTORY,
+      'client',
+      'a Redis client with sendCommand(), e.g. createClient({ url }) from "redis"',
+      client,
+    );
   }
-  const { client } = options;
-  if (typeof client !== 'object' || client === null || typeof client.sendCommand !== 'function') {
-    throw new TypeError(
-      'redisStore: "client" must be a Redis client with sendCommand(), e.g. createClient({ url }) from "redis"',
+  if (cluster !== undefined && typeof cluster?.sendCommand !== 'function') {
+    invalidOption(
+      FACTORY,
+      'cluster',
+      'a Redis Cluster client, e.g. createCluster({ rootNodes }) from "redis"',
+      cluster,
     );
   }
   const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
-  if (typeof prefix !== 'string') throw new TypeError('redisStore: "prefix" must be a string');
-  const timeoutMs = options.commandTimeoutMs ?? 1000;
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) {
-    throw new TypeError(
-      `redisStore: "commandTimeoutMs" must be a positive integer, got ${String(timeoutMs)}`,
+  if (typeof prefix !== 'string' || /[{}]/.test(prefix)) {
+    invalidOption(
+      FACTORY,
+      'prefix',
+      'a string without "{" or "}" (the store sets the hash tag)',
+      prefix,
     );
   }
+  const timeoutMs = integer('commandTimeoutMs', options.commandTimeoutMs, 1000, 1);
+  const replicas = integer('replicas', options.replicas, 0, 0);
+  const replicasTimeoutMs = integer('replicasTimeoutMs', options.replicasTimeoutMs, 100, 1);
+  if (replicas > 0 && replicasTimeoutMs >= timeoutMs) {
+    throw optionError(
+      OPTION_ERROR_CODES.conflictingOptions,
+      FACTORY,
+      `"replicasTimeoutMs" (${replicasTimeoutMs}) must be less than "commandTimeoutMs" (${timeoutMs}).`,
+      'replicasTimeoutMs',
+    );
+  }
+  const dataLossWindowMs = integer('dataLossWindowMs', options.dataLossWindowMs, 60_000, 0);
+  const onWarning =
+    functionOption(FACTORY, 'onWarning', options.onWarning, 'a function (message) => void') ??
+    ((message: string) => console.warn(message));
+
+  const emitter = (client ?? cluster) as RedisClientLike | RedisClusterLike;
   // An EventEmitter's 'error' without a listener throws: without this, losing Redis would
   // crash the process instead of giving 503s. The failures surface per command anyway.
-  if (!guarded.has(client)) {
-    guarded.add(client);
-    client.on?.('error', () => undefined);
+  if (!guarded.has(emitter)) {
+    guarded.add(emitter);
+    emitter.on?.('error', () => undefined);
+  }
+  const connection: Connection =
+    client !== undefined
+      ? clientConnection(client, timeoutMs)
+      : clusterConnection(cluster as RedisClusterLike, timeoutMs);
+
+  const bucketTag = (bucket: number) => `${prefix}{${bucket}}`;
+  function keysOf(key: string): [entry: string, epoch: string, fence: string] {
+    const bucket = createHash('sha256').update(key).digest().readUInt16BE(0) % BUCKETS;
+    const tag = bucketTag(bucket);
+    // The ':' keeps an entry apart from the markers whatever the key ("epoch" included).
+    return [`${tag}:${key}`, `${tag}epoch`, `${tag}fence`];
   }
 
-  async function run(scriptToRun: Script, key: string, args: readonly string[]) {
-    if (client.isReady === false) {
+  async function send(key: string, args: string[]): Promise<unknown> {
+    if (!connection.ready()) {
       throw new RedisStoreUnavailableError('The Redis client is not connected');
     }
-    const tail = ['1', prefix + key, ...args];
     try {
-      return await withTimeout(
-        client.sendCommand(['EVALSHA', scriptToRun.sha, ...tail]),
-        timeoutMs,
-      );
+      return await connection.send(key, args);
+    } catch (error) {
+      connection.failed(error);
+      throw error;
+    }
+  }
+
+  async function run(script: Script, keys: readonly string[], args: readonly string[]) {
+    const tail = [String(keys.length), ...keys, ...args];
+    const first = keys[0] as string;
+    try {
+      return await send(first, ['EVALSHA', script.sha, ...tail]);
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return withTimeout(client.sendCommand(['EVAL', scriptToRun.source, ...tail]), timeoutMs);
+      return send(first, ['EVAL', script.source, ...tail]);
     }
+  }
+
+  /** `WAIT`: throws unless `replicas` replicas have every write so far on the key's node. */
+  async function awaitReplicas(key: string): Promise<void> {
+    if (replicas === 0) return;
+    const acknowledged = Number(
+      await send(key, ['WAIT', String(replicas), String(replicasTimeoutMs)]),
+    );
+    if (acknowledged < replicas) {
+      throw new RedisStoreUnavailableError(
+        `${acknowledged} of ${replicas} Redis replicas acknowledged within ${replicasTimeoutMs} ms`,
+      );
+    }
+  }
+
+  /**
+   * On construction, or on first use while Redis was unreachable until then: write every bucket's epoch marker when it is absent, and check
+   * the server's configuration once. Done once per store, never after a reconnect: a marker
+   * that disappears later is the sign of a loss. Until it succeeds, every call retries it.
+   */
+  let started: Promise<void> | undefined;
+  function start(): Promise<void> {
+    started ??= (async () => {
+      const writes: Promise<unknown>[] = [];
+      for (let bucket = 0; bucket < BUCKETS; bucket++) {
+        const epoch = `${bucketTag(bucket)}epoch`;
+        writes.push(send(epoch, ['SET', epoch, new Date().toISOString(), 'NX']));
+      }
+      await Promise.all(writes);
+      const warning = await checkRedisConfig((args) => send(`${bucketTag(0)}epoch`, args));
+      if (warning !== undefined) onWarning(warning);
+    })().catch((error: unknown) => {
+      started = undefined;
+      throw error;
+    });
+    return started;
+  }
+
+  // "On connect": at once when the client is connected, else when it connects (or on the
+  // first call, whichever comes first). Never again once done.
+  let initialized = false;
+  const initialize = () => {
+    if (!initialized)
+      start().then(
+        () => (initialized = true),
+        () => undefined,
+      );
+  };
+  initialize();
+  if (client !== undefined) client.on?.('ready', initialize);
+  else cluster?.on?.('connect', initialize);
+
+  async function lookup(key: string, lock: LockRequest | undefined) {
+    await start();
+    const keys = keysOf(key);
+    const reply = await run(SCRIPTS.acquire, keys, [
+      lock?.token ?? '',
+      lock?.fingerprint ?? '',
+      String(lock?.lockTtlMs ?? 0),
+      lock === undefined ? '0' : '1',
+      String(dataLossWindowMs),
+    ]);
+    return { keys, entry: toEntry(reply) };
   }
 
   return {
     async acquire(key: string, lock: LockRequest): Promise<AcquireResult> {
-      const reply = await run(SCRIPTS.acquire, key, [
-        lock.token,
-        lock.fingerprint,
-        String(lock.lockTtlMs),
-        '1',
-      ]);
-      return toEntry(reply) ?? { state: 'acquired' };
+      const { keys, entry } = await lookup(key, lock);
+      if (entry !== undefined && entry.state !== 'acquired') return entry;
+      try {
+        await awaitReplicas(keys[0]);
+      } catch (error) {
+        await run(SCRIPTS.release, [keys[0]], [lock.token]).catch(() => undefined);
+        throw error;
+      }
+      return { state: 'acquired' };
     },
 
     async complete(key: string, completion: Completion): Promise<void> {
       const { response } = completion;
-      await run(SCRIPTS.complete, key, [
-        completion.token,
-        completion.fingerprint,
-        String(response.status),
-        JSON.stringify(response.headers),
-        response.body === null ? '0' : '1',
-        response.body === null ? '' : Buffer.from(response.body).toString('base64'),
-        String(completion.ttlMs),
-      ]);
+      const [entry] = keysOf(key);
+      await run(
+        SCRIPTS.complete,
+        [entry],
+        [
+          completion.token,
+          completion.fingerprint,
+          String(response.status),
+          JSON.stringify(response.headers),
+          response.body === null ? '0' : '1',
+          response.body === null ? '' : Buffer.from(response.body).toString('base64'),
+          String(completion.ttlMs),
+        ],
+      );
+      await awaitReplicas(entry);
     },
 
     async release(key: string, token: string): Promise<void> {
-      await run(SCRIPTS.release, key, [token]);
+      await run(SCRIPTS.release, [keysOf(key)[0]], [token]);
     },
 
     async get(key: string): Promise<StoreEntry | undefined> {
-      const entry = toEntry(await run(SCRIPTS.acquire, key, ['', '', '0', '0']));
+      const { entry } = await lookup(key, undefined);
       return entry?.state === 'acquired' ? undefined : entry;
     },
   };

@@ -47,7 +47,9 @@ export interface Completion {
 
 /**
  * A store of idempotency locks and responses. Every method rejects when the store cannot be
- * reached; the middleware then fails closed (503) unless `failOpen` is set.
+ * reached; the middleware then fails closed (503) unless `failOpen` is set. An error with a
+ * numeric `retryAfterMs` (the store knows how long it stays unavailable) sets the 503's
+ * `Retry-After`.
  */
 export interface IdempotencyStore {
   /**

@@ -17,7 +17,6 @@ it('exports exactly the documented names', async () => {
     'RedisStoreUnavailableError',
     'SERVICE_REQUEST_ID_HEADER',
     'authorizationPrincipal',
-    'captureResponse',
     'isRetryableStatus',
     'memoryStore',
     'parseRequestId',

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_OPTIONS,
+  memoryStore,
+  redisStore,
   type ServiceRequestIdempotencyOptions,
   serviceRequestIdempotency,
 } from '../src/index.js';
@@ -74,6 +76,107 @@ describe('serviceRequestIdempotency options', () => {
   it('refuses an array as the options', () => {
     expect(() =>
       serviceRequestIdempotency([] as unknown as ServiceRequestIdempotencyOptions),
-    ).toThrow(/pass an options object/);
+    ).toThrow(/serviceRequestIdempotency: options must be an object, got an array/);
+  });
+});
+
+/** Never connected: construction checks only look at the shape. */
+const redisLike = { sendCommand: async () => null, isReady: false };
+const clusterLike = { sendCommand: async () => null, isOpen: false };
+
+describe('construction errors', () => {
+  function thrown(build: () => unknown): { code?: string; option?: string; name?: string } {
+    try {
+      build();
+    } catch (error) {
+      return error as { code?: string; option?: string; name?: string };
+    }
+    throw new Error('did not throw');
+  }
+
+  it.each([
+    [
+      'an array as the options',
+      () => serviceRequestIdempotency([] as never),
+      'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT',
+      undefined,
+    ],
+    [
+      'an unknown option',
+      () => serviceRequestIdempotency({ ttl: 1 } as never),
+      'ERR_RESOURCEFUL_UNKNOWN_OPTION',
+      'ttl',
+    ],
+    [
+      'a bad ttlMs',
+      () => serviceRequestIdempotency({ ttlMs: 0 }),
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'ttlMs',
+    ],
+    [
+      'a bad query flag',
+      () => serviceRequestIdempotency({ query: 'yes' as never }),
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'query',
+    ],
+    [
+      'a bad header',
+      () => serviceRequestIdempotency({ header: 'a b' }),
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'header',
+    ],
+    [
+      'a bad store',
+      () => serviceRequestIdempotency({ store: {} as never }),
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'store',
+    ],
+    [
+      'a bad memoryStore size',
+      () => memoryStore({ maxEntries: 0 }),
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'maxEntries',
+    ],
+    [
+      'a memoryStore clock that is not a function',
+      () => memoryStore({ now: 1 as never }),
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'now',
+    ],
+    [
+      'redisStore without a client',
+      () => redisStore({}),
+      'ERR_RESOURCEFUL_MISSING_OPTION',
+      'client',
+    ],
+    [
+      'redisStore with a client and a cluster',
+      () => redisStore({ client: redisLike, cluster: clusterLike }),
+      'ERR_RESOURCEFUL_CONFLICTING_OPTIONS',
+      'client',
+    ],
+    [
+      'a redisStore prefix with a brace',
+      () => redisStore({ client: redisLike, prefix: 'a{b}' }),
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'prefix',
+    ],
+    [
+      'a WAIT timeout over the command timeout',
+      () => redisStore({ client: redisLike, replicas: 1, replicasTimeoutMs: 2000 }),
+      'ERR_RESOURCEFUL_CONFLICTING_OPTIONS',
+      'replicasTimeoutMs',
+    ],
+    [
+      'a negative replica count',
+      () => redisStore({ client: redisLike, replicas: -1 }),
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'replicas',
+    ],
+  ])('gives %s a TypeError with a stable code naming the option', (_title, build, code, option) => {
+    const error = thrown(build);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.code).toBe(code);
+    expect(error.option).toBe(option);
   });
 });

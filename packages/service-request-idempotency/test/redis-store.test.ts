@@ -18,6 +18,9 @@ type Client = ReturnType<typeof createClient>;
 
 const available = hasRedisServer();
 
+/** The test servers run without persistence on purpose; the warning is tested on its own. */
+const quiet = () => undefined;
+
 describe.skipIf(!available)('redisStore against a real redis-server', () => {
   let redis: RedisServer;
   const clients: Client[] = [];
@@ -49,20 +52,44 @@ describe.skipIf(!available)('redisStore against a real redis-server', () => {
     beforeAll(async () => {
       client = await connect();
     });
-    storeContract(() => redisStore({ client, prefix: `contract:${randomUUID()}:` }));
+    storeContract(() =>
+      redisStore({ client, onWarning: quiet, prefix: `contract:${randomUUID()}:` }),
+    );
 
-    it('writes keys under the prefix, each with a TTL', async () => {
+    it('writes entries under the prefix and a hash tag, each with a TTL', async () => {
       const prefix = `ttl:${randomUUID()}:`;
-      const store = redisStore({ client, prefix });
+      const store = redisStore({ client, onWarning: quiet, prefix });
       await store.acquire('k', { fingerprint: 'f', token: 't', lockTtlMs: 30_000 });
-      expect(await client.keys(`${prefix}*`)).toEqual([`${prefix}k`]);
-      const ttl = await client.pTTL(`${prefix}k`);
+      const keys = await client.keys(`${prefix}*`);
+      const entries = keys.filter((key) => !key.endsWith('}epoch'));
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatch(/^ttl:[0-9a-f-]+:\{\d{1,4}\}:k$/);
+      const ttl = await client.pTTL(entries[0]!);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(30_000);
     });
 
+    it('keeps entries named "epoch" and "fence" apart from the markers', async () => {
+      const store = redisStore({ client, prefix: `names:${randomUUID()}:`, onWarning: quiet });
+      for (const key of ['epoch', 'fence']) {
+        const lock = { fingerprint: 'f', token: key, lockTtlMs: 30_000 };
+        expect(await store.acquire(key, lock)).toEqual({ state: 'acquired' });
+        await store.release(key, key);
+        expect(await store.acquire(key, lock)).toEqual({ state: 'acquired' });
+      }
+    });
+
+    it('writes one epoch marker per bucket on first use, without a TTL', async () => {
+      const prefix = `epoch:${randomUUID()}:`;
+      const store = redisStore({ client, onWarning: quiet, prefix });
+      await store.get('k');
+      const markers = await client.keys(`${prefix}*epoch`);
+      expect(markers).toHaveLength(1024);
+      expect(await client.pTTL(markers[0]!)).toBe(-1);
+    });
+
     it('reloads its scripts after SCRIPT FLUSH', async () => {
-      const store = redisStore({ client, prefix: `flush:${randomUUID()}:` });
+      const store = redisStore({ client, onWarning: quiet, prefix: `flush:${randomUUID()}:` });
       await store.get('a');
       await client.scriptFlush();
       expect(await store.acquire('a', { fingerprint: 'f', token: 't', lockTtlMs: 1000 })).toEqual({
@@ -71,23 +98,37 @@ describe.skipIf(!available)('redisStore against a real redis-server', () => {
     });
 
     it('refuses a missing client at construction', () => {
-      expect(() => redisStore({} as never)).toThrow(/"client" must be a Redis client/);
+      expect(() => redisStore({} as never)).toThrow(/pass exactly one of "client"/);
+      expect(() => redisStore({ client: {} } as never)).toThrow(/"client" must be a Redis client/);
+      expect(() => redisStore({ client, cluster: client } as never)).toThrow(/exactly one/);
+      expect(() => redisStore({ client, prefix: '{x}' })).toThrow(/hash tag/);
+      expect(() => redisStore({ client, replicas: 1, replicasTimeoutMs: 1000 })).toThrow(
+        /"replicasTimeoutMs" \(1000\) must be less than "commandTimeoutMs" \(1000\)/,
+      );
+      expect(() => redisStore({ client, dataLossWindowMs: -1 })).toThrow(/dataLossWindowMs/);
+      expect(() => redisStore(null as never)).toThrow(/options must be an object, got null/);
       expect(() => redisStore({ client, commandTimeoutMs: 0 })).toThrow(/commandTimeoutMs/);
-      expect(() => redisStore({ client, prefx: 'x' } as never)).toThrow(/unknown option "prefx"/);
+      expect(() => redisStore({ client, prefx: 'x' } as never)).toThrow(
+        /unknown option "prefx"\. Did you mean "prefix"\?/,
+      );
     });
   });
 
   describeEachExpress('the middleware on Redis', (express) => {
     async function redisApp(options: ServiceRequestIdempotencyOptions = {}, prefix?: string) {
       const client = await connect();
-      const store = redisStore({ client, prefix: prefix ?? `app:${randomUUID()}:` });
+      const store = redisStore({
+        client,
+        onWarning: quiet,
+        prefix: prefix ?? `app:${randomUUID()}:`,
+      });
       return { client, app: await startApp(express, { store, ...options }) };
     }
 
     it('runs the handler exactly once for 50 concurrent identical POSTs over two instances', async () => {
       const prefix = `burst:${randomUUID()}:`;
       const stores = [await connect(), await connect()].map((client) =>
-        countingStore(redisStore({ client, prefix })),
+        countingStore(redisStore({ client, onWarning: quiet, prefix })),
       );
       const [one, two] = await Promise.all(stores.map((store) => startApp(express, { store })));
       if (!one || !two) throw new Error('apps did not start');
@@ -139,6 +180,27 @@ describe.skipIf(!available)('redisStore against a real redis-server', () => {
         .set('Service-Request-Id', 'r')
         .send({ a: 2 });
       expectErrorEnvelope(res, 422, { code: 'UNPROCESSABLE_ENTITY' });
+    });
+
+    it('answers 503 without running the handler when no replica acknowledges the lock (WAIT)', async () => {
+      const client = await connect();
+      const prefix = `wait:${randomUUID()}:`;
+      const store = redisStore({
+        client,
+        prefix,
+        replicas: 1,
+        replicasTimeoutMs: 50,
+        onWarning: quiet,
+      });
+      const app = await startApp(express, { store });
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const res = await request(app.url).post('/v1/things').set('Service-Request-Id', 'w');
+        expectErrorEnvelope(res, 503, { code: 'SERVICE_UNAVAILABLE' });
+        expect(res.headers['retry-after']).toBe('1');
+      }
+      expect(app.runs.things).toBeUndefined();
+      // The unacknowledged lock was given back: nothing is left in flight for the id.
+      expect((await client.keys(`${prefix}*`)).filter((key) => !key.endsWith('epoch'))).toEqual([]);
     });
 
     it('frees the id after a 5xx so the retry runs', async () => {
@@ -196,6 +258,7 @@ describe.skipIf(!available)('redisStore against a real redis-server', () => {
       const client = await connect();
       const store = redisStore({
         client,
+        onWarning: quiet,
         prefix: `outage:${randomUUID()}:`,
         commandTimeoutMs: 500,
       });

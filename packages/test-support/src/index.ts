@@ -6,6 +6,26 @@ export {
   expressVersions,
 } from './express-versions.js';
 export {
+  findPostgresBinDir,
+  hasPostgresServer,
+  type PostgresServer,
+  startPostgresServer,
+} from './postgres-server.js';
+export {
+  parseRawResponses,
+  type RawExchange,
+  type RawResponse,
+  rawExchange,
+} from './raw-http.js';
+export {
+  findRedisCli,
+  hasRedisCluster,
+  type RedisCluster,
+  type RedisClusterNode,
+  type StartRedisClusterOptions,
+  startRedisCluster,
+} from './redis-cluster.js';
+export {
   findRedisServer,
   hasRedisServer,
   type RedisServer,

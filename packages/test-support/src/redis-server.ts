@@ -18,8 +18,12 @@ export interface RedisServer {
    * Redis with persistence). Resolves when the process has exited.
    */
   stop(): Promise<void>;
-  /** Starts the server again on the same port and dir; resolves when it answers PING. */
-  restart(): Promise<void>;
+  /**
+   * Starts the server again on the same port and dir; resolves when it answers PING. With
+   * `{ empty: true }` it stops without saving and comes back with no data, as a Redis without
+   * persistence does after a crash or a restart.
+   */
+  restart(options?: { empty?: boolean }): Promise<void>;
   /** Stops the server and removes its temp dir. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -165,14 +169,14 @@ export async function startRedisServer(): Promise<RedisServer> {
     }
   }
 
-  async function stop(): Promise<void> {
+  async function stop(save = true): Promise<void> {
     const proc = child;
     child = undefined;
     if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
     // SHUTDOWN closes the connection without a reply on success; a failure is fine, the
     // kill below is the fallback.
-    await sendRaw(port, ['SHUTDOWN', 'SAVE']).catch(() => undefined);
+    await sendRaw(port, ['SHUTDOWN', save ? 'SAVE' : 'NOSAVE']).catch(() => undefined);
     const killTimer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
     await exited;
     clearTimeout(killTimer);
@@ -182,10 +186,12 @@ export async function startRedisServer(): Promise<RedisServer> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop,
-    async restart() {
+    stop: () => stop(),
+    async restart(options = {}) {
       if (closed) throw new Error('the redis-server was closed');
-      await stop();
+      await stop(!options.empty);
+      // A dump left by an earlier saving stop would otherwise be loaded again.
+      if (options.empty) rmSync(join(dir, 'dump.rdb'), { force: true });
       await start();
     },
     async close() {

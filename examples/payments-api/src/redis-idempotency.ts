@@ -1,0 +1,188 @@
+/**
+ * @module The example's idempotency store from the environment: in memory by default, Redis
+ * with `REDIS_URL` (one endpoint), Redis Cluster with `REDIS_CLUSTER_URLS` (comma-separated node
+ * URLs). While Redis is unreachable, idempotent POSTs answer 503 with `Retry-After` (fail
+ * closed) and everything else keeps working; the clients reconnect and follow a failover on
+ * their own, so the service recovers without a restart.
+ *
+ * An outage is an expected, degraded mode, not a fault: it is logged as one line when it starts
+ * and one line when it ends, with the number of requests refused meanwhile. Full stack traces
+ * stay for real faults.
+ */
+import type { ErrorHandlerOptions, ErrorReport } from '@resourceful/error-envelope';
+import {
+  IDEMPOTENCY_ERROR_CAUSES,
+  type IdempotencyStore,
+  memoryStore,
+  redisStore,
+} from '@resourceful/service-request-idempotency';
+import { createClient, createCluster } from 'redis';
+
+export interface Logger {
+  log(message: string): void;
+  warn(message: string): void;
+  error(error: unknown): void;
+}
+
+export interface IdempotencyWiring {
+  readonly store: IdempotencyStore;
+  /** For `errorHandler({ onError })`: counts store refusals, logs other faults in full. */
+  readonly onError: NonNullable<ErrorHandlerOptions['onError']>;
+  close(): Promise<void>;
+}
+
+/** A failure-free stretch this long ends an outage (so a failover's flapping is one outage). */
+const RECOVERY_QUIET_MS = 2_000;
+
+/** Tracks the store's health from its calls; logs one line per state change. */
+function outageLog(logger: Logger) {
+  let down = false;
+  let since = 0;
+  let lastFailure = 0;
+  let refused = 0;
+  return {
+    failed(error: unknown) {
+      lastFailure = Date.now();
+      if (down) return;
+      down = true;
+      since = lastFailure;
+      refused = 0;
+      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      logger.warn(
+        `idempotency store unreachable (${reason}): POSTs with Service-Request-Id answer 503 until it is back`,
+      );
+    },
+    succeeded() {
+      if (!down || Date.now() - lastFailure < RECOVERY_QUIET_MS) return;
+      down = false;
+      const seconds = ((Date.now() - since) / 1000).toFixed(1);
+      logger.log(
+        `idempotency store reachable again after ${seconds} s; ${refused} request(s) refused with 503 meanwhile`,
+      );
+    },
+    refusedOne() {
+      refused++;
+    },
+  };
+}
+
+/** The store, with every call reported to the outage log. */
+function observed(store: IdempotencyStore, outage: ReturnType<typeof outageLog>): IdempotencyStore {
+  const watch = async <T>(call: Promise<T>): Promise<T> => {
+    try {
+      const value = await call;
+      outage.succeeded();
+      return value;
+    } catch (error) {
+      outage.failed(error);
+      throw error;
+    }
+  };
+  return {
+    acquire: (key, lock) => watch(store.acquire(key, lock)),
+    complete: (key, completion) => watch(store.complete(key, completion)),
+    release: (key, token) => watch(store.release(key, token)),
+    get: (key) => watch(store.get(key)),
+  };
+}
+
+/** `REDIS_CLUSTER_URLS`: comma-separated `redis://` or `rediss://` URLs; anything else throws. */
+export function parseClusterUrls(value: string): string[] {
+  const urls = value
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
+  if (urls.length === 0) throw new Error('REDIS_CLUSTER_URLS lists no node URL');
+  for (const url of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new Error(`REDIS_CLUSTER_URLS: "${url.slice(0, 80)}" is not a URL`);
+    }
+    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+      throw new Error(`REDIS_CLUSTER_URLS: "${url.slice(0, 80)}" is not a redis:// URL`);
+    }
+  }
+  return urls;
+}
+
+/** Backoff for reconnects: quick at first, at most two seconds apart. */
+const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** retries, 2_000);
+
+export function idempotencyFromEnvironment(
+  env: NodeJS.ProcessEnv = process.env,
+  logger: Logger = {
+    log: (message) => console.log(message),
+    warn: (message) => console.warn(message),
+    error: (error) => console.error(error),
+  },
+): IdempotencyWiring {
+  const outage = outageLog(logger);
+  const onError = (report: ErrorReport): void => {
+    if (report.error.innererror?.code === IDEMPOTENCY_ERROR_CAUSES.storeUnavailable) {
+      outage.refusedOne();
+      return;
+    }
+    if (report.fault && env.NODE_ENV !== 'test') {
+      logger.error(report.cause instanceof Error ? report.cause : report.error);
+    }
+  };
+  const onWarning = (message: string) => logger.warn(message);
+
+  if (env.REDIS_CLUSTER_URLS) {
+    const urls = parseClusterUrls(env.REDIS_CLUSTER_URLS);
+    if (env.REDIS_URL) logger.log('REDIS_CLUSTER_URLS is set: REDIS_URL is not used');
+    // No offline queue: while a node is down, its commands fail at once (503) instead of
+    // piling up until it returns.
+    const cluster = createCluster({
+      rootNodes: urls.map((url) => ({ url })),
+      defaults: { disableOfflineQueue: true, socket: { reconnectStrategy } },
+    });
+    cluster.on('error', (error: Error) => outage.failed(error));
+    let closed = false;
+    let retry: NodeJS.Timeout | undefined;
+    // The cluster client reads the topology once at connect; until a node answers, try again.
+    const connect = () => {
+      cluster.connect().then(
+        () => undefined,
+        (error: Error) => {
+          outage.failed(error);
+          if (!closed) retry = setTimeout(connect, 1_000).unref();
+        },
+      );
+    };
+    connect();
+    logger.log(`idempotency store: redis cluster (${urls.length} root nodes)`);
+    return {
+      store: observed(redisStore({ cluster, onWarning }), outage),
+      onError,
+      async close() {
+        closed = true;
+        clearTimeout(retry);
+        if (cluster.isOpen) await cluster.close();
+      },
+    };
+  }
+
+  if (env.REDIS_URL) {
+    const client = createClient({
+      url: env.REDIS_URL,
+      disableOfflineQueue: true,
+      socket: { reconnectStrategy },
+    });
+    client.on('error', (error: Error) => outage.failed(error));
+    // The client keeps reconnecting in the background; the service starts either way.
+    client.connect().catch(() => undefined);
+    logger.log('idempotency store: redis');
+    return {
+      store: observed(redisStore({ client, onWarning }), outage),
+      onError,
+      async close() {
+        if (client.isOpen) await client.close();
+      },
+    };
+  }
+
+  return { store: memoryStore(), onError, close: async () => undefined };
+}

@@ -1,0 +1,66 @@
+/**
+ * @module Every limit of the example's HTTP server, in one place and on purpose (Node's defaults
+ * are for a general-purpose server: a minute to send headers, five minutes for a request, 5 s
+ * of keep-alive, which is shorter than the idle timeout of the load balancer in front).
+ * The example README lists them with the reasons.
+ */
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { attachServerErrorHandlers } from '@resourceful/error-envelope';
+import { MAX_HEADER_SIZE } from './url-length.js';
+
+export interface ServerLimits {
+  /** Bytes of request line and headers Node reads; beyond, a 431 envelope. */
+  readonly maxHeaderSize: number;
+  /** Milliseconds for the request line and headers to arrive; beyond, a 408 envelope. */
+  readonly headersTimeout: number;
+  /** Milliseconds for the whole request, body included, to arrive; beyond, a 408 envelope. */
+  readonly requestTimeout: number;
+  /** How often Node checks the two timeouts above, in milliseconds. */
+  readonly connectionsCheckingInterval: number;
+  /** Milliseconds an idle keep-alive connection is kept open. */
+  readonly keepAliveTimeout: number;
+  /** Headers of a request Node keeps; the rest are dropped unread. */
+  readonly maxHeadersCount: number;
+  /** Requests served on one connection; the last answer says `Connection: close`. */
+  readonly maxRequestsPerSocket: number;
+}
+
+export const SERVER_LIMITS: ServerLimits = Object.freeze({
+  // Set with the URL limit: long URLs are served (spec, "Limits"), longer ones get a 414.
+  maxHeaderSize: MAX_HEADER_SIZE,
+  // A client that trickles its headers (slowloris) holds a connection for at most 10 s.
+  headersTimeout: 10_000,
+  // Bodies here are at most 100 kB: 30 s is ample on a slow mobile link.
+  requestTimeout: 30_000,
+  // The timeouts above are enforced within a second of expiring (Node's default is 30 s).
+  connectionsCheckingInterval: 1_000,
+  // Longer than the 60 s idle timeout of AWS ALB and the GCP/Azure defaults, so the load
+  // balancer, not the service, closes idle connections: a request sent on a connection the
+  // service is closing would fail with a reset instead of an answer.
+  keepAliveTimeout: 65_000,
+  // Ordinary requests send 10 to 30 headers; Node's 2000 only feeds header-flooding attacks.
+  maxHeadersCount: 100,
+  // Spreads long-lived clients over instances after a deploy or scale-out.
+  maxRequestsPerSocket: 1_000,
+});
+
+/** Body size limits per media type of request body (413 `PAYLOAD_TOO_LARGE` beyond). */
+export const BODY_LIMITS = Object.freeze({
+  /** `application/json`: POST and PUT bodies, read by express.json(). */
+  json: '100kb',
+  /** JSON Patch and merge patch bodies of PATCH, read by json-patch-update. */
+  patchBytes: 100 * 1024,
+});
+
+/** The example's HTTP server: the app, its limits, and envelopes for what Node answers itself. */
+export function createPaymentsServer(
+  app: RequestListener,
+  limits: ServerLimits = SERVER_LIMITS,
+): Server {
+  const { keepAliveTimeout, maxHeadersCount, maxRequestsPerSocket, ...options } = limits;
+  const server = createServer(options, app);
+  server.keepAliveTimeout = keepAliveTimeout;
+  server.maxHeadersCount = maxHeadersCount;
+  server.maxRequestsPerSocket = maxRequestsPerSocket;
+  return attachServerErrorHandlers(server);
+}

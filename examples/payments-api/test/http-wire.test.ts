@@ -1,0 +1,249 @@
+/**
+ * The example over raw sockets: every request that ran gets its own answer, whole, before any
+ * refusal; every answer Node would write itself is an envelope; the server's limits hold.
+ */
+import {
+  describeEachExpress,
+  listen,
+  parseRawResponses,
+  type RawResponse,
+  type RunningServer,
+  rawExchange,
+} from '@resourceful/test-support';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { createPaymentsServer, SERVER_LIMITS, type ServerLimits } from '../src/server-limits.js';
+
+const CARD = '/v1/vault/credit-cards/CARD-SEED1';
+const GARBAGE = '{"a":1}';
+
+function envelopeOf(response: RawResponse | undefined): { code: string; message: string } {
+  expect(response?.headers['content-type']).toBe('application/json; charset=utf-8');
+  const parsed = JSON.parse(response?.body ?? '') as { error: { code: string; message: string } };
+  expect(Object.keys(parsed)).toEqual(['error']);
+  expect(parsed.error.code).toBeTypeOf('string');
+  expect(parsed.error.message).toBeTypeOf('string');
+  return parsed.error;
+}
+
+describeEachExpress('the example on the wire', (express) => {
+  let running: RunningServer;
+
+  async function start(limits: ServerLimits = SERVER_LIMITS): Promise<RunningServer> {
+    running = await listen(createPaymentsServer(createApp({ express }), limits));
+    return running;
+  }
+
+  async function cardStatus(): Promise<number> {
+    return (await fetch(`${running.url}${CARD}`)).status;
+  }
+
+  afterEach(async () => {
+    await running.close();
+  });
+
+  describe('a DELETE with a body but no Content-Length (as node:http sends one)', () => {
+    beforeEach(() => start());
+
+    it('answers 204, and the card is deleted: the answer and the state agree', async () => {
+      const exchange = await rawExchange(
+        running.port,
+        `DELETE ${CARD} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n${GARBAGE}`,
+      );
+      const responses = parseRawResponses(exchange.text, ['DELETE']);
+      expect(responses.map((response) => response.status)).toEqual([204]);
+      expect(responses[0]?.headers.connection).toBe('close');
+      expect(exchange.closedByServer).toBe(true);
+      expect(await cardStatus()).toBe(404);
+    });
+  });
+
+  describe('trailing bytes after a complete request', () => {
+    beforeEach(() => start());
+
+    const patch = '[{"op":"replace","path":"/first_name","value":"Trail"}]';
+    const put = JSON.stringify({
+      payer_id: 'user12345',
+      type: 'visa',
+      expire_month: '11',
+      expire_year: '2030',
+      first_name: 'Put',
+    });
+    const post = JSON.stringify({
+      payer_id: 'user12345',
+      type: 'visa',
+      number: '4417119669820331',
+      expire_month: '11',
+      expire_year: '2030',
+    });
+    const framed = (method: string, path: string, type: string, body: string) =>
+      `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+
+    for (const [method, request, status, cardAfter] of [
+      ['GET', `GET ${CARD} HTTP/1.1\r\nHost: x\r\n\r\n`, 200, 200],
+      ['DELETE', `DELETE ${CARD} HTTP/1.1\r\nHost: x\r\n\r\n`, 204, 404],
+      // The example answers writes 204 unless Prefer: return=representation.
+      ['PATCH', framed('PATCH', CARD, 'application/json-patch+json', patch), 204, 200],
+      ['PUT', framed('PUT', CARD, 'application/json', put), 204, 200],
+      ['POST', framed('POST', '/v1/vault/credit-cards', 'application/json', post), 201, 200],
+    ] as const) {
+      it(`${method}: its own answer (${status}), complete, then the connection closes`, async () => {
+        const exchange = await rawExchange(running.port, `${request}\r\nGARBAGE\r\n\r\n`);
+        const responses = parseRawResponses(exchange.text, [method]);
+        expect(responses.map((response) => response.status)).toEqual([status]);
+        expect(exchange.closedByServer).toBe(true);
+        expect(await cardStatus()).toBe(cardAfter);
+        if (method === 'PATCH') {
+          const card = (await (await fetch(`${running.url}${CARD}`)).json()) as {
+            first_name: string;
+          };
+          expect(card.first_name).toBe('Trail');
+        }
+      });
+    }
+
+    it('answers pipelined requests in order, then closes without a refusal', async () => {
+      const exchange = await rawExchange(
+        running.port,
+        `GET ${CARD} HTTP/1.1\r\nHost: x\r\n\r\nGET ${CARD}-NOPE HTTP/1.1\r\nHost: x\r\n\r\nDELETE ${CARD} HTTP/1.1\r\nHost: x\r\n\r\n${GARBAGE}`,
+      );
+      const responses = parseRawResponses(exchange.text, ['GET', 'GET', 'DELETE']);
+      // Node hands pipelined requests to the app at once and writes their answers in order.
+      expect(responses.map((response) => response.status)).toEqual([200, 404, 204]);
+      expect(envelopeOf(responses[1]).code).toBe('NOT_FOUND');
+      expect(exchange.closedByServer).toBe(true);
+    });
+  });
+
+  describe('a body without Content-Length on each verb', () => {
+    beforeEach(() => start());
+
+    for (const [method, path, status] of [
+      ['GET', CARD, 200],
+      ['DELETE', CARD, 204],
+      ['PUT', CARD, 400],
+      ['PATCH', CARD, 400],
+      ['POST', '/v1/vault/credit-cards', 400],
+    ] as const) {
+      it(`${method} answers what ran (${status}); only a DELETE changes anything`, async () => {
+        const exchange = await rawExchange(
+          running.port,
+          `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n${GARBAGE}`,
+        );
+        const responses = parseRawResponses(exchange.text, [method]);
+        expect(responses.map((response) => response.status)).toEqual([status]);
+        // A refusal of the app (no body to write with), never the parser's MALFORMED_HTTP.
+        if (status === 400)
+          expect(envelopeOf(responses[0])).not.toMatchObject({
+            code: 'INVALID_REQUEST',
+            message: 'The request is not valid HTTP.',
+          });
+        expect(exchange.closedByServer).toBe(true);
+        expect(await cardStatus()).toBe(method === 'DELETE' ? 404 : 200);
+      });
+    }
+  });
+
+  describe('answers Node would write itself', () => {
+    beforeEach(() => start());
+
+    it('answers 417 with the envelope to an Expect other than 100-continue', async () => {
+      const exchange = await rawExchange(
+        running.port,
+        `GET ${CARD} HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n`,
+      );
+      const [response] = parseRawResponses(exchange.text);
+      expect(response?.status).toBe(417);
+      expect(response?.headers['error-code']).toBe('EXPECTATION_FAILED');
+      expect(envelopeOf(response).code).toBe('EXPECTATION_FAILED');
+    });
+
+    it('answers 405 with the envelope to CONNECT', async () => {
+      const exchange = await rawExchange(
+        running.port,
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      );
+      const [response] = parseRawResponses(exchange.text);
+      expect(response?.status).toBe(405);
+      expect(response?.headers.allow).toBe('');
+      expect(envelopeOf(response).code).toBe('METHOD_NOT_ALLOWED');
+    });
+
+    it('answers a method Node accepts but no route serves with an envelope', async () => {
+      const exchange = await rawExchange(
+        running.port,
+        `PROPFIND ${CARD} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      );
+      const [response] = parseRawResponses(exchange.text);
+      expect([400, 404, 405]).toContain(response?.status);
+      envelopeOf(response);
+    });
+
+    it('answers 400 with the envelope to bytes that are not HTTP', async () => {
+      const exchange = await rawExchange(running.port, 'HELLO\r\n\r\n');
+      const [response] = parseRawResponses(exchange.text);
+      expect(response?.status).toBe(400);
+      expect(envelopeOf(response).code).toBe('INVALID_REQUEST');
+    });
+  });
+
+  describe('a client sending its headers one byte a second', () => {
+    // The example's limits, with the headers timeout shortened so the test takes seconds.
+    const limits: ServerLimits = {
+      ...SERVER_LIMITS,
+      headersTimeout: 1_500,
+      requestTimeout: 3_000,
+      connectionsCheckingInterval: 100,
+    };
+
+    it('gets a 408 envelope and is closed within the headers timeout, while others are served', async () => {
+      await start(limits);
+      const head = `GET ${CARD} HTTP/1.1\r\nHost: x\r\n\r\n`;
+      const slow = rawExchange(running.port, [...head], {
+        gapMs: 1_000,
+        // The bound: the timeout, one check interval, and slack for a loaded machine.
+        timeoutMs: limits.headersTimeout + 2 * limits.connectionsCheckingInterval + 1_500,
+      });
+      const served = await Promise.all(
+        Array.from({ length: 5 }, () => fetch(`${running.url}${CARD}`)),
+      );
+      expect(served.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
+      const exchange = await slow;
+      expect(exchange.closedByServer).toBe(true);
+      const [response, ...more] = parseRawResponses(exchange.text);
+      expect(more).toEqual([]);
+      expect(response?.status).toBe(408);
+      expect(envelopeOf(response).code).toBe('REQUEST_TIMEOUT');
+    });
+  });
+});
+
+describe('the example server limits', () => {
+  it('keeps idle connections longer than a 60 s load balancer idle timeout', () => {
+    expect(SERVER_LIMITS.keepAliveTimeout).toBeGreaterThan(60_000);
+    expect(SERVER_LIMITS.headersTimeout).toBeLessThanOrEqual(SERVER_LIMITS.requestTimeout);
+  });
+
+  it('applies every limit to the server it creates', () => {
+    const server = createPaymentsServer(() => undefined);
+    expect({
+      // Node keeps the option on the server without typing it.
+      maxHeaderSize: (server as typeof server & { maxHeaderSize?: number }).maxHeaderSize,
+      headersTimeout: server.headersTimeout,
+      requestTimeout: server.requestTimeout,
+      keepAliveTimeout: server.keepAliveTimeout,
+      maxHeadersCount: server.maxHeadersCount,
+      maxRequestsPerSocket: server.maxRequestsPerSocket,
+    }).toEqual({
+      maxHeaderSize: SERVER_LIMITS.maxHeaderSize,
+      headersTimeout: SERVER_LIMITS.headersTimeout,
+      requestTimeout: SERVER_LIMITS.requestTimeout,
+      keepAliveTimeout: SERVER_LIMITS.keepAliveTimeout,
+      maxHeadersCount: SERVER_LIMITS.maxHeadersCount,
+      maxRequestsPerSocket: SERVER_LIMITS.maxRequestsPerSocket,
+    });
+    expect(server.listenerCount('clientError')).toBe(1);
+    expect(server.listenerCount('checkExpectation')).toBe(1);
+    expect(server.listenerCount('connect')).toBe(1);
+  });
+});

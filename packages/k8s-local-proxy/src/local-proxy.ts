@@ -1,0 +1,285 @@
+/**
+ * @module The local reverse proxy behind the `k8s-service-proxy` CLI, a drop-in for
+ * `kubectl proxy`: plain HTTP on a local port (or Unix socket), HTTPS with the proxy's
+ * credentials toward the control plane, kubectl's request filter, prefix handling and redirects.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { sendError } from '@resourceful/error-envelope';
+import { type ClusterCredentials, controlPlaneRelay } from '@resourceful/k8s-service-proxy';
+import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import { cleanPath, decodePath, movedPermanently, plainError } from './go-http.js';
+import { createRequestFilter, type RequestFilterOptions } from './request-filter.js';
+import { responseOnSocket } from './socket-response.js';
+import { createStaticHandler } from './static-files.js';
+
+export interface LocalProxyOptions extends RequestFilterOptions {
+  credentials: ClusterCredentials;
+  /** `-p/--port`. 0 picks a free port. @default 8001 */
+  port?: number;
+  /** `--address`. @default '127.0.0.1' */
+  address?: string;
+  /** `-u/--unix-socket`: listen on a Unix socket instead of a port. */
+  unixSocket?: string;
+  /** `--api-prefix`. Stripped before relaying unless it starts with `/api`. @default '/' */
+  apiPrefix?: string;
+  /** `-w/--www`: a folder of static files. */
+  www?: string;
+  /** `-P/--www-prefix`. @default '/static/' */
+  wwwPrefix?: string;
+  /** `--disable-filter`. Dangerous: opens the proxy to XSRF from any page. @default false */
+  disableFilter?: boolean;
+  /** `--append-server-path`: prefix every request with the server URL's path. @default false */
+  appendServerPath?: boolean;
+  /** Idle timeout toward the control plane (ms). 0, as kubectl, waits forever. @default 0 */
+  timeoutMs?: number;
+}
+
+export interface LocalProxy {
+  readonly server: Server;
+  /** Starts listening; resolves with `HOST:PORT` (or the socket path) as kubectl prints it. */
+  listen(): Promise<string>;
+  /** Stops accepting, closes open connections and the credentials' pool. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PROXY_PORT = 8001;
+
+function formatAddress(address: AddressInfo | string | null): string {
+  if (address === null) return '';
+  if (typeof address === 'string') return address;
+  return address.family === 'IPv6'
+    ? `[${address.address}]:${address.port}`
+    : `${address.address}:${address.port}`;
+}
+
+function singleJoiningSlash(a: string, b: string): string {
+  const aSlash = a.endsWith('/');
+  const bSlash = b.startsWith('/');
+  if (aSlash && bSlash) return a + b.slice(1);
+  if (!aSlash && !bSlash) return `${a}/${b}`;
+  return a + b;
+}
+
+/** What Go's server answers to a request it cannot parse: plain text, then it hangs up. */
+function malformedRequestAnswer(error: NodeJS.ErrnoException): string {
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? '431 Request Header Fields Too Large'
+      : '400 Bad Request';
+  return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`;
+}
+
+const OPTION_NAMES = [
+  'credentials',
+  'port',
+  'address',
+  'unixSocket',
+  'apiPrefix',
+  'www',
+  'wwwPrefix',
+  'disableFilter',
+  'appendServerPath',
+  'timeoutMs',
+  'acceptHosts',
+  'acceptPaths',
+  'rejectPaths',
+  'rejectMethods',
+];
+
+/** `scheme://authority/path?query` (RFC 9112 §3.2.2): Go takes the host from it. */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** The host, path and query of a request target, as Go's server splits it. */
+function splitTarget(
+  target: string,
+  hostHeader: string,
+): { host: string; rawPath: string; query: string } | undefined {
+  let host = hostHeader;
+  let rest = target;
+  if (ABSOLUTE_FORM.test(target)) {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return undefined;
+    }
+    // Go's server sets Request.Host from an absolute-form target (RFC 9112 §3.2.2).
+    host = url.host;
+    const authorityAt = target.indexOf('//') + 2;
+    const pathAt = target.slice(authorityAt).search(/[/?]/);
+    rest = pathAt === -1 ? '/' : target.slice(authorityAt + pathAt);
+    if (rest.startsWith('?')) rest = `/${rest}`;
+  }
+  const queryAt = rest.indexOf('?');
+  return {
+    host,
+    rawPath: queryAt === -1 ? rest : rest.slice(0, queryAt),
+    query: queryAt === -1 ? '' : rest.slice(queryAt),
+  };
+}
+
+export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
+  assertOptionsObject('createLocalProxy', options);
+  assertKnownOptions('createLocalProxy', options, OPTION_NAMES);
+  if (options.credentials === undefined) {
+    throw new TypeError('createLocalProxy needs credentials (see findClusterCredentials)');
+  }
+  const credentials = options.credentials;
+  const port = options.port ?? DEFAULT_PROXY_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError('port must be an integer from 0 to 65535');
+  }
+  const address = options.address ?? '127.0.0.1';
+  const apiPrefix = options.apiPrefix ?? '/';
+  if (!apiPrefix.startsWith('/')) throw new RangeError('apiPrefix must start with "/"');
+  const wwwPrefix = options.wwwPrefix ?? '/static/';
+  const stripPrefix = !apiPrefix.startsWith('/api');
+  const filter = options.disableFilter
+    ? undefined
+    : createRequestFilter({
+        acceptHosts: options.acceptHosts,
+        acceptPaths: options.acceptPaths,
+        rejectPaths: options.rejectPaths,
+        rejectMethods: options.rejectMethods,
+      });
+  const serveStatic =
+    options.www !== undefined && options.www !== ''
+      ? createStaticHandler(options.www, wwwPrefix)
+      : undefined;
+  const patterns = serveStatic ? [apiPrefix, wwwPrefix] : [apiPrefix];
+  const serverPath = options.appendServerPath ? credentials.server.pathname : undefined;
+  const relay = controlPlaneRelay({
+    credentials,
+    clientCredentials: 'pass-through',
+    timeoutMs: options.timeoutMs ?? 0,
+  });
+
+  /** Go's ServeMux: the longest pattern that matches; `/x/` matches the subtree. */
+  const match = (path: string): string | undefined => {
+    let best: string | undefined;
+    for (const pattern of patterns) {
+      const hit = pattern.endsWith('/') ? path.startsWith(pattern) : path === pattern;
+      if (hit && (best === undefined || pattern.length > best.length)) best = pattern;
+    }
+    return best;
+  };
+
+  /**
+   * Routing as Go's ServeMux and kubectl's handlers do it, for plain and upgrade requests alike
+   * (Go does not tell them apart: a non-clean upgrade path is redirected, not relayed past the
+   * filter). Returns the upstream path, or `undefined` after answering the request itself.
+   */
+  const route = (req: IncomingMessage, res: ServerResponse): string | undefined => {
+    const reject = (status: number, text: string) => plainError(res, status, text);
+    const target = splitTarget(req.url ?? '/', req.headers.host ?? '');
+    if (target === undefined) {
+      reject(400, '400 Bad Request');
+      return undefined;
+    }
+    const { host, rawPath, query } = target;
+    if (!rawPath.startsWith('/') || decodePath(rawPath) === undefined) {
+      reject(400, '400 Bad Request');
+      return undefined;
+    }
+    const cleaned = cleanPath(rawPath);
+    const pattern = match(cleaned);
+    if (pattern === undefined && patterns.includes(`${cleaned}/`)) {
+      movedPermanently(res, `${cleaned}/${query}`);
+      return undefined;
+    }
+    if (cleaned !== rawPath) {
+      movedPermanently(res, cleaned + query);
+      return undefined;
+    }
+    if (pattern === undefined) {
+      reject(404, '404 page not found');
+      return undefined;
+    }
+    if (serveStatic !== undefined && pattern === wwwPrefix) {
+      serveStatic(req, res, rawPath);
+      return undefined;
+    }
+    let path = rawPath;
+    if (stripPrefix) {
+      if (!path.startsWith(apiPrefix)) {
+        reject(404, '404 page not found');
+        return undefined;
+      }
+      path = path.slice(apiPrefix.length);
+      if (path !== '' && !path.startsWith('/')) path = `/${path}`;
+    }
+    if (filter !== undefined) {
+      const decoded = decodePath(path) ?? path;
+      if (!filter.accepts(req.method ?? '', decoded, host)) {
+        reject(403, 'Forbidden');
+        return undefined;
+      }
+    }
+    if (path === '') path = '/';
+    if (serverPath !== undefined) path = singleJoiningSlash(serverPath, path);
+    return path + query;
+  };
+
+  const handle = function localProxyHandler(req: IncomingMessage, res: ServerResponse) {
+    if (req.url === '*' && req.method === 'OPTIONS') {
+      // Go's server answers `OPTIONS *` itself (globalOptionsHandler): 200, no body.
+      res.setHeader('Content-Length', '0');
+      res.end();
+      return;
+    }
+    const path = route(req, res);
+    if (path === undefined) return;
+    // No `next` here: error-envelope writes the relay's failures (502, 504, a failed plugin).
+    relay.request(req, res, path, (error) => sendError(res, error));
+  };
+
+  const upgraded = new Set<Duplex>();
+  const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    upgraded.add(socket);
+    socket.on('close', () => upgraded.delete(socket));
+    const res = responseOnSocket(req, socket);
+    const path = route(req, res);
+    if (path === undefined) return;
+    res.detachSocket(socket as Socket);
+    relay.upgrade(req, socket, head, path);
+  };
+
+  const server = createServer(handle);
+  server.on('upgrade', handleUpgrade);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (socket.writable) socket.end(malformedRequestAnswer(error));
+    else socket.destroy();
+  });
+
+  return {
+    server,
+    listen() {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        const done = () => {
+          server.off('error', reject);
+          resolve(formatAddress(server.address()));
+        };
+        if (options.unixSocket !== undefined && options.unixSocket !== '') {
+          server.listen(options.unixSocket, done);
+        } else {
+          server.listen(port, address, done);
+        }
+      });
+    },
+    close() {
+      return new Promise((resolve) => {
+        credentials.close();
+        for (const socket of upgraded) socket.destroy();
+        if (!server.listening) {
+          resolve();
+          return;
+        }
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

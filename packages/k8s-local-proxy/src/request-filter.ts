@@ -1,0 +1,83 @@
+/**
+ * @module kubectl proxy's request filter: hosts, paths and methods matched with regular
+ * expressions (comma-separated lists, unanchored, as Go's `MatchString`). A rejected request
+ * gets `403 Forbidden` in plain text and nothing goes upstream.
+ */
+import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+
+/** kubectl proxy's defaults, flag for flag. */
+export const DEFAULT_ACCEPT_HOSTS = '^localhost$,^127\\.0\\.0\\.1$,^\\[::1\\]$';
+export const DEFAULT_ACCEPT_PATHS = '^.*';
+export const DEFAULT_REJECT_PATHS = '^/api/.*/pods/.*/exec,^/api/.*/pods/.*/attach';
+export const DEFAULT_REJECT_METHODS = '^$';
+
+export interface RequestFilterOptions {
+  acceptHosts?: string;
+  acceptPaths?: string;
+  rejectPaths?: string;
+  rejectMethods?: string;
+}
+
+export interface RequestFilter {
+  /** `true` when kubectl proxy would let the request through. `path` is the decoded path. */
+  accepts(method: string, path: string, hostHeader: string): boolean;
+}
+
+/**
+ * Compiles a comma-separated list as kubectl does (`strings.Split(s, ",")`; an empty string is
+ * one empty pattern, which matches everything). Go's leading `(?i)`-style flags become JS flags.
+ */
+export function compilePatterns(list: string, flagName: string): RegExp[] {
+  return list.split(',').map((source) => {
+    const flags = /^\(\?([imsU]+)\)/.exec(source);
+    const body = flags ? source.slice(flags[0].length) : source;
+    const jsFlags = (flags?.[1] ?? '').replace(/[^ims]/g, '');
+    try {
+      return new RegExp(body, jsFlags);
+    } catch {
+      throw new SyntaxError(`--${flagName}: "${source}" is not a valid regular expression`);
+    }
+  });
+}
+
+/**
+ * The host part of a Host header the way Go's `net.SplitHostPort` gives it, falling back to
+ * the whole value when it fails, as kubectl does: `localhost:8001` → `localhost`,
+ * `[::1]:8001` → `::1` (so the default `^\[::1\]$` does not match it), `[::1]` → `[::1]`.
+ */
+export function hostForFilter(hostHeader: string): string {
+  if (hostHeader.startsWith('[')) {
+    const end = hostHeader.indexOf(']');
+    if (end !== -1 && hostHeader[end + 1] === ':' && !hostHeader.slice(end + 2).includes(':')) {
+      const host = hostHeader.slice(1, end);
+      return host.includes('[') ? hostHeader : host;
+    }
+    return hostHeader;
+  }
+  const colon = hostHeader.lastIndexOf(':');
+  if (colon === -1 || hostHeader.indexOf(':') !== colon) return hostHeader;
+  return hostHeader.slice(0, colon);
+}
+
+const FILTER_OPTION_NAMES = ['acceptHosts', 'acceptPaths', 'rejectPaths', 'rejectMethods'];
+
+export function createRequestFilter(options: RequestFilterOptions = {}): RequestFilter {
+  assertOptionsObject('createRequestFilter', options);
+  assertKnownOptions('createRequestFilter', options, FILTER_OPTION_NAMES);
+  const acceptHosts = compilePatterns(options.acceptHosts ?? DEFAULT_ACCEPT_HOSTS, 'accept-hosts');
+  const acceptPaths = compilePatterns(options.acceptPaths ?? DEFAULT_ACCEPT_PATHS, 'accept-paths');
+  const rejectPaths = compilePatterns(options.rejectPaths ?? DEFAULT_REJECT_PATHS, 'reject-paths');
+  const rejectMethods = compilePatterns(
+    options.rejectMethods ?? DEFAULT_REJECT_METHODS,
+    'reject-methods',
+  );
+  const any = (patterns: readonly RegExp[], text: string) =>
+    patterns.some((pattern) => pattern.test(text));
+  return {
+    accepts(method, path, hostHeader) {
+      if (any(rejectPaths, path)) return false;
+      if (any(rejectMethods, method)) return false;
+      return any(acceptPaths, path) && any(acceptHosts, hostForFilter(hostHeader));
+    },
+  };
+}

@@ -1,0 +1,211 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  makeCertificates,
+  type TestCertificates,
+} from '../../k8s-service-proxy/test/support/certificates.js';
+import {
+  type ControlPlaneDouble,
+  startControlPlane,
+} from '../../k8s-service-proxy/test/support/control-plane-double.js';
+import { writeKubeconfig } from '../../k8s-service-proxy/test/support/kubeconfig.js';
+import { rawRequest } from '../../k8s-service-proxy/test/support/raw-client.js';
+import { parseProxyArgs, usage } from '../src/cli-options.js';
+import { runProxyCommand } from '../src/run-proxy-command.js';
+import {
+  childEnvironment,
+  ourCommand,
+  REPO_ROOT,
+  startOurProxy,
+  startProcess,
+} from './support/proxy-processes.js';
+
+describe('parseProxyArgs', () => {
+  it("has kubectl proxy's defaults", () => {
+    expect(parseProxyArgs([])).toMatchObject({
+      port: 8001,
+      address: '127.0.0.1',
+      unixSocket: '',
+      acceptHosts: '^localhost$,^127\\.0\\.0\\.1$,^\\[::1\\]$',
+      acceptPaths: '^.*',
+      rejectPaths: '^/api/.*/pods/.*/exec,^/api/.*/pods/.*/attach',
+      rejectMethods: '^$',
+      apiPrefix: '/',
+      www: '',
+      wwwPrefix: '/static/',
+      disableFilter: false,
+      keepaliveMs: 0,
+      appendServerPath: false,
+      insecureSkipTlsVerify: false,
+    });
+  });
+
+  it('reads pflag forms: --a=b, --a b, -p 1, -p=1, -p1, bare and explicit booleans', () => {
+    expect(parseProxyArgs(['--port=9000']).port).toBe(9000);
+    expect(parseProxyArgs(['--port', '9001']).port).toBe(9001);
+    expect(parseProxyArgs(['-p', '9002']).port).toBe(9002);
+    expect(parseProxyArgs(['-p=9003']).port).toBe(9003);
+    expect(parseProxyArgs(['-p9004']).port).toBe(9004);
+    expect(parseProxyArgs(['--disable-filter']).disableFilter).toBe(true);
+    expect(parseProxyArgs(['--disable-filter=false']).disableFilter).toBe(false);
+    expect(parseProxyArgs(['-w', '/srv', '-P', '/s/', '-u', '/tmp/s']).www).toBe('/srv');
+    expect(parseProxyArgs(['--keepalive=1m30s']).keepaliveMs).toBe(90_000);
+    expect(parseProxyArgs(['--keepalive=500ms']).keepaliveMs).toBe(500);
+  });
+
+  it('refuses unknown flags, bad values and stray arguments', () => {
+    expect(() => parseProxyArgs(['--prot=1'])).toThrow('unknown flag: --prot');
+    expect(() => parseProxyArgs(['-x'])).toThrow(/unknown shorthand flag: 'x'/);
+    expect(() => parseProxyArgs(['--port=abc'])).toThrow(/invalid argument "abc"/);
+    expect(() => parseProxyArgs(['--port=65536'])).toThrow(/invalid argument/);
+    expect(() => parseProxyArgs(['--keepalive=5'])).toThrow(/duration/);
+    expect(() => parseProxyArgs(['--disable-filter=maybe'])).toThrow(/true or false/);
+    expect(() => parseProxyArgs(['--port'])).toThrow(/needs an argument/);
+    expect(() => parseProxyArgs(['serve'])).toThrow(/unexpected argument/);
+    expect(() => parseProxyArgs(['--__proto__=1'])).toThrow(/unknown flag/);
+  });
+
+  it('documents every flag in --help', () => {
+    const text = usage();
+    for (const flag of [
+      '-p, --port=8001',
+      '--address',
+      '-u, --unix-socket',
+      '--accept-hosts',
+      '--accept-paths',
+      '--reject-paths',
+      '--reject-methods',
+      '--api-prefix',
+      '-w, --www',
+      '-P, --www-prefix',
+      '--disable-filter',
+      '--keepalive=0s',
+      '--append-server-path',
+      '--kubeconfig',
+      '--context',
+      '--server',
+      '--token',
+      '--certificate-authority',
+      '--insecure-skip-tls-verify',
+    ]) {
+      expect(text, flag).toContain(flag);
+    }
+  });
+});
+
+describe('runProxyCommand', () => {
+  it('prints help on stdout and exits 0', async () => {
+    let out = '';
+    const result = await runProxyCommand(['--help'], {
+      stdout: (t) => (out += t),
+      stderr: () => {},
+    });
+    expect(result.exitCode).toBe(0);
+    expect(out).toContain('Usage:');
+  });
+
+  it('exits 1 with a kubectl-style message for an unknown flag', async () => {
+    let err = '';
+    const result = await runProxyCommand(['--bogus'], {
+      stdout: () => {},
+      stderr: (t) => (err += t),
+    });
+    expect(result.exitCode).toBe(1);
+    expect(err).toBe("error: unknown flag: --bogus\nSee 'k8s-local-proxy --help' for usage.\n");
+  });
+
+  it('exits 1 without echoing the token when no credentials can be used', async () => {
+    let err = '';
+    const result = await runProxyCommand(
+      ['--server=https://u:supersecret@h', '--token=supersecret', '--kubeconfig=/nonexistent'],
+      { stdout: () => {}, stderr: (t) => (err += t) },
+    );
+    expect(result.exitCode).toBe(1);
+    expect(err).not.toContain('supersecret');
+  });
+});
+
+describe('the k8s-local-proxy process', () => {
+  let certs: TestCertificates;
+  let plane: ControlPlaneDouble;
+  let kubeconfig: string;
+
+  beforeAll(async () => {
+    certs = makeCertificates();
+    plane = await startControlPlane(certs, { tokens: ['flag-token'] });
+    kubeconfig = writeKubeconfig(certs.dir, { server: plane.url, caFile: certs.caFile });
+  });
+  afterAll(async () => {
+    await plane.close();
+    certs.cleanup();
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`prints the real port for --port=0, serves, and exits 0 on ${signal}`, async () => {
+      const proxy = await startOurProxy([
+        `--kubeconfig=${kubeconfig}`,
+        '--token=flag-token',
+        `--certificate-authority=${certs.caFile}`,
+      ]);
+      expect(proxy.banner).toBe(`Starting to serve on 127.0.0.1:${proxy.port}`);
+      expect(proxy.port).toBeGreaterThan(0);
+      const res = await rawRequest(proxy.port, { path: '/api' });
+      expect(res.status).toBe(200);
+      expect(await proxy.stop(signal)).toBe(0);
+      expect(proxy.stderr()).not.toContain('flag-token');
+    });
+  }
+
+  it('connects with --server, --token and --insecure-skip-tls-verify, warning on stderr', async () => {
+    const proxy = await startOurProxy([
+      `--server=${plane.url}`,
+      '--token=flag-token',
+      '--insecure-skip-tls-verify',
+    ]);
+    expect((await rawRequest(proxy.port, { path: '/api' })).status).toBe(200);
+    expect(proxy.stderr()).toMatch(/TLS verification of the control plane is disabled/);
+    await proxy.stop();
+  });
+
+  it('exits 1 when the port is taken', async () => {
+    const first = await startOurProxy([`--kubeconfig=${kubeconfig}`]);
+    const { command, prefix } = ourCommand();
+    const child = spawn(
+      command,
+      [...prefix, `--kubeconfig=${kubeconfig}`, `--port=${first.port}`],
+      { cwd: REPO_ROOT, env: childEnvironment() },
+    );
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toMatch(/cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/);
+    await first.stop();
+  });
+
+  it('still runs from the deprecated k8s-service-proxy bin, with a notice on stderr', async () => {
+    const deprecatedBin = join(
+      REPO_ROOT,
+      'packages',
+      'k8s-service-proxy',
+      'bin',
+      'k8s-service-proxy.js',
+    );
+    const proxy = await startProcess(process.execPath, [
+      '--conditions=source',
+      '--import',
+      'tsx',
+      deprecatedBin,
+      '--port=0',
+      `--kubeconfig=${kubeconfig}`,
+      '--token=flag-token',
+    ]);
+    try {
+      expect((await rawRequest(proxy.port, { path: '/api' })).status).toBe(200);
+      expect(proxy.stderr()).toMatch(/k8s-service-proxy command is deprecated.*k8s-local-proxy/);
+    } finally {
+      await proxy.stop();
+    }
+  });
+});

@@ -1,0 +1,317 @@
+/**
+ * `kubectl proxy` and `k8s-local-proxy` started in pairs on the same kubeconfig of each credential
+ * kind (exec plugins, OIDC id-token, impersonation flags, `--token` over a plugin, a plain-http
+ * control plane), against the same double: what the double received must be the same, and so
+ * must the status the client got. Kubeconfigs kubectl refuses must stop both at start.
+ *
+ * The kubectl installed here is a version dispatcher: before `kubectl proxy` starts it calls
+ * `GET /version` with the kubeconfig's credentials, so its one plugin run happens before it
+ * serves; ours happens on the first request (a documented difference: start-up never waits for,
+ * or fails on, a plugin). That call is left out of the comparisons.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  makeCertificates,
+  type TestCertificates,
+} from '../../k8s-service-proxy/test/support/certificates.js';
+import { startConnectProxy } from '../../k8s-service-proxy/test/support/connect-proxy.js';
+import {
+  type ControlPlaneDouble,
+  startControlPlane,
+} from '../../k8s-service-proxy/test/support/control-plane-double.js';
+import {
+  type ExecStanza,
+  writeExecKubeconfig,
+  writeFakePlugin,
+} from '../../k8s-service-proxy/test/support/exec-plugin.js';
+import { rawRequest, rawUpgrade } from '../../k8s-service-proxy/test/support/raw-client.js';
+import {
+  findKubectl,
+  type RunningProxy,
+  startKubectlProxy,
+  startOurProxy,
+} from './support/proxy-processes.js';
+
+const kubectl = findKubectl();
+const runDifferential = kubectl !== undefined || process.env.CI !== undefined;
+const SERVICE_PATH = '/api/v1/namespaces/default/services/web/proxy/items';
+
+describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kubectl proxy', () => {
+  let certs: TestCertificates;
+  let plane: ControlPlaneDouble;
+  let dir: string;
+  let counter = 0;
+
+  beforeAll(async () => {
+    if (kubectl === undefined) throw new Error('kubectl is required for this suite under CI');
+    certs = makeCertificates();
+    plane = await startControlPlane(certs, { tokens: ['test-token'] });
+    dir = mkdtempSync(join(tmpdir(), 'kubectl-credentials-'));
+  });
+  afterAll(async () => {
+    await plane?.close();
+    certs?.cleanup();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  function kubeconfigWith(options: {
+    exec?: ExecStanza;
+    userLines?: string[];
+    clusterLines?: string[];
+    server?: string;
+  }) {
+    counter += 1;
+    return writeExecKubeconfig(dir, {
+      server: options.server ?? plane.url,
+      caFile: options.server?.startsWith('http:') ? undefined : certs.caFile,
+      exec: options.exec,
+      userLines: options.userLines,
+      clusterLines: options.clusterLines,
+      name: `k${counter}.yaml`,
+    });
+  }
+
+  async function pair(
+    kubeconfig: string,
+    flags: string[] = [],
+  ): Promise<[RunningProxy, RunningProxy]> {
+    return Promise.all([
+      startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`, ...flags]),
+      startOurProxy([`--kubeconfig=${kubeconfig}`, ...flags]),
+    ]);
+  }
+
+  /** One GET through each proxy: the statuses and what the double saw (auth and identity). */
+  async function through(proxies: readonly RunningProxy[], path = SERVICE_PATH) {
+    const results = [];
+    for (const proxy of proxies) {
+      const before = plane.requests.length;
+      const response = await rawRequest(proxy.port, { path });
+      results.push({
+        status: response.status,
+        body: response.body,
+        upstream: plane.requests.slice(before).map((request) => ({
+          auth: request.auth,
+          authorization: request.headers.authorization,
+          user: request.headers['impersonate-user'],
+          group: request.headers['impersonate-group'],
+          uid: request.headers['impersonate-uid'],
+        })),
+      });
+    }
+    return results;
+  }
+
+  async function stopAll(proxies: readonly RunningProxy[]) {
+    await Promise.all(proxies.map((proxy) => proxy.stop()));
+  }
+
+  it('runs an exec plugin lazily, once, and sends its token (v1beta1 and v1)', async () => {
+    for (const apiVersion of [
+      'client.authentication.k8s.io/v1beta1',
+      'client.authentication.k8s.io/v1',
+    ]) {
+      counter += 1;
+      const prefix = `pair${counter}`;
+      plane.tokens.add(`${prefix}-1`);
+      const plugins = [writeFakePlugin(dir, `k-${counter}`), writeFakePlugin(dir, `o-${counter}`)];
+      const kubeconfigs = plugins.map((plugin) =>
+        kubeconfigWith({
+          exec: {
+            apiVersion,
+            command: plugin.command,
+            args: [`--prefix=${prefix}`, '--ttl=3600'],
+            interactiveMode: 'Never',
+          },
+        }),
+      );
+      const proxies = await Promise.all([
+        startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfigs[0]}`]),
+        startOurProxy([`--kubeconfig=${kubeconfigs[1]}`]),
+      ]);
+      try {
+        expect(plugins[1]?.runs()).toBe(0);
+        const [theirs, ours] = await through(proxies);
+        await through(proxies);
+        expect(theirs?.status).toBe(200);
+        expect(ours?.status).toBe(200);
+        expect(ours?.upstream).toEqual(theirs?.upstream);
+        // One run each for the whole life of the proxy: the credential is kept until it expires.
+        expect(plugins.map((plugin) => plugin.runs())).toEqual([1, 1]);
+        expect(plugins[1]?.lastRun().execInfo).toEqual(plugins[0]?.lastRun().execInfo);
+      } finally {
+        await stopAll(proxies);
+      }
+    }
+  });
+
+  it('answers 500 and sends nothing when the plugin fails (kubectl in text, ours an envelope)', async () => {
+    const plugin = writeFakePlugin(dir, `fail-${++counter}`);
+    const kubeconfig = kubeconfigWith({ exec: { command: plugin.command, args: ['--exit=3'] } });
+    const proxies = await pair(kubeconfig);
+    try {
+      const [theirs, ours] = await through(proxies);
+      expect(theirs?.status).toBe(500);
+      expect(ours?.status).toBe(500);
+      expect(theirs?.upstream).toEqual([]);
+      expect(ours?.upstream).toEqual([]);
+      expect(JSON.parse(ours?.body ?? '{}').error.message).toMatch(/exited with code 3/);
+    } finally {
+      await stopAll(proxies);
+    }
+  });
+
+  it('lets --token win over the plugin, which never runs', async () => {
+    const plugin = writeFakePlugin(dir, `unused-${++counter}`);
+    const kubeconfig = kubeconfigWith({ exec: { command: plugin.command } });
+    const proxies = await pair(kubeconfig, ['--token=test-token']);
+    try {
+      const [theirs, ours] = await through(proxies);
+      expect(theirs?.status).toBe(200);
+      expect(ours).toEqual(theirs);
+      expect(plugin.runs()).toBe(0);
+    } finally {
+      await stopAll(proxies);
+    }
+  });
+
+  it('sends --as, --as-group (repeated) and --as-uid as Impersonate-* headers', async () => {
+    const kubeconfig = kubeconfigWith({ userLines: ['    token: test-token'] });
+    const proxies = await pair(kubeconfig, [
+      '--as=jane',
+      '--as-group=ops',
+      '--as-group=dev',
+      '--as-uid=42',
+    ]);
+    try {
+      const [theirs, ours] = await through(proxies);
+      expect(theirs?.upstream).toEqual([
+        {
+          auth: 'bearer',
+          authorization: 'Bearer test-token',
+          user: 'jane',
+          group: 'ops, dev',
+          uid: '42',
+        },
+      ]);
+      expect(ours).toEqual(theirs);
+    } finally {
+      await stopAll(proxies);
+    }
+  });
+
+  it('sends an OIDC id-token as the bearer token', async () => {
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const idToken = `${part({ alg: 'RS256' })}.${part({ sub: 'jane', exp: Math.floor(Date.now() / 1000) + 3600 })}.c2ln`;
+    plane.tokens.add(idToken);
+    const kubeconfig = kubeconfigWith({
+      userLines: [
+        '    auth-provider:',
+        '      name: oidc',
+        '      config:',
+        '        client-id: k8s',
+        '        idp-issuer-url: https://issuer.invalid',
+        `        id-token: ${idToken}`,
+      ],
+    });
+    const proxies = await pair(kubeconfig);
+    try {
+      const [theirs, ours] = await through(proxies);
+      expect(theirs?.status).toBe(200);
+      expect(ours).toEqual(theirs);
+    } finally {
+      await stopAll(proxies);
+    }
+  });
+
+  it('sends no credential to a plain http:// control plane, but the impersonation headers', async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const server = createServer((req, res) => {
+      // The kubectl dispatcher's start-up version check (see the module comment).
+      if (!req.url?.startsWith('/version')) seen.push(req.headers);
+      res.writeHead(401, { 'Content-Type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const plugin = writeFakePlugin(dir, `cleartext-${++counter}`);
+    const kubeconfig = kubeconfigWith({
+      server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      exec: { command: plugin.command },
+    });
+    const proxies = await pair(kubeconfig, ['--as=jane']);
+    try {
+      for (const proxy of proxies) {
+        const answer = await rawRequest(proxy.port, { path: '/api' });
+        expect(answer.status).toBe(401);
+      }
+      expect(seen.map((headers) => [headers.authorization, headers['impersonate-user']])).toEqual([
+        [undefined, 'jane'],
+        [undefined, 'jane'],
+      ]);
+      expect(plugin.runs()).toBe(0);
+      expect(proxies[1]?.stderr()).toMatch(/plain http:\/\/: no credentials are sent/);
+    } finally {
+      await stopAll(proxies);
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("tunnels requests through the cluster's proxy-url as kubectl does, and upgrades too (kubectl dials those directly)", async () => {
+    const proxy = await startConnectProxy({ aliases: ['kube.test'] });
+    const kubeconfig = kubeconfigWith({
+      server: `https://kube.test:${plane.port}`,
+      userLines: ['    token: test-token'],
+      clusterLines: [`    proxy-url: ${proxy.url}`, '    tls-server-name: localhost'],
+    });
+    const proxies = await pair(kubeconfig);
+    try {
+      const tunnelsPer = [];
+      const answers = [];
+      for (const running of proxies) {
+        const before = proxy.tunnels.length;
+        answers.push(...(await through([running])));
+        tunnelsPer.push(proxy.tunnels.slice(before).map((t) => t.authority));
+      }
+      expect(answers[0]?.status).toBe(200);
+      expect(answers[1]).toEqual(answers[0]);
+      expect(tunnelsPer).toEqual([[`kube.test:${plane.port}`], [`kube.test:${plane.port}`]]);
+      const socketPath = '/api/v1/namespaces/default/services/web/proxy/socket';
+      const [kubectlUpgrade, ourUpgrade] = [
+        await rawUpgrade(proxies[0]?.port ?? 0, socketPath),
+        await rawUpgrade(proxies[1]?.port ?? 0, socketPath),
+      ];
+      // Documented difference: kubectl v1.32 resolves the server name itself for upgrades.
+      expect(kubectlUpgrade.status).toBe(500);
+      expect(kubectlUpgrade.body).toMatch(/kube\.test/);
+      expect(ourUpgrade).toEqual({ status: 101, echoed: 'echo:ping' });
+    } finally {
+      await stopAll(proxies);
+      await proxy.close();
+    }
+  });
+
+  it.each([
+    [
+      'a v1 exec stanza without interactiveMode',
+      { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws' } },
+    ],
+    [
+      'a user with a token and a username/password',
+      { userLines: ['    token: t', '    username: u', '    password: p'] },
+    ],
+  ])('refuses to start with %s, as kubectl does', async (_what, options) => {
+    const kubeconfig = kubeconfigWith(options);
+    const outcomes = await Promise.allSettled([
+      startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`]),
+      startOurProxy([`--kubeconfig=${kubeconfig}`]),
+    ]);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'fulfilled') await outcome.value.stop();
+    }
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+  });
+});

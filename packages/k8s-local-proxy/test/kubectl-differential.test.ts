@@ -1,0 +1,388 @@
+/**
+ * The same requests through `kubectl proxy` and through `k8s-local-proxy`, both pointed at the
+ * same control-plane double with the same kubeconfig: the answers and what the double received
+ * must match request by request, except where a test names a documented difference. The double
+ * speaks HTTP/1.1 (against one that offers HTTP/2, kubectl uses it and we do not: a documented
+ * difference, tested at the end). The second half starts pairs of proxies with the other
+ * credential kinds (exec plugins, OIDC id-tokens, `--as*`, `--token` over a plugin) and
+ * kubeconfigs both must refuse.
+ */
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  makeCertificates,
+  type TestCertificates,
+} from '../../k8s-service-proxy/test/support/certificates.js';
+import {
+  type ControlPlaneDouble,
+  type RecordedRequest,
+  startControlPlane,
+} from '../../k8s-service-proxy/test/support/control-plane-double.js';
+import { writeKubeconfig } from '../../k8s-service-proxy/test/support/kubeconfig.js';
+import {
+  type RawRequest,
+  type RawResponse,
+  rawRequest,
+  rawUpgrade,
+} from '../../k8s-service-proxy/test/support/raw-client.js';
+import {
+  findKubectl,
+  type RunningProxy,
+  startKubectlProxy,
+  startOurProxy,
+} from './support/proxy-processes.js';
+
+const kubectl = findKubectl();
+const runDifferential = kubectl !== undefined || process.env.CI !== undefined;
+if (!runDifferential) {
+  console.warn(
+    'k8s-service-proxy: kubectl is not installed, so the differential suite against `kubectl proxy` is skipped (it always runs under CI).',
+  );
+}
+
+/** The parts of an upstream request that must be identical through both proxies. */
+const COMPARED_HEADERS = [
+  'authorization',
+  'x-forwarded-for',
+  'content-type',
+  'content-length',
+  'cookie',
+  'te',
+  'connection',
+  'keep-alive',
+  'proxy-authorization',
+  'x-drop',
+  'upgrade',
+  'x-custom',
+  'impersonate-user',
+  'impersonate-group',
+  'impersonate-uid',
+];
+
+function seen(requests: readonly RecordedRequest[]) {
+  return requests.map((request) => ({
+    httpVersion: request.httpVersion,
+    method: request.method,
+    url: request.url,
+    body: request.body,
+    auth: request.auth,
+    upgrade: request.upgrade,
+    headers: Object.fromEntries(
+      COMPARED_HEADERS.filter((name) => request.headers[name] !== undefined)
+        // Node's pooled agent says `Connection: keep-alive`, Go says nothing: the same in HTTP/1.1
+        // (RFC 9112 §9.3), and the README lists it.
+        .filter((name) => !(name === 'connection' && request.headers[name] === 'keep-alive'))
+        .map((name) => [name, request.headers[name]]),
+    ),
+  }));
+}
+
+interface Observation {
+  response: RawResponse;
+  upstream: ReturnType<typeof seen>;
+}
+
+describe.skipIf(!runDifferential)(
+  'k8s-local-proxy against kubectl proxy, control plane on HTTP/1.1',
+  () => {
+    let certs: TestCertificates;
+    let kubeconfig: string;
+    let plane: ControlPlaneDouble;
+    let reference: RunningProxy;
+    let candidate: RunningProxy;
+
+    beforeAll(async () => {
+      if (kubectl === undefined) throw new Error('kubectl is required for this suite under CI');
+      certs = makeCertificates();
+      plane = await startControlPlane(certs);
+      kubeconfig = writeKubeconfig(certs.dir, {
+        server: plane.url,
+        caFile: certs.caFile,
+        user: { token: 'test-token' },
+      });
+      [reference, candidate] = await Promise.all([
+        startKubectlProxy(kubectl, [`--kubeconfig=${kubeconfig}`]),
+        startOurProxy([`--kubeconfig=${kubeconfig}`]),
+      ]);
+    });
+
+    afterAll(async () => {
+      await Promise.all([reference?.stop(), candidate?.stop()]);
+      await plane?.close();
+      certs?.cleanup();
+    });
+
+    async function observe(proxy: RunningProxy, request: RawRequest): Promise<Observation> {
+      const before = plane.requests.length;
+      const headers = Object.fromEntries(
+        Object.entries(request.headers ?? {}).map(([name, value]) => [
+          name,
+          typeof value === 'string' ? value.replaceAll('{port}', String(proxy.port)) : value,
+        ]),
+      );
+      const response = await rawRequest(proxy.port, { ...request, headers });
+      return { response, upstream: seen(plane.requests.slice(before)) };
+    }
+
+    async function both(request: RawRequest): Promise<[Observation, Observation]> {
+      const kubectlSaw = await observe(reference, request);
+      const oursSaw = await observe(candidate, request);
+      return [kubectlSaw, oursSaw];
+    }
+
+    function expectSameAnswer(kubectlSaw: Observation, oursSaw: Observation): void {
+      expect(oursSaw.response.status).toBe(kubectlSaw.response.status);
+      expect(oursSaw.upstream).toEqual(kubectlSaw.upstream);
+      for (const name of ['content-type', 'location', 'x-content-type-options', 'x-served-by']) {
+        expect(oursSaw.response.headers[name], name).toEqual(kubectlSaw.response.headers[name]);
+      }
+    }
+
+    const SERVICE = '/api/v1/namespaces/default/services';
+
+    const cases: ReadonlyArray<{ name: string; request: RawRequest; status: number }> = [
+      { name: 'relays discovery at /api', request: { path: '/api' }, status: 200 },
+      { name: 'relays discovery at /api/', request: { path: '/api/' }, status: 200 },
+      {
+        name: 'relays a service proxy GET with its query unchanged',
+        request: { path: `${SERVICE}/web:http/proxy/a/b?x=1&y=%20z&y=2` },
+        status: 200,
+      },
+      {
+        name: 'relays a POST body and drops hop-by-hop headers, appending X-Forwarded-For',
+        request: {
+          method: 'POST',
+          path: `${SERVICE}/web/proxy/items`,
+          headers: {
+            'Content-Type': 'application/json',
+            'Content-Length': '7',
+            Connection: 'keep-alive, X-Drop',
+            'X-Drop': '1',
+            'Keep-Alive': 'timeout=5',
+            TE: 'trailers',
+            'X-Forwarded-For': '10.0.0.1',
+            'Proxy-Authorization': 'Basic eDp5',
+            Cookie: 'a=b',
+            'X-Custom': 'kept',
+          },
+          body: '{"a":1}',
+        },
+        status: 200,
+      },
+      {
+        name: 'refuses the exec path with 403 and sends nothing upstream',
+        request: { path: '/api/v1/namespaces/default/pods/p/exec?command=ls' },
+        status: 403,
+      },
+      {
+        name: 'refuses the attach path with 403',
+        request: { path: '/api/v1/namespaces/default/pods/p/attach' },
+        status: 403,
+      },
+      {
+        name: 'refuses a percent-encoded exec path (the filter sees the decoded path)',
+        request: { path: '/api/v1/namespaces/default/pods/p/%65xec' },
+        status: 403,
+      },
+      {
+        name: 'refuses a foreign Host with 403',
+        request: { path: '/api', headers: { Host: 'evil.example.com:{port}' } },
+        status: 403,
+      },
+      {
+        name: 'accepts Host localhost without a port',
+        request: { path: '/api', headers: { Host: 'localhost' } },
+        status: 200,
+      },
+      {
+        name: 'accepts Host [::1] without a port',
+        request: { path: '/api', headers: { Host: '[::1]' } },
+        status: 200,
+      },
+      {
+        name: 'refuses Host [::1] with a port, as kubectl does (the port-less host is ::1)',
+        request: { path: '/api', headers: { Host: '[::1]:{port}' } },
+        status: 403,
+      },
+      {
+        name: "forwards the client's own Authorization instead of adding the proxy's token",
+        request: { path: '/api', headers: { Authorization: 'Bearer client-own' } },
+        status: 401,
+      },
+      {
+        name: 'passes an encoded traversal through unchanged (the control plane judges it)',
+        request: { path: `${SERVICE}/web/proxy/%2e%2e/%2e%2e/secrets` },
+        status: 200,
+      },
+      {
+        name: 'redirects a literal .. to the cleaned path with 301, query kept',
+        request: { path: `${SERVICE}/web/proxy/../../secrets?q=1` },
+        status: 301,
+      },
+      {
+        name: 'redirects // and . segments to the cleaned path',
+        request: { path: `${SERVICE}/web/proxy/a//b/./c` },
+        status: 301,
+      },
+      { name: 'relays HEAD', request: { method: 'HEAD', path: '/api' }, status: 200 },
+      {
+        name: 'answers a malformed request with the plain-text 400 and sends nothing upstream',
+        request: { method: 'POST', path: '/api', headers: { 'Content-Length': 'abc' } },
+        status: 400,
+      },
+      {
+        name: "relays the service's redirect with its Location unchanged",
+        request: { path: `${SERVICE}/web/proxy/redirect` },
+        status: 302,
+      },
+      {
+        name: 'relays the control plane 404 for an unknown path',
+        request: { path: '/nothing/here' },
+        status: 404,
+      },
+      {
+        name: 'refuses an absolute-form target for a foreign host with 403',
+        request: { path: 'http://evil.example.com/api', headers: { Host: 'localhost:{port}' } },
+        status: 403,
+      },
+      {
+        name: 'relays an absolute-form target for localhost',
+        request: { path: 'http://localhost/api', headers: { Host: 'evil.example.com' } },
+        status: 200,
+      },
+      {
+        name: 'answers OPTIONS * itself, as Go servers do',
+        request: { method: 'OPTIONS', path: '*' },
+        status: 200,
+      },
+    ];
+
+    for (const testCase of cases) {
+      it(`${testCase.name} (${testCase.status})`, async () => {
+        const [kubectlSaw, oursSaw] = await both(testCase.request);
+        expect(kubectlSaw.response.status).toBe(testCase.status);
+        expectSameAnswer(kubectlSaw, oursSaw);
+        if ([301, 400, 403].includes(testCase.status)) {
+          expect(oursSaw.upstream).toEqual([]);
+          expect(oursSaw.response.body).toBe(kubectlSaw.response.body);
+        }
+      });
+    }
+
+    it('relays an upgrade and splices both connections (101)', async () => {
+      const path = `${SERVICE}/web/proxy/socket`;
+      const before = plane.requests.length;
+      const kubectlResult = await rawUpgrade(reference.port, path);
+      const kubectlUpstream = seen(plane.requests.slice(before));
+      const middle = plane.requests.length;
+      const ourResult = await rawUpgrade(candidate.port, path);
+      const ourUpstream = seen(plane.requests.slice(middle));
+      expect(kubectlResult).toEqual({ status: 101, echoed: 'echo:ping' });
+      expect(ourResult).toEqual(kubectlResult);
+      expect(ourUpstream).toEqual(kubectlUpstream);
+    });
+
+    it.each([
+      ['a literal ..', `${SERVICE}/web/proxy/../../secrets?q=1`],
+      ['// and . segments', `${SERVICE}/web/proxy/a//b/./socket`],
+    ])(
+      'redirects an upgrade request with %s to the cleaned path, sending nothing upstream (301)',
+      async (_what, path) => {
+        const before = plane.requests.length;
+        const kubectlResult = await rawUpgrade(reference.port, path);
+        const ourResult = await rawUpgrade(candidate.port, path);
+        expect(kubectlResult.status).toBe(301);
+        expect(ourResult).toEqual(kubectlResult);
+        expect(plane.requests.length).toBe(before);
+      },
+    );
+    describe('documented difference: a dead control plane', () => {
+      let deadReference: RunningProxy;
+      let deadCandidate: RunningProxy;
+
+      beforeAll(async () => {
+        // A port that refuses connections: bound, then closed.
+        const probe = createServer();
+        await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+        const address = probe.address();
+        const port = typeof address === 'object' && address !== null ? address.port : 1;
+        await new Promise<void>((resolve) => probe.close(() => resolve()));
+        const kubeconfig = writeKubeconfig(certs.dir, {
+          server: `https://127.0.0.1:${port}`,
+          caFile: certs.caFile,
+          user: { token: 'test-token' },
+          name: 'dead.yaml',
+        });
+        [deadReference, deadCandidate] = await Promise.all([
+          startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`]),
+          startOurProxy([`--kubeconfig=${kubeconfig}`]),
+        ]);
+      });
+
+      afterAll(async () => {
+        await Promise.all([deadReference?.stop(), deadCandidate?.stop()]);
+      });
+
+      it('answers 502 UPSTREAM_ERROR as an envelope where kubectl answers 500 with Go error text', async () => {
+        const kubectlAnswer = await rawRequest(deadReference.port, { path: '/api' });
+        const ourAnswer = await rawRequest(deadCandidate.port, { path: '/api' });
+        expect(kubectlAnswer.status).toBe(500);
+        expect(kubectlAnswer.headers['content-type']).toMatch(/^text\/plain/);
+        expect(ourAnswer.status).toBe(502);
+        expect(ourAnswer.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(JSON.parse(ourAnswer.body)).toEqual({
+          error: {
+            code: 'UPSTREAM_ERROR',
+            message: 'The control plane refused the connection.',
+            innererror: { code: 'UPSTREAM_REFUSED' },
+          },
+        });
+        expect(ourAnswer.body).not.toContain('test-token');
+      });
+    });
+  },
+);
+
+describe.skipIf(!runDifferential)('documented difference: a control plane offering HTTP/2', () => {
+  it('gets the same answer, over HTTP/1.1 from us where kubectl negotiates HTTP/2 (200)', async () => {
+    if (kubectl === undefined) throw new Error('kubectl is required for this suite under CI');
+    const certs = makeCertificates();
+    const plane = await startControlPlane(certs, { http2: true });
+    const kubeconfig = writeKubeconfig(certs.dir, {
+      server: plane.url,
+      caFile: certs.caFile,
+      user: { token: 'test-token' },
+    });
+    const proxies = await Promise.all([
+      startKubectlProxy(kubectl, [`--kubeconfig=${kubeconfig}`]),
+      startOurProxy([`--kubeconfig=${kubeconfig}`]),
+    ]);
+    try {
+      const request: RawRequest = {
+        method: 'POST',
+        path: '/api/v1/namespaces/default/services/web/proxy/items?x=1',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"a":1}',
+      };
+      const answers = [];
+      const versions = [];
+      for (const proxy of proxies) {
+        const before = plane.requests.length;
+        answers.push(await rawRequest(proxy.port, request));
+        versions.push(
+          plane.requests
+            .slice(before)
+            .filter((r) => !r.url.startsWith('/version'))
+            .map((r) => r.httpVersion),
+        );
+      }
+      expect(versions).toEqual([['2.0'], ['1.1']]);
+      expect(answers[1]?.status).toBe(200);
+      expect(answers[1]?.body).toBe(answers[0]?.body);
+    } finally {
+      await Promise.all(proxies.map((proxy) => proxy.stop()));
+      await plane.close();
+      certs.cleanup();
+    }
+  });
+});

@@ -1,0 +1,218 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClusterCredentials } from '@resourceful/k8s-service-proxy';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  makeCertificates,
+  type TestCertificates,
+} from '../../k8s-service-proxy/test/support/certificates.js';
+import {
+  type ControlPlaneDouble,
+  startControlPlane,
+} from '../../k8s-service-proxy/test/support/control-plane-double.js';
+import { rawRequest, rawUpgrade } from '../../k8s-service-proxy/test/support/raw-client.js';
+import {
+  createLocalProxy,
+  createRequestFilter,
+  type LocalProxy,
+  type LocalProxyOptions,
+} from '../src/index.js';
+import { hostForFilter } from '../src/request-filter.js';
+
+let certs: TestCertificates;
+let plane: ControlPlaneDouble;
+let www: string;
+
+beforeAll(async () => {
+  certs = makeCertificates();
+  plane = await startControlPlane(certs);
+  www = mkdtempSync(join(tmpdir(), 'k8s-www-'));
+  writeFileSync(join(www, 'hello.txt'), 'hello');
+  mkdirSync(join(www, 'docs'));
+  writeFileSync(join(www, 'docs', 'index.html'), '<h1>docs</h1>');
+});
+afterAll(async () => {
+  await plane.close();
+  certs.cleanup();
+  rmSync(www, { recursive: true, force: true });
+});
+
+describe('hostForFilter (Go net.SplitHostPort, whole value on failure)', () => {
+  it.each([
+    ['localhost:8001', 'localhost'],
+    ['localhost', 'localhost'],
+    ['127.0.0.1:1', '127.0.0.1'],
+    ['[::1]:8001', '::1'],
+    ['[::1]', '[::1]'],
+    ['::1', '::1'],
+    ['', ''],
+  ])('%j → %j', (header, host) => {
+    expect(hostForFilter(header)).toBe(host);
+  });
+
+  it('compiles comma lists and refuses invalid expressions naming the flag', () => {
+    expect(() => createRequestFilter({ rejectPaths: '(' })).toThrow(/--reject-paths/);
+    const filter = createRequestFilter({
+      rejectMethods: 'POST,PUT',
+      acceptHosts: '(?i)^LOCALHOST$',
+    });
+    expect(filter.accepts('POST', '/api', 'localhost')).toBe(false);
+    expect(filter.accepts('GET', '/api', 'LocalHost:1')).toBe(true);
+  });
+});
+
+describe('createLocalProxy', () => {
+  let proxy: LocalProxy | undefined;
+  afterEach(async () => {
+    await proxy?.close();
+    proxy = undefined;
+  });
+
+  async function start(options: Partial<LocalProxyOptions> = {}, server = plane.url) {
+    const credentials = createClusterCredentials({ server, token: 'test-token', ca: certs.ca });
+    proxy = createLocalProxy({ credentials, port: 0, ...options });
+    const where = await proxy.listen();
+    return Number(where.split(':').at(-1));
+  }
+
+  it('refuses bad options at construction', () => {
+    const credentials = createClusterCredentials({ server: plane.url, token: 't', ca: certs.ca });
+    expect(() => createLocalProxy({ credentials, port: 70000 })).toThrow(/port/);
+    expect(() => createLocalProxy({ credentials, apiPrefix: 'api' })).toThrow(/apiPrefix/);
+    expect(() => createLocalProxy({} as unknown as LocalProxyOptions)).toThrow(/credentials/);
+    credentials.close();
+  });
+
+  it('strips an --api-prefix that does not start with /api and 404s outside it', async () => {
+    const port = await start({ apiPrefix: '/k8s-api/' });
+    const res = await rawRequest(port, { path: '/k8s-api/api' });
+    expect(res.status).toBe(200);
+    expect(plane.requests.at(-1)?.url).toBe('/api');
+    await rawRequest(port, { path: '/k8s-api/api/v1/pods?limit=1' });
+    expect(plane.requests.at(-1)?.url).toBe('/api/v1/pods?limit=1');
+    const outside = await rawRequest(port, { path: '/api' });
+    expect(outside.status).toBe(404);
+    expect(outside.body).toBe('404 page not found\n');
+    const bare = await rawRequest(port, { path: '/k8s-api' });
+    expect(bare.status).toBe(301);
+    expect(bare.headers.location).toBe('/k8s-api/');
+  });
+
+  it('keeps an --api-prefix that starts with /api', async () => {
+    const port = await start({ apiPrefix: '/api/' });
+    await rawRequest(port, { path: '/api/v1/namespaces' });
+    expect(plane.requests.at(-1)?.url).toBe('/api/v1/namespaces');
+  });
+
+  it('appends the server path with --append-server-path', async () => {
+    const port = await start({ appendServerPath: true }, `${plane.url}/base/`);
+    await rawRequest(port, { path: '/api/v1?watch=1' });
+    expect(plane.requests.at(-1)?.url).toBe('/base/api/v1?watch=1');
+  });
+
+  it('rejects methods matched by --reject-methods with 403 and sends nothing', async () => {
+    const port = await start({ rejectMethods: 'POST,DELETE' });
+    const before = plane.requests.length;
+    const res = await rawRequest(port, { method: 'DELETE', path: '/api' });
+    expect(res.status).toBe(403);
+    expect(res.body).toBe('Forbidden\n');
+    expect(plane.requests.length).toBe(before);
+  });
+
+  it('redirects an upgrade request with a .. segment, never relaying it past --accept-paths', async () => {
+    const port = await start({ acceptPaths: '^/api/v1/namespaces/default/services/web/proxy/' });
+    const before = plane.requests.length;
+    const res = await rawUpgrade(
+      port,
+      '/api/v1/namespaces/default/services/web/proxy/../../../../../api?x=1',
+    );
+    expect(res.status).toBe(301);
+    expect(res.location).toBe('/api/v1/api?x=1');
+    expect(plane.requests.length).toBe(before);
+  });
+
+  it('refuses an upgrade request outside --accept-paths with 403 Forbidden', async () => {
+    const port = await start({ acceptPaths: '^/api/v1/namespaces/default/services/web/proxy/' });
+    const before = plane.requests.length;
+    const res = await rawUpgrade(port, '/api/v1/namespaces/default/secrets');
+    expect(res).toMatchObject({ status: 403, body: 'Forbidden\n' });
+    expect(res.contentType).toBe('text/plain; charset=utf-8');
+    expect(plane.requests.length).toBe(before);
+  });
+
+  it('answers 431 in plain text, as Go does, to request headers too large to parse', async () => {
+    const port = await start();
+    const before = plane.requests.length;
+    const res = await rawRequest(port, { path: '/api', headers: { 'X-Big': 'x'.repeat(20_000) } });
+    expect(res).toMatchObject({ status: 431, body: '431 Request Header Fields Too Large' });
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(plane.requests.length).toBe(before);
+  });
+
+  it('lets everything through with --disable-filter', async () => {
+    const port = await start({ disableFilter: true });
+    const res = await rawRequest(port, {
+      path: '/api/v1/namespaces/default/pods/p/exec',
+      headers: { Host: 'evil.example' },
+    });
+    expect(res.status).toBe(404); // the double's answer: it went upstream
+  });
+
+  it('serves --www files under --www-prefix and never outside the folder', async () => {
+    const port = await start({ www, wwwPrefix: '/static/' });
+    const file = await rawRequest(port, { path: '/static/hello.txt' });
+    expect(file.status).toBe(200);
+    expect(file.body).toBe('hello');
+    expect(file.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect((await rawRequest(port, { path: '/static/docs/' })).body).toBe('<h1>docs</h1>');
+    expect((await rawRequest(port, { path: '/static/docs' })).status).toBe(301);
+    expect((await rawRequest(port, { path: '/static/%2e%2e/%2e%2e/etc/passwd' })).status).toBe(404);
+    expect((await rawRequest(port, { path: '/static/missing' })).status).toBe(404);
+  });
+
+  it('answers 400 for malformed percent-encoding and sends nothing', async () => {
+    const port = await start();
+    const before = plane.requests.length;
+    expect((await rawRequest(port, { path: '/api/%zz' })).status).toBe(400);
+    expect(plane.requests.length).toBe(before);
+  });
+
+  it('answers 504 when --request-timeout passes, as an envelope', async () => {
+    const port = await start({ timeoutMs: 150 });
+    const res = await rawRequest(port, {
+      path: '/api/v1/namespaces/default/services/web/proxy/hang',
+    });
+    expect(res.status).toBe(504);
+    expect(JSON.parse(res.body).error.code).toBe('UPSTREAM_ERROR');
+  });
+
+  it('listens on a Unix socket with --unix-socket', async () => {
+    const socketPath = join(www, 'proxy.sock');
+    const credentials = createClusterCredentials({
+      server: plane.url,
+      token: 'test-token',
+      ca: certs.ca,
+    });
+    proxy = createLocalProxy({ credentials, unixSocket: socketPath });
+    expect(await proxy.listen()).toBe(socketPath);
+    const res = await rawRequest(0, { path: '/api', socketPath, headers: { Host: 'localhost' } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('option names', () => {
+  it('refuses unknown option names of createLocalProxy and createRequestFilter with a hint', () => {
+    const credentials = createClusterCredentials({ server: 'https://127.0.0.1:1', token: 't' });
+    try {
+      expect(() =>
+        createLocalProxy({ credentials, prot: 1 } as unknown as LocalProxyOptions),
+      ).toThrow(/createLocalProxy: unknown option "prot". Did you mean "port"\?/);
+      expect(() => createRequestFilter({ acceptHost: 'x' } as never)).toThrow(
+        /Did you mean "acceptHosts"\?/,
+      );
+    } finally {
+      credentials.close();
+    }
+  });
+});

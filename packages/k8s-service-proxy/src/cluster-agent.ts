@@ -1,0 +1,54 @@
+/**
+ * @module The keep-alive agent every request to the control plane goes through: TLS settings of
+ * the cluster (CA, client certificate, server name, verification) and, when a proxy applies, a
+ * tunnel through it. `https-proxy-agent` opens the CONNECT tunnel (also for WebSocket and SPDY
+ * upgrades, which then ride the tunnel); `http-proxy-agent` sends absolute-form requests for a
+ * plain-http control plane, as Go's transport does.
+ */
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { ConnectionOptions } from 'node:tls';
+import { HttpProxyAgent } from 'http-proxy-agent';
+import { HttpsProxyAgent } from 'https-proxy-agent';
+
+/** The TLS settings toward the control plane (not toward the proxy). */
+export type ClusterTls = Pick<
+  ConnectionOptions,
+  'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'
+>;
+
+/**
+ * `HttpsProxyAgent` takes its constructor's TLS options for the connection to the proxy; the
+ * cluster's go with each tunnelled connection instead.
+ */
+class ClusterTunnelAgent extends HttpsProxyAgent<string> {
+  constructor(
+    proxy: URL,
+    private readonly clusterTls: ClusterTls,
+  ) {
+    super(proxy, { keepAlive: true });
+    // agent-base guesses the protocol from the call stack unless told; requests say `https:`.
+    this.protocol = 'https:';
+  }
+
+  override connect(...[req, opts]: Parameters<HttpsProxyAgent<string>['connect']>) {
+    return super.connect(req, { ...opts, ...this.clusterTls });
+  }
+}
+
+export function createClusterAgent(
+  server: URL,
+  tls: ClusterTls,
+  proxy: URL | undefined,
+): HttpAgent {
+  if (server.protocol === 'https:') {
+    if (proxy !== undefined) return new ClusterTunnelAgent(proxy, tls);
+    return new HttpsAgent({ keepAlive: true, ...tls });
+  }
+  if (proxy !== undefined) {
+    const agent = new HttpProxyAgent(proxy, { keepAlive: true });
+    agent.protocol = 'http:';
+    return agent;
+  }
+  return new HttpAgent({ keepAlive: true });
+}

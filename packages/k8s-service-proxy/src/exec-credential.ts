@@ -1,0 +1,223 @@
+/**
+ * @module Exec credential plugins (`client.authentication.k8s.io/v1` and `v1beta1`), run the way
+ * client-go's exec authenticator runs them: on the first request that needs a credential, with
+ * the stanza's `args` and `env` on top of the process environment and `KUBERNETES_EXEC_INFO`
+ * describing the call; the credential is kept until its `expirationTimestamp`, dropped after a
+ * 401, and concurrent requests share one run. A failure is not kept: the next request runs the
+ * plugin again. Plugins are started with `execFile` (no shell) and killed after a timeout.
+ * @see https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins
+ */
+import { execFile } from 'node:child_process';
+import { ApiError } from '@resourceful/error-envelope';
+import type { ExecConfig } from './cluster-config.js';
+
+/** What a plugin gave: a bearer token, or a client certificate and key (PEM). */
+export interface ExecCredential {
+  readonly token?: string;
+  readonly clientCertificate?: string;
+  readonly clientKey?: string;
+  /** Milliseconds since the epoch; `undefined` keeps the credential until a 401. */
+  readonly expiresAt?: number;
+}
+
+/** The cluster details a plugin with `provideClusterInfo` receives (ExecCredential spec.cluster). */
+export interface ExecClusterInfo {
+  server: string;
+  'tls-server-name'?: string;
+  'insecure-skip-tls-verify'?: boolean;
+  'certificate-authority-data'?: string;
+  'proxy-url'?: string;
+}
+
+export interface ExecCredentialSourceOptions {
+  /** Kill the plugin after this long. @default 60000 */
+  timeoutMs?: number;
+  /** The environment the plugin's `env` is laid on. @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
+  cluster?: ExecClusterInfo;
+  /** Clock, for expiry. @default Date.now */
+  now?: () => number;
+}
+
+export interface ExecCredentialSource {
+  /** The cached credential, or the result of one (shared) plugin run. Rejects with an ApiError. */
+  get(): Promise<ExecCredential>;
+  /** The control plane refused `credential` (401): drop it and run the plugin again now. */
+  rejected(credential: ExecCredential): void;
+}
+
+export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
+/** Largest plugin output read; an ExecCredential is a few KiB. */
+const MAX_OUTPUT_BYTES = 1024 * 1024;
+
+function pluginFailure(config: ExecConfig, reason: string, code: string): ApiError {
+  return ApiError.internal(
+    `The credential plugin "${config.command}" ${reason}; no request was sent to the control plane.`,
+    { innererror: { code } },
+  );
+}
+
+/** Reads the plugin's stdout as client-go does; throws a message naming what is wrong. */
+export function parseExecCredential(
+  stdout: string,
+  apiVersion: string,
+): ExecCredential & { problem?: undefined } {
+  let value: unknown;
+  try {
+    value = JSON.parse(stdout);
+  } catch {
+    throw new Error('printed output that is not JSON');
+  }
+  const object = value as Record<string, unknown> | null;
+  if (typeof object !== 'object' || object === null || object.kind !== 'ExecCredential') {
+    throw new Error('printed JSON that is not an ExecCredential');
+  }
+  if (object.apiVersion !== apiVersion) {
+    throw new Error(`answered apiVersion ${String(object.apiVersion)}, expected ${apiVersion}`);
+  }
+  const status = object.status as Record<string, unknown> | undefined;
+  if (typeof status !== 'object' || status === null) {
+    throw new Error('printed an ExecCredential without status');
+  }
+  const token = typeof status.token === 'string' && status.token !== '' ? status.token : undefined;
+  const cert = status.clientCertificateData;
+  const key = status.clientKeyData;
+  const hasCert = typeof cert === 'string' && cert !== '';
+  const hasKey = typeof key === 'string' && key !== '';
+  if (hasCert !== hasKey) {
+    throw new Error(
+      'returned a client certificate without its key (or a key without its certificate)',
+    );
+  }
+  if (token === undefined && !hasCert) {
+    throw new Error('returned neither a token nor a client certificate and key');
+  }
+  let expiresAt: number | undefined;
+  if (status.expirationTimestamp !== undefined && status.expirationTimestamp !== null) {
+    expiresAt = Date.parse(String(status.expirationTimestamp));
+    if (Number.isNaN(expiresAt))
+      throw new Error('returned an expirationTimestamp that is not RFC 3339');
+  }
+  return {
+    ...(token === undefined ? {} : { token }),
+    ...(hasCert ? { clientCertificate: cert as string, clientKey: key as string } : {}),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+  };
+}
+
+/** Runs the plugin once. Rejects with a 500 ApiError naming the cause (never its output). */
+export function runExecPlugin(
+  config: ExecConfig,
+  options: ExecCredentialSourceOptions = {},
+): Promise<ExecCredential> {
+  // Requests arrive without a terminal, and the proxy never lends its own to a plugin.
+  if (config.interactiveMode === 'Always') {
+    return Promise.reject(
+      pluginFailure(
+        config,
+        'needs a terminal (interactiveMode: Always), which a proxy cannot give it',
+        'CREDENTIAL_PLUGIN_INTERACTIVE',
+      ),
+    );
+  }
+  const execInfo = {
+    apiVersion: config.apiVersion,
+    kind: 'ExecCredential',
+    spec: {
+      ...(config.provideClusterInfo && options.cluster ? { cluster: options.cluster } : {}),
+      interactive: false,
+    },
+  };
+  const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
+  for (const { name, value } of config.env ?? []) env[name] = value;
+  env.KUBERNETES_EXEC_INFO = JSON.stringify(execInfo);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
+  return new Promise((resolve, reject) => {
+    execFile(
+      config.command,
+      [...(config.args ?? [])],
+      { env, timeout: timeoutMs, maxBuffer: MAX_OUTPUT_BYTES, windowsHide: true, shell: false },
+      (error, stdout) => {
+        if (error) {
+          const failure = error as NodeJS.ErrnoException & { killed?: boolean; signal?: string };
+          if (failure.code === 'ENOENT') {
+            const hint = config.installHint ? `: ${config.installHint.trim()}` : '';
+            reject(pluginFailure(config, `is not installed${hint}`, 'CREDENTIAL_PLUGIN_MISSING'));
+          } else if (failure.killed && failure.signal === 'SIGTERM') {
+            reject(
+              pluginFailure(
+                config,
+                `did not finish within ${timeoutMs} ms`,
+                'CREDENTIAL_PLUGIN_TIMEOUT',
+              ),
+            );
+          } else if (typeof failure.code === 'number') {
+            reject(
+              pluginFailure(config, `exited with code ${failure.code}`, 'CREDENTIAL_PLUGIN_FAILED'),
+            );
+          } else {
+            reject(
+              pluginFailure(
+                config,
+                `could not be run (${failure.signal ?? failure.code ?? 'error'})`,
+                'CREDENTIAL_PLUGIN_FAILED',
+              ),
+            );
+          }
+          return;
+        }
+        try {
+          resolve(parseExecCredential(stdout, config.apiVersion));
+        } catch (problem) {
+          reject(pluginFailure(config, (problem as Error).message, 'CREDENTIAL_PLUGIN_BAD_OUTPUT'));
+        }
+      },
+    );
+  });
+}
+
+/** Caches one plugin's credential; see the module comment for the rules. */
+export function execCredentialSource(
+  config: ExecConfig,
+  options: ExecCredentialSourceOptions = {},
+): ExecCredentialSource {
+  const now = options.now ?? Date.now;
+  let cached: ExecCredential | undefined;
+  let running: Promise<ExecCredential> | undefined;
+  const run = (): Promise<ExecCredential> => {
+    if (running !== undefined) return running;
+    const attempt = runExecPlugin(config, options).then(
+      (credential) => {
+        cached = credential;
+        return credential;
+      },
+      (error: unknown) => {
+        cached = undefined;
+        throw error;
+      },
+    );
+    running = attempt;
+    const clear = () => {
+      if (running === attempt) running = undefined;
+    };
+    attempt.then(clear, clear);
+    return attempt;
+  };
+  return {
+    get() {
+      if (running !== undefined) return running;
+      if (cached !== undefined && (cached.expiresAt === undefined || cached.expiresAt > now())) {
+        return Promise.resolve(cached);
+      }
+      return run();
+    },
+    rejected(credential) {
+      // Only the credential in use is dropped: a 401 for an older one says nothing of the new.
+      if (credential !== cached || running !== undefined) return;
+      cached = undefined;
+      run().catch(() => {
+        // Reported to the next request, which runs the plugin again.
+      });
+    },
+  };
+}

@@ -1,0 +1,334 @@
+/**
+ * The credential resolver with the kubeconfigs people have: exec plugins (a real script that
+ * counts its runs), OIDC id-tokens, impersonation and plain-http servers, relayed by the
+ * middleware under Express 4 and 5 to the TLS control-plane double.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { errorHandler } from '@resourceful/error-envelope';
+import { describeEachExpress, expectErrorEnvelope, waitFor } from '@resourceful/test-support';
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type ClusterCredentials,
+  createClusterCredentials,
+  findClusterCredentials,
+  getApiVersions,
+  serviceProxy,
+} from '../src/index.js';
+import { makeCertificates, type TestCertificates } from './support/certificates.js';
+import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
+import { type ExecStanza, writeExecKubeconfig, writeFakePlugin } from './support/exec-plugin.js';
+
+let certs: TestCertificates;
+let plane: ControlPlaneDouble;
+let dir: string;
+let counter = 0;
+const opened: ClusterCredentials[] = [];
+
+beforeAll(async () => {
+  certs = makeCertificates();
+  plane = await startControlPlane(certs, { tokens: [] });
+});
+afterAll(async () => {
+  await plane.close();
+  certs.cleanup();
+});
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'exec-plugin-'));
+});
+afterEach(() => {
+  for (const credentials of opened.splice(0)) credentials.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh plugin and the credentials of a kubeconfig that runs it. */
+function withPlugin(args: string[] = [], stanza: Partial<ExecStanza> = {}) {
+  counter += 1;
+  const prefix = `tok${counter}`;
+  const plugin = writeFakePlugin(dir, `plugin-${counter}`);
+  const kubeconfig = writeExecKubeconfig(dir, {
+    server: plane.url,
+    caFile: certs.caFile,
+    exec: {
+      command: plugin.command,
+      args: [`--prefix=${prefix}`, ...args],
+      env: [{ name: 'FAKE_PLUGIN_ENV', value: 'from-stanza' }],
+      ...stanza,
+    },
+    name: `kubeconfig-${counter}.yaml`,
+  });
+  const credentials = findClusterCredentials({ kubeconfig, inCluster: false });
+  if (credentials === undefined) throw new Error('no credentials');
+  opened.push(credentials);
+  return { plugin, credentials, prefix, kubeconfig };
+}
+
+function upstreamSince(before: number) {
+  return plane.requests.slice(before);
+}
+
+describeEachExpress('exec credential plugins through serviceProxy', (express) => {
+  function app(credentials: ClusterCredentials) {
+    const application = express();
+    application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
+    application.use(errorHandler());
+    return application;
+  }
+
+  it('runs the plugin on the first request, not at start, with args, env and KUBERNETES_EXEC_INFO', async () => {
+    const { plugin, credentials, prefix } = withPlugin(['--ttl=3600']);
+    plane.tokens.add(`${prefix}-1`);
+    expect(plugin.runs()).toBe(0);
+    const before = plane.requests.length;
+    const res = await request(app(credentials)).get('/ledger/items');
+    expect(res.status).toBe(200);
+    expect(plugin.runs()).toBe(1);
+    expect(upstreamSince(before).map((r) => r.headers.authorization)).toEqual([
+      `Bearer ${prefix}-1`,
+    ]);
+    const seen = plugin.lastRun();
+    expect(seen.execInfo).toEqual({
+      apiVersion: 'client.authentication.k8s.io/v1beta1',
+      kind: 'ExecCredential',
+      spec: { interactive: false },
+    });
+    expect(seen.args).toEqual([`--prefix=${prefix}`, '--ttl=3600']);
+    expect(seen.env).toEqual({ FAKE_PLUGIN_ENV: 'from-stanza', HOME: process.env.HOME });
+  });
+
+  it('keeps the credential until it expires, then runs the plugin again', async () => {
+    const { plugin, credentials, prefix } = withPlugin(['--ttl=1']);
+    plane.tokens.add(`${prefix}-1`);
+    plane.tokens.add(`${prefix}-2`);
+    const relay = app(credentials);
+    await request(relay).get('/ledger/a').expect(200);
+    await request(relay).get('/ledger/b').expect(200);
+    expect(plugin.runs()).toBe(1);
+    await waitFor(
+      async () => {
+        await request(relay).get('/ledger/c').expect(200);
+        return plugin.runs() === 2;
+      },
+      { what: 'a second plugin run after expirationTimestamp', intervalMs: 200 },
+    );
+    const last = plane.requests.at(-1);
+    expect(last?.headers.authorization).toBe(`Bearer ${prefix}-2`);
+  });
+
+  it('shares one plugin run between concurrent requests', async () => {
+    const { plugin, credentials, prefix } = withPlugin(['--delay-ms=300']);
+    plane.tokens.add(`${prefix}-1`);
+    const relay = app(credentials);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => request(relay).get(`/ledger/c${i}`)),
+    );
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(plugin.runs()).toBe(1);
+  });
+
+  it('passes a 401 to the client, runs the plugin at once, and sends the new token next', async () => {
+    const { plugin, credentials, prefix } = withPlugin();
+    plane.tokens.add(`${prefix}-2`);
+    const relay = app(credentials);
+    const refused = await request(relay).get('/ledger/first');
+    expect(refused.status).toBe(401);
+    await waitFor(() => plugin.runs() === 2, { what: 'the plugin re-run after a 401' });
+    const before = plane.requests.length;
+    await request(relay).get('/ledger/second').expect(200);
+    expect(upstreamSince(before).map((r) => r.headers.authorization)).toEqual([
+      `Bearer ${prefix}-2`,
+    ]);
+    expect(plugin.runs()).toBe(2);
+  });
+
+  it('answers 500 naming the exit code when the plugin fails, sends nothing, and does not cache the failure', async () => {
+    const { plugin, credentials } = withPlugin(['--exit=3']);
+    const relay = app(credentials);
+    const before = plane.requests.length;
+    const first = await request(relay).get('/ledger/x');
+    expectErrorEnvelope(first, 500, { code: 'INTERNAL_SERVER_ERROR' });
+    expect(first.body.error.message).toMatch(/exited with code 3/);
+    expect(first.body.error.innererror).toEqual({ code: 'CREDENTIAL_PLUGIN_FAILED' });
+    expect(first.text).not.toContain('failing on purpose');
+    await request(relay).get('/ledger/y').expect(500);
+    expect(plugin.runs()).toBe(2);
+    expect(upstreamSince(before)).toEqual([]);
+  });
+
+  it('answers 500 with the installHint when the command is not installed', async () => {
+    const { credentials } = withPlugin([], {
+      command: 'resourceful-no-such-plugin',
+      installHint: 'Install it with: brew install no-such-plugin',
+    });
+    const before = plane.requests.length;
+    const res = await request(app(credentials)).get('/ledger/x');
+    expectErrorEnvelope(res, 500);
+    expect(res.body.error.message).toMatch(/is not installed: Install it with: brew install/);
+    expect(res.body.error.innererror).toEqual({ code: 'CREDENTIAL_PLUGIN_MISSING' });
+    expect(upstreamSince(before)).toEqual([]);
+  });
+
+  it('answers 500 for interactiveMode Always without running the plugin', async () => {
+    const { plugin, credentials } = withPlugin([], {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      interactiveMode: 'Always',
+    });
+    const res = await request(app(credentials)).get('/ledger/x');
+    expectErrorEnvelope(res, 500);
+    expect(res.body.error.message).toMatch(/needs a terminal/);
+    expect(plugin.runs()).toBe(0);
+  });
+
+  it('presents a client certificate a v1 plugin returns, with no Authorization', async () => {
+    const { plugin, credentials } = withPlugin(
+      [`--cert=${certs.clientCertFile}`, `--key=${certs.clientKeyFile}`],
+      { apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never' },
+    );
+    const before = plane.requests.length;
+    await request(app(credentials)).get('/ledger/cert').expect(200);
+    const [seen] = upstreamSince(before);
+    expect(seen?.auth).toBe('client-certificate');
+    expect(seen?.headers.authorization).toBeUndefined();
+    expect(plugin.runs()).toBe(1);
+  });
+});
+
+describe('the credential resolver outside HTTP', () => {
+  it('is used by getApiVersions too: the plugin runs once for discovery', async () => {
+    const { plugin, credentials, prefix } = withPlugin(['--ttl=3600']);
+    plane.tokens.add(`${prefix}-1`);
+    await expect(getApiVersions(credentials)).resolves.toMatchObject({ kind: 'APIVersions' });
+    await expect(getApiVersions(credentials)).resolves.toMatchObject({ kind: 'APIVersions' });
+    expect(plugin.runs()).toBe(1);
+  });
+
+  it('lets an explicit token win over the plugin, which then never runs', async () => {
+    const { plugin, kubeconfig } = withPlugin();
+    const credentials = findClusterCredentials({ kubeconfig, token: 'flag-token' });
+    opened.push(credentials as ClusterCredentials);
+    expect((await credentials?.requestAuth())?.authorization).toBe('Bearer flag-token');
+    expect(plugin.runs()).toBe(0);
+  });
+});
+
+/** A JWT with the given `exp` (seconds); the signature is not checked by clients. */
+function jwt(exp: number): string {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'RS256' })}.${part({ sub: 'jane', exp })}.c2ln`;
+}
+
+describeEachExpress('auth-provider oidc through serviceProxy', (express) => {
+  function oidcCredentials(idToken: string) {
+    counter += 1;
+    const kubeconfig = writeExecKubeconfig(dir, {
+      server: plane.url,
+      caFile: certs.caFile,
+      userLines: [
+        '    auth-provider:',
+        '      name: oidc',
+        '      config:',
+        `        id-token: ${idToken}`,
+        '        client-id: k8s',
+      ],
+      name: `oidc-${counter}.yaml`,
+    });
+    const credentials = findClusterCredentials({ kubeconfig, inCluster: false });
+    opened.push(credentials as ClusterCredentials);
+    return credentials as ClusterCredentials;
+  }
+
+  it('sends a valid id-token as the bearer token', async () => {
+    const token = jwt(Math.floor(Date.now() / 1000) + 3600);
+    plane.tokens.add(token);
+    const application = express();
+    application.use(
+      '/ledger',
+      serviceProxy({ credentials: oidcCredentials(token), service: 'ledger' }),
+    );
+    const before = plane.requests.length;
+    await request(application).get('/ledger/x').expect(200);
+    expect(upstreamSince(before)[0]?.headers.authorization).toBe(`Bearer ${token}`);
+  });
+
+  it('answers 500 "cannot refresh" for an expired id-token and sends nothing', async () => {
+    const application = express();
+    const credentials = oidcCredentials(jwt(Math.floor(Date.now() / 1000) - 60));
+    application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
+    application.use(errorHandler());
+    const before = plane.requests.length;
+    const res = await request(application).get('/ledger/x');
+    expectErrorEnvelope(res, 500);
+    expect(res.body.error.message).toMatch(/cannot refresh/);
+    expect(upstreamSince(before)).toEqual([]);
+  });
+});
+
+describeEachExpress('a plain http:// control plane', (express) => {
+  it('gets no credential at all (as kubectl), but still the impersonation headers, and a log line says so', async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(401, { 'Content-Type': 'application/json' }).end('{"kind":"Status"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const warnings: string[] = [];
+    try {
+      const credentials = createClusterCredentials({
+        server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        token: 'never-on-the-wire',
+        impersonate: { user: 'jane', groups: ['ops', 'dev'], uid: '42' },
+        onWarning: (message) => warnings.push(message),
+      });
+      opened.push(credentials);
+      const application = express();
+      application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
+      const res = await request(application).get('/ledger/x').set('Authorization', 'Bearer client');
+      expect(res.status).toBe(401);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]?.authorization).toBeUndefined();
+      expect(seen[0]?.['impersonate-user']).toBe('jane');
+      expect(seen[0]?.['impersonate-group']).toBe('ops, dev');
+      expect(seen[0]?.['impersonate-uid']).toBe('42');
+      expect(warnings.join('\n')).toMatch(/plain http:\/\/: no credentials are sent/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('impersonation from the kubeconfig', () => {
+  it('replaces whatever Impersonate-* headers a middleware client sends', async () => {
+    counter += 1;
+    plane.tokens.add('imp-token');
+    const kubeconfig = writeExecKubeconfig(dir, {
+      server: plane.url,
+      caFile: certs.caFile,
+      userLines: [
+        '    token: imp-token',
+        '    as: jane',
+        '    as-groups: [ops]',
+        '    as-uid: "7"',
+      ],
+      name: `imp-${counter}.yaml`,
+    });
+    const credentials = findClusterCredentials({ kubeconfig }) as ClusterCredentials;
+    opened.push(credentials);
+    const { default: express } = await import('express');
+    const application = express();
+    application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
+    const before = plane.requests.length;
+    await request(application)
+      .get('/ledger/x')
+      .set('Impersonate-User', 'system:admin')
+      .set('Impersonate-Group', 'system:masters')
+      .expect(200);
+    const [seen] = upstreamSince(before);
+    expect(seen?.headers['impersonate-user']).toBe('jane');
+    expect(seen?.headers['impersonate-group']).toBe('ops');
+    expect(seen?.headers['impersonate-uid']).toBe('7');
+  });
+});

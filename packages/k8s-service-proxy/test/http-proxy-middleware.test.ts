@@ -1,0 +1,152 @@
+/**
+ * `clusterServiceProxyOptions()` with http-proxy-middleware 3, under Express 4 and 5, against the
+ * TLS control-plane double: the same contract as `serviceProxy()` for the cases users meet.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { errorHandler } from '@resourceful/error-envelope';
+import { describeEachExpress, expectErrorEnvelope, waitFor } from '@resourceful/test-support';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ClusterCredentials,
+  clusterServiceProxyOptions,
+  createClusterCredentials,
+  findClusterCredentials,
+} from '../src/index.js';
+import { makeCertificates, type TestCertificates } from './support/certificates.js';
+import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
+import { writeExecKubeconfig, writeFakePlugin } from './support/exec-plugin.js';
+
+const TOKEN = 'hpm-token';
+let certs: TestCertificates;
+let plane: ControlPlaneDouble;
+let dir: string;
+const opened: ClusterCredentials[] = [];
+
+beforeAll(async () => {
+  certs = makeCertificates();
+  plane = await startControlPlane(certs, { tokens: [TOKEN] });
+  dir = mkdtempSync(join(tmpdir(), 'hpm-'));
+});
+afterAll(async () => {
+  await plane.close();
+  certs.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(() => {
+  for (const credentials of opened.splice(0)) credentials.close();
+});
+
+function tokenCredentials(server = plane.url): ClusterCredentials {
+  const credentials = createClusterCredentials({ server, token: TOKEN, ca: certs.ca });
+  opened.push(credentials);
+  return credentials;
+}
+
+describe('clusterServiceProxyOptions', () => {
+  it('checks its options at construction', () => {
+    const credentials = tokenCredentials();
+    expect(() =>
+      clusterServiceProxyOptions({ credentials, service: 'ledger', prot: 1 } as never),
+    ).toThrow(/unknown option "prot". Did you mean "port"\?/);
+    expect(() => clusterServiceProxyOptions({ credentials, service: 'Bad_Name' })).toThrow();
+  });
+});
+
+describeEachExpress('http-proxy-middleware 3 with clusterServiceProxyOptions', (express) => {
+  function app(credentials: ClusterCredentials, extra: { port?: string } = {}) {
+    const application = express();
+    application.use(
+      '/ledger',
+      createProxyMiddleware(
+        clusterServiceProxyOptions({
+          credentials,
+          namespace: 'payments',
+          service: 'ledger',
+          ...extra,
+        }),
+      ),
+    );
+    application.use(errorHandler());
+    return application;
+  }
+
+  it("relays to the service proxy path with the cluster's token, not the client's credentials", async () => {
+    const before = plane.requests.length;
+    const res = await request(app(tokenCredentials(), { port: 'http' }))
+      .get('/ledger/items?x=1')
+      .set('Authorization', 'Bearer client')
+      .set('Cookie', 'session=1')
+      .set('Impersonate-User', 'system:admin');
+    expect(res.status).toBe(200);
+    const [seen] = plane.requests.slice(before);
+    expect(seen?.url).toBe('/api/v1/namespaces/payments/services/ledger:http/proxy/items?x=1');
+    expect(seen?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(seen?.headers.cookie).toBeUndefined();
+    expect(seen?.headers['impersonate-user']).toBeUndefined();
+  });
+
+  it('maps the control plane prefix in Location back to the mount path', async () => {
+    const res = await request(app(tokenCredentials())).get('/ledger/redirect');
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('/ledger/landing?from=redirect');
+  });
+
+  it('refuses an encoded traversal with 400 and sends nothing upstream', async () => {
+    const before = plane.requests.length;
+    const res = await request(app(tokenCredentials())).get('/ledger/%2e%2e/%2e%2e/secrets');
+    expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'path' });
+    expect(plane.requests.length).toBe(before);
+  });
+
+  it('runs an exec plugin per need: lazily, then again after a 401', async () => {
+    const plugin = writeFakePlugin(dir, `hpm-plugin-${Math.random().toString(36).slice(2)}`);
+    const prefix = `hpm${Date.now()}`;
+    plane.tokens.add(`${prefix}-2`);
+    const kubeconfig = writeExecKubeconfig(dir, {
+      server: plane.url,
+      caFile: certs.caFile,
+      exec: { command: plugin.command, args: [`--prefix=${prefix}`] },
+      name: `${prefix}.yaml`,
+    });
+    const credentials = findClusterCredentials({ kubeconfig }) as ClusterCredentials;
+    opened.push(credentials);
+    const relay = app(credentials);
+    expect(plugin.runs()).toBe(0);
+    await request(relay).get('/ledger/a').expect(401);
+    await waitFor(() => plugin.runs() === 2, { what: 'a plugin re-run after a 401' });
+    await request(relay).get('/ledger/b').expect(200);
+    expect(plane.requests.at(-1)?.headers.authorization).toBe(`Bearer ${prefix}-2`);
+  });
+
+  it('passes a failing plugin to next(err): a 500 envelope, nothing sent', async () => {
+    const plugin = writeFakePlugin(dir, `hpm-failing-${Math.random().toString(36).slice(2)}`);
+    const kubeconfig = writeExecKubeconfig(dir, {
+      server: plane.url,
+      caFile: certs.caFile,
+      exec: { command: plugin.command, args: ['--exit=4'] },
+      name: `failing-${Date.now()}.yaml`,
+    });
+    const credentials = findClusterCredentials({ kubeconfig }) as ClusterCredentials;
+    opened.push(credentials);
+    const before = plane.requests.length;
+    const res = await request(app(credentials)).get('/ledger/x');
+    expectErrorEnvelope(res, 500);
+    expect(res.body.error.message).toMatch(/exited with code 4/);
+    expect(plane.requests.length).toBe(before);
+  });
+
+  it('answers a dead control plane with the 502 envelope', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const address = probe.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 1;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const res = await request(app(tokenCredentials(`https://127.0.0.1:${port}`))).get('/ledger/x');
+    expectErrorEnvelope(res, 502, { code: 'UPSTREAM_ERROR' });
+  });
+});

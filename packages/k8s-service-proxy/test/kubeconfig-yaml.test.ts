@@ -1,0 +1,133 @@
+/**
+ * Kubeconfig scalars read as kubectl v1.32 reads them (go-yaml v2, YAML 1.1, then typed JSON
+ * decoding). Each row was checked with `kubectl config view` on the same text.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadKubeconfig } from '../src/index.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'kubeconfig-yaml-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function load(cluster: string, user = ''): ReturnType<typeof loadKubeconfig> {
+  const file = join(dir, `k${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(
+    file,
+    [
+      'current-context: x',
+      'clusters:',
+      '- name: c',
+      '  cluster:',
+      '    server: https://h',
+      ...(cluster ? [`    ${cluster}`] : []),
+      'contexts: [{name: x, context: {cluster: c, user: u}}]',
+      'users:',
+      '- name: u',
+      '  user:',
+      ...(user ? [`    ${user}`] : ['    {}']),
+      '',
+    ].join('\n'),
+  );
+  return loadKubeconfig({ path: file });
+}
+
+describe('booleans (insecure-skip-tls-verify), YAML 1.1 as kubectl', () => {
+  it.each([
+    ['yes', true],
+    ['on', true],
+    ['y', true],
+    ['True', true],
+    ['true', true],
+    ['off', undefined],
+    ['No', undefined],
+    ['n', undefined],
+    ['false', undefined],
+  ])('reads %s as %s', (text, expected) => {
+    expect(load(`insecure-skip-tls-verify: ${text}`)?.insecureSkipTlsVerify).toBe(expected);
+  });
+
+  it.each([['"true"'], ['1'], ['enabled']])(
+    'refuses %s, which is not a boolean to kubectl',
+    (text) => {
+      expect(() => load(`insecure-skip-tls-verify: ${text}`)).toThrow(
+        /insecure-skip-tls-verify must be true or false/,
+      );
+    },
+  );
+});
+
+describe('strings (token), YAML 1.1 as kubectl', () => {
+  it.each([
+    ['1:20', '1:20'], // no base-60 numbers in go-yaml v2
+    ['2001-12-14', '2001-12-14'], // timestamps stay text
+    ['"0123"', '0123'],
+    ["'yes'", 'yes'],
+    ['abc.def', 'abc.def'],
+  ])('reads %s as the string %s', (text, expected) => {
+    expect(load('', `token: ${text}`)?.token).toBe(expected);
+  });
+
+  it.each([
+    ['0123', 'number'], // octal in YAML 1.1
+    ['0o17', 'number'],
+    ['0x1F', 'number'],
+    ['1_000', 'number'],
+    ['0b101', 'number'],
+    ['1e3', 'number'],
+    ['yes', 'bool'],
+    ['n', 'bool'],
+  ])('refuses %s, a %s to kubectl, asking for quotes', (text, type) => {
+    expect(() => load('', `token: ${text}`)).toThrow(
+      new RegExp(`token must be a string, not a ${type} .*quote the value`),
+    );
+  });
+
+  it.each([['~'], ['null'], ['""']])('treats %s as unset', (text) => {
+    expect(load('', `token: ${text}`)?.token).toBeUndefined();
+  });
+});
+
+describe('users kubectl refuses', () => {
+  it('refuses a token together with a username and password', () => {
+    expect(() => load('', 'token: t\n    username: u\n    password: p')).toThrow(
+      /more than one authentication method found for user "u"; found \[token basicAuth\]/,
+    );
+  });
+
+  it('refuses an auth-provider other than oidc, and oidc without an id-token', () => {
+    expect(() => load('', 'auth-provider: {name: gcp}')).toThrow(/"gcp" auth-provider/);
+    expect(() => load('', 'auth-provider: {name: oidc, config: {client-id: k}}')).toThrow(
+      /without an id-token/,
+    );
+  });
+
+  it('refuses exec and auth-provider together, and an exec stanza without a command', () => {
+    expect(() =>
+      load(
+        '',
+        'exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: x}\n    auth-provider: {name: oidc, config: {id-token: t}}',
+      ),
+    ).toThrow(/both exec and auth-provider/);
+    expect(() => load('', 'exec: {apiVersion: client.authentication.k8s.io/v1beta1}')).toThrow(
+      /command must be set/,
+    );
+  });
+
+  it('resolves a relative exec command with a separator against the kubeconfig folder', () => {
+    const config = load(
+      '',
+      'exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: ./bin/plugin}',
+    );
+    expect(config?.exec?.command).toBe(join(dir, 'bin', 'plugin'));
+    expect(config?.exec?.interactiveMode).toBe('IfAvailable');
+    expect(
+      load('', 'exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: aws}')?.exec
+        ?.command,
+    ).toBe('aws');
+  });
+});

@@ -1,0 +1,192 @@
+/**
+ * The control plane behind a forward proxy: the cluster's `proxy-url` and `HTTPS_PROXY` /
+ * `NO_PROXY` as Go reads them, for requests and WebSocket upgrades, through a real CONNECT proxy
+ * on loopback that records its tunnels. The control plane is addressed as `kube.test` (which
+ * the proxy maps to 127.0.0.1) because loopback servers are never proxied from the environment.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errorHandler } from '@resourceful/error-envelope';
+import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type ClusterCredentials,
+  createClusterCredentials,
+  findClusterCredentials,
+  serviceProxy,
+} from '../src/index.js';
+import { exemptByNoProxy, proxyFromEnvironment } from '../src/proxy-environment.js';
+import { makeCertificates, type TestCertificates } from './support/certificates.js';
+import { type ConnectProxy, startConnectProxy } from './support/connect-proxy.js';
+import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
+import { rawUpgrade } from './support/raw-client.js';
+
+const TOKEN = 'proxied-token';
+let certs: TestCertificates;
+let plane: ControlPlaneDouble;
+let proxy: ConnectProxy;
+const opened: ClusterCredentials[] = [];
+
+beforeAll(async () => {
+  certs = makeCertificates();
+  plane = await startControlPlane(certs, { tokens: [TOKEN] });
+});
+afterAll(async () => {
+  await plane.close();
+  certs.cleanup();
+});
+beforeEach(async () => {
+  proxy = await startConnectProxy({ aliases: ['kube.test'] });
+});
+afterEach(async () => {
+  for (const credentials of opened.splice(0)) credentials.close();
+  await proxy.close();
+});
+
+function viaName(
+  extra: Parameters<typeof createClusterCredentials>[0] extends infer O ? Partial<O> : never,
+) {
+  const credentials = createClusterCredentials({
+    server: `https://kube.test:${plane.port}`,
+    token: TOKEN,
+    ca: certs.ca,
+    tlsServerName: 'localhost',
+    ...extra,
+  });
+  opened.push(credentials);
+  return credentials;
+}
+
+describeEachExpress('serviceProxy through a forward proxy', (express) => {
+  function app(credentials: ClusterCredentials) {
+    const application = express();
+    application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
+    application.use(errorHandler());
+    return application;
+  }
+
+  it("tunnels through the cluster's proxy-url, keeping the cluster's TLS and token", async () => {
+    const credentials = viaName({ proxyUrl: proxy.url });
+    const before = plane.requests.length;
+    const res = await request(app(credentials)).get('/ledger/items');
+    expect(res.status).toBe(200);
+    expect(proxy.tunnels.map((t) => t.authority)).toEqual([`kube.test:${plane.port}`]);
+    expect(plane.requests.slice(before).map((r) => r.auth)).toEqual(['bearer']);
+    expect(JSON.stringify(credentials)).toContain(new URL(proxy.url).origin);
+  });
+
+  it('reuses one tunnel for sequential requests (keep-alive)', async () => {
+    const relay = app(viaName({ proxyUrl: proxy.url }));
+    for (let i = 0; i < 3; i++) await request(relay).get(`/ledger/${i}`).expect(200);
+    expect(proxy.tunnels).toHaveLength(1);
+  });
+
+  it('answers 502 when the proxy refuses the tunnel, sending nothing to the control plane', async () => {
+    await proxy.close();
+    proxy = await startConnectProxy({ aliases: ['kube.test'], proxyAuthorization: 'Basic eDp5' });
+    const before = plane.requests.length;
+    const res = await request(app(viaName({ proxyUrl: proxy.url }))).get('/ledger/x');
+    expectErrorEnvelope(res, 502, { code: 'UPSTREAM_ERROR' });
+    expect(plane.requests.length).toBe(before);
+  });
+
+  it('sends the proxy URL credentials as Proxy-Authorization and never shows them', async () => {
+    await proxy.close();
+    proxy = await startConnectProxy({ aliases: ['kube.test'], proxyAuthorization: 'Basic eDp5' });
+    const withUser = proxy.url.replace('http://', 'http://x:y@');
+    const credentials = viaName({ proxyUrl: withUser });
+    await request(app(credentials)).get('/ledger/x').expect(200);
+    expect(proxy.tunnels.map((t) => t.proxyAuthorization)).toEqual(['Basic eDp5']);
+    expect(JSON.stringify(credentials)).not.toContain('x:y');
+  });
+});
+
+describe('upgrades through a forward proxy', () => {
+  it('relays a WebSocket-style upgrade through the CONNECT tunnel (101)', async () => {
+    const relay = serviceProxy({
+      credentials: viaName({ proxyUrl: proxy.url }),
+      service: 'ledger',
+      mountPath: '/ledger',
+    });
+    const server = createServer((_req, res) => res.end());
+    server.on('upgrade', relay.upgrade);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await rawUpgrade((server.address() as AddressInfo).port, '/ledger/socket');
+      expect(result).toEqual({ status: 101, echoed: 'echo:ping' });
+      expect(proxy.tunnels).toHaveLength(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('HTTPS_PROXY and NO_PROXY, as Go reads them', () => {
+  it('uses HTTPS_PROXY from the environment for a named control plane', async () => {
+    const credentials = findClusterCredentials({
+      server: `https://kube.test:${plane.port}`,
+      token: TOKEN,
+      ca: certs.ca,
+      tlsServerName: 'localhost',
+      kubeconfig: false,
+      inCluster: false,
+      env: { HTTPS_PROXY: proxy.url, NO_PROXY: 'example.com' },
+    }) as ClusterCredentials;
+    opened.push(credentials);
+    const express = (await import('express')).default;
+    const application = express();
+    application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
+    await request(application).get('/ledger/env').expect(200);
+    expect(proxy.tunnels).toHaveLength(1);
+  });
+
+  it('never proxies a loopback control plane from the environment', async () => {
+    const credentials = findClusterCredentials({
+      server: plane.url,
+      token: TOKEN,
+      ca: certs.ca,
+      kubeconfig: false,
+      inCluster: false,
+      env: { HTTPS_PROXY: proxy.url },
+    }) as ClusterCredentials;
+    opened.push(credentials);
+    const express = (await import('express')).default;
+    const application = express();
+    application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
+    await request(application).get('/ledger/direct').expect(200);
+    expect(proxy.tunnels).toEqual([]);
+  });
+
+  const server = new URL('https://api.kube.example.com:6443');
+  it.each([
+    [{ HTTPS_PROXY: 'proxy:3128' }, 'http://proxy:3128/'],
+    [{ https_proxy: 'http://lower:1' }, 'http://lower:1/'],
+    [{ HTTPS_PROXY: 'http://upper:1', https_proxy: 'http://lower:1' }, 'http://upper:1/'],
+    [{ HTTP_PROXY: 'http://only-http:1' }, undefined],
+    [{ HTTPS_PROXY: 'http://p:1', NO_PROXY: '*' }, undefined],
+    [{ HTTPS_PROXY: 'http://p:1', NO_PROXY: 'kube.example.com' }, undefined],
+    [{ HTTPS_PROXY: 'http://p:1', NO_PROXY: '.kube.example.com' }, undefined],
+    [{ HTTPS_PROXY: 'http://p:1', NO_PROXY: '.api.kube.example.com' }, 'http://p:1/'],
+    [{ HTTPS_PROXY: 'http://p:1', NO_PROXY: 'api.kube.example.com:443' }, 'http://p:1/'],
+    [{ HTTPS_PROXY: 'http://p:1', no_proxy: 'api.kube.example.com:6443' }, undefined],
+    [{ HTTPS_PROXY: 'http://p:1', npm_config_no_proxy: '*' }, 'http://p:1/'],
+  ])('with %o the proxy is %s', (env, expected) => {
+    expect(proxyFromEnvironment(server, env)?.href).toBe(expected);
+  });
+
+  it.each([
+    ['10.0.0.0/8', '10.1.2.3', true],
+    ['10.0.0.0/8', '11.0.0.1', false],
+    ['fd00::/8', 'fd00::1', true],
+    ['10.1.2.3', '10.1.2.3', true],
+    ['[fd00::1]:6443', 'fd00::1', true],
+    ['[fd00::1]:443', 'fd00::1', false],
+  ])('NO_PROXY %s exempts %s: %s', (noProxy, host, exempt) => {
+    expect(exemptByNoProxy(noProxy, host, '6443')).toBe(exempt);
+  });
+
+  it('refuses a socks5 proxy with a clear error', () => {
+    expect(() => viaName({ proxyUrl: 'socks5://127.0.0.1:1080' })).toThrow(/socks5 is not/);
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * @module A fake exec credential plugin: a real executable script (run by the proxies with
+ * `execFile`, no shell) that counts its runs in a file, records what it was given
+ * (`KUBERNETES_EXEC_INFO`, its arguments, chosen environment variables) and prints an
+ * ExecCredential of the apiVersion it was asked for: a token `PREFIX-N` for run N expiring after
+ * `--ttl` seconds, or a client certificate and key, or nothing and an exit code.
+ */
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface FakePlugin {
+  /** Absolute path of the executable. */
+  readonly command: string;
+  /** How many times it has run. */
+  runs(): number;
+  /** What the last run was given. */
+  lastRun(): { execInfo: unknown; args: string[]; env: Record<string, string | undefined> };
+}
+
+const SCRIPT = (countFile: string, seenFile: string) => `#!${process.execPath}
+const fs = require('node:fs');
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const found = args.find((arg) => arg.startsWith('--' + name + '='));
+  return found === undefined ? fallback : found.slice(name.length + 3);
+};
+fs.appendFileSync(${JSON.stringify(countFile)}, 'run\\n');
+const runs = fs.readFileSync(${JSON.stringify(countFile)}, 'utf8').split('\\n').length - 1;
+const info = JSON.parse(process.env.KUBERNETES_EXEC_INFO || 'null');
+fs.writeFileSync(${JSON.stringify(seenFile)}, JSON.stringify({
+  execInfo: info,
+  args,
+  env: { FAKE_PLUGIN_ENV: process.env.FAKE_PLUGIN_ENV, HOME: process.env.HOME },
+}));
+const exitCode = Number(option('exit', '0'));
+const delay = Number(option('delay-ms', '0'));
+setTimeout(() => {
+  if (exitCode !== 0) {
+    process.stderr.write('fake plugin failing on purpose\\n');
+    process.exit(exitCode);
+  }
+  const ttl = option('ttl', '');
+  const status = {};
+  if (option('cert', '') !== '') {
+    status.clientCertificateData = fs.readFileSync(option('cert', ''), 'utf8');
+    status.clientKeyData = fs.readFileSync(option('key', ''), 'utf8');
+  } else {
+    status.token = option('prefix', 'exec') + '-' + runs;
+  }
+  if (ttl !== '') status.expirationTimestamp = new Date(Date.now() + Number(ttl) * 1000).toISOString();
+  process.stdout.write(JSON.stringify({
+    apiVersion: info ? info.apiVersion : 'client.authentication.k8s.io/v1beta1',
+    kind: 'ExecCredential',
+    status,
+  }));
+}, delay);
+`;
+
+/** Writes the plugin into `dir` (under `name`, so several can coexist). */
+export function writeFakePlugin(dir: string, name = 'fake-plugin'): FakePlugin {
+  const command = join(dir, name);
+  const countFile = join(dir, `${name}.runs`);
+  const seenFile = join(dir, `${name}.seen.json`);
+  writeFileSync(countFile, '');
+  writeFileSync(command, SCRIPT(countFile, seenFile));
+  chmodSync(command, 0o755);
+  return {
+    command,
+    runs: () => readFileSync(countFile, 'utf8').split('\n').length - 1,
+    lastRun: () =>
+      existsSync(seenFile)
+        ? JSON.parse(readFileSync(seenFile, 'utf8'))
+        : { execInfo: undefined, args: [], env: {} },
+  };
+}
+
+export interface ExecStanza {
+  apiVersion?: string;
+  command: string;
+  args?: readonly string[];
+  env?: readonly { name: string; value: string }[];
+  interactiveMode?: string;
+  installHint?: string;
+}
+
+/** A kubeconfig whose user runs `exec` (or uses `authProvider`), written as YAML to `dir`. */
+export function writeExecKubeconfig(
+  dir: string,
+  options: {
+    server: string;
+    caFile?: string;
+    exec?: ExecStanza;
+    userLines?: readonly string[];
+    clusterLines?: readonly string[];
+    name?: string;
+  },
+): string {
+  const file = join(dir, options.name ?? 'exec-kubeconfig.yaml');
+  const exec = options.exec;
+  const execLines =
+    exec === undefined
+      ? []
+      : [
+          '    exec:',
+          `      apiVersion: ${exec.apiVersion ?? 'client.authentication.k8s.io/v1beta1'}`,
+          `      command: ${JSON.stringify(exec.command)}`,
+          `      args: ${JSON.stringify(exec.args ?? [])}`,
+          `      env: ${JSON.stringify(exec.env ?? [])}`,
+          ...(exec.interactiveMode ? [`      interactiveMode: ${exec.interactiveMode}`] : []),
+          ...(exec.installHint ? [`      installHint: ${JSON.stringify(exec.installHint)}`] : []),
+        ];
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: double',
+      '  cluster:',
+      `    server: ${options.server}`,
+      ...(options.caFile ? [`    certificate-authority: ${options.caFile}`] : []),
+      ...(options.clusterLines ?? []),
+      'users:',
+      '- name: tester',
+      '  user:',
+      ...execLines,
+      ...(options.userLines ?? []),
+      'contexts:',
+      '- name: double',
+      '  context:',
+      '    cluster: double',
+      '    user: tester',
+      'current-context: double',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}

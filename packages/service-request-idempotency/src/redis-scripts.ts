@@ -1,0 +1,80 @@
+/**
+ * @module The Lua scripts of the Redis store. Each runs atomically on the one node that holds
+ * its keys, so no two app instances can both take an id (no read-then-write race). Every script
+ * names all its keys in KEYS and they share one hash tag, so on Redis Cluster each script
+ * touches one slot.
+ */
+import { createHash } from 'node:crypto';
+
+// Entry hash fields: s state ('l' lock, 'c' completed), t token, f fingerprint, st status,
+// h headers (JSON), b body (base64; absent when not stored).
+
+/**
+ * KEYS: entry, epoch marker, fence. ARGV: token, fingerprint, lock TTL ms, write ('1') or read
+ * only ('0'), fence ms.
+ *
+ * A missing epoch marker means this node lost what it stored (a restart without persistence, a
+ * flush, an eviction): the entry may have been lost with it, so the script raises a fence for
+ * `fence ms` and answers `{'e', ms}` instead of a lock, while the fence stands, on every app
+ * instance. The marker is written again at once, so the fence is raised once per loss.
+ */
+const ACQUIRE = `
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  redis.call('SET', KEYS[2], 'lost')
+  if ARGV[5] ~= '0' then
+    redis.call('SET', KEYS[3], '1', 'PX', ARGV[5])
+    return {'e', tonumber(ARGV[5])}
+  end
+end
+local fence = redis.call('PTTL', KEYS[3])
+if fence > 0 then return {'e', fence} end
+local k = KEYS[1]
+local s = redis.call('HGET', k, 's')
+if s == 'l' then
+  return {'l', redis.call('HGET', k, 'f'), redis.call('PTTL', k)}
+elseif s then
+  local v = redis.call('HMGET', k, 'f', 'st', 'h', 'b')
+  return {'c', v[1], v[2], v[3], v[4]}
+end
+if ARGV[4] ~= '1' then return {'n'} end
+redis.call('DEL', k)
+redis.call('HSET', k, 's', 'l', 't', ARGV[1], 'f', ARGV[2])
+redis.call('PEXPIRE', k, ARGV[3])
+return {'a'}
+`;
+
+/** KEYS: entry. ARGV: token, fingerprint, status, headers, has body ('1'/'0'), body, TTL ms. */
+const COMPLETE = `
+local k = KEYS[1]
+local s = redis.call('HGET', k, 's')
+if s and (s ~= 'l' or redis.call('HGET', k, 't') ~= ARGV[1]) then return 0 end
+redis.call('DEL', k)
+redis.call('HSET', k, 's', 'c', 'f', ARGV[2], 'st', ARGV[3], 'h', ARGV[4])
+if ARGV[5] == '1' then redis.call('HSET', k, 'b', ARGV[6]) end
+redis.call('PEXPIRE', k, ARGV[7])
+return 1
+`;
+
+/** KEYS: entry. ARGV: token. */
+const RELEASE = `
+local k = KEYS[1]
+if redis.call('HGET', k, 's') == 'l' and redis.call('HGET', k, 't') == ARGV[1] then
+  return redis.call('DEL', k)
+end
+return 0
+`;
+
+export interface Script {
+  readonly source: string;
+  readonly sha: string;
+}
+
+function script(source: string): Script {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+export const SCRIPTS = {
+  acquire: script(ACQUIRE),
+  complete: script(COMPLETE),
+  release: script(RELEASE),
+} as const;

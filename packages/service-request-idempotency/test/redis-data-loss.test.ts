@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  hasRedisServer,
+  type RedisServer,
+  startRedisServer,
+  waitFor,
+} from '@resourceful/test-support';
+import { createClient } from 'redis';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisStore } from '../src/index.js';
+import { startApp } from './helpers.js';
+
+type Client = ReturnType<typeof createClient>;
+
+const available = hasRedisServer();
+const quiet = () => undefined;
+
+describe.skipIf(!available)('a Redis that loses what the store kept', () => {
+  let redis: RedisServer;
+  const clients: Client[] = [];
+
+  async function connect(): Promise<Client> {
+    const client = createClient({
+      url: redis.url,
+      disableOfflineQueue: true,
+      socket: { reconnectStrategy: (retries) => Math.min(20 * (retries + 1), 200) },
+    });
+    client.on('error', () => undefined);
+    await client.connect();
+    clients.push(client);
+    return client;
+  }
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+
+  afterAll(async () => {
+    for (const client of clients) client.destroy();
+    await redis?.close();
+  });
+
+  describeEachExpress('after redis-server restarts empty', (express) => {
+    it('refuses the retry of a create for the window, on every instance, instead of running it twice', async () => {
+      const prefix = `loss:${randomUUID()}:`;
+      const windowMs = 1_500;
+      const instance = async () =>
+        startApp(express, {
+          store: redisStore({
+            client: await connect(),
+            prefix,
+            dataLossWindowMs: windowMs,
+            onWarning: quiet,
+          }),
+        });
+      const [one, two] = [await instance(), await instance()];
+      if (!one || !two) throw new Error('apps did not start');
+      const post = (url: string, id: string) =>
+        request(url).post('/v1/things').set('Service-Request-Id', id).send({ id });
+
+      expect((await post(one.url, 'created-before')).status).toBe(201);
+      expect((await post(two.url, 'also-before')).status).toBe(201);
+      await redis.restart({ empty: true });
+      await waitFor(() => clients.every((client) => client.isReady), {
+        what: 'the clients to reconnect',
+      });
+
+      const retry = await post(one.url, 'created-before');
+      expectErrorEnvelope(retry, 503, { code: 'SERVICE_UNAVAILABLE' });
+      expect(Number(retry.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(retry.headers['retry-after'])).toBeLessThanOrEqual(2);
+      expectErrorEnvelope(await post(two.url, 'created-before'), 503, {
+        code: 'SERVICE_UNAVAILABLE',
+      });
+      expectErrorEnvelope(await post(two.url, 'a-new-id'), 503, { code: 'SERVICE_UNAVAILABLE' });
+      expect((one.runs.things ?? 0) + (two.runs.things ?? 0)).toBe(2);
+
+      // After the window the lost record cannot be known any more: the id runs again. The
+      // window is for the retries of a client that saw the outage, not a day later.
+      let status = 0;
+      await waitFor(
+        async () => {
+          status = (await post(two.url, 'a-new-id')).status;
+          return status !== 503;
+        },
+        { timeoutMs: 10_000, what: 'the window to end' },
+      );
+      expect(status).toBe(201);
+      const replay = await post(one.url, 'a-new-id');
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+    });
+  });
+
+  describe('when the store connects', () => {
+    it('warns in one line, once, when Redis has no append-only persistence', async () => {
+      const warnings: string[] = [];
+      const store = redisStore({
+        client: await connect(),
+        prefix: `warn:${randomUUID()}:`,
+        onWarning: (message) => warnings.push(message),
+      });
+      await store.get('a');
+      await store.get('b');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).not.toContain('\n');
+      expect(warnings[0]).toMatch(/appendonly is off/);
+      expect(warnings[0]).not.toMatch(/maxmemory-policy is/);
+    });
+
+    it('warns about an eviction policy, and not when Redis persists and never evicts', async () => {
+      const admin = await connect();
+      const check = async () => {
+        const warnings: string[] = [];
+        const store = redisStore({
+          client: admin,
+          prefix: `config:${randomUUID()}:`,
+          onWarning: (message) => warnings.push(message),
+        });
+        await store.get('a');
+        return warnings;
+      };
+      try {
+        await admin.configSet({ appendonly: 'yes', maxmemory: '512mb' });
+        await admin.configSet('maxmemory-policy', 'volatile-lru');
+        const evicting = await check();
+        expect(evicting).toHaveLength(1);
+        expect(evicting[0]).toMatch(/maxmemory-policy is volatile-lru/);
+        expect(evicting[0]).not.toMatch(/appendonly is off/);
+        await admin.configSet('maxmemory-policy', 'noeviction');
+        expect(await check()).toEqual([]);
+      } finally {
+        await admin.configSet({ appendonly: 'no', maxmemory: '0' });
+      }
+    });
+  });
+});
