@@ -4,6 +4,7 @@
  */
 
 import { conditionalRequests } from '@resourceful/conditional-requests';
+import { contentNegotiation } from '@resourceful/content-negotiation';
 import {
   type ErrorHandlerOptions,
   errorHandler,
@@ -27,7 +28,7 @@ import { mountCreditCards } from './resources/credit-cards.js';
 import { mountCustomers } from './resources/customers.js';
 import { mountRefunds } from './resources/refunds.js';
 import { mountRisk } from './resources/risk.js';
-import { mountWebhooks } from './resources/webhooks.js';
+import { EVENT_TYPE_LANGUAGES, mountWebhooks } from './resources/webhooks.js';
 import { seed } from './seed.js';
 import { BODY_LIMITS } from './server-limits.js';
 import { createStores } from './stores.js';
@@ -88,20 +89,29 @@ export function createApp(options: AppOptions = {}): Express {
     );
   }
 
+  // The API description: the OpenAPI document, its reference page and GraphQL, mounted before
+  // content negotiation: GraphQL over HTTP fixes its own media types and errors.
+  mountApiDocs(app, express, app.get('public base url') as string | undefined);
+  const idempotencyStore = options.idempotencyStore ?? memoryStore();
+  // A create mutation is a POST like any other: Service-Request-Id makes it idempotent (on the
+  // parsed body, so a reused id with another query is refused).
+  app.use(
+    GRAPHQL_PATH,
+    express.json({ limit: BODY_LIMITS.json }),
+    serviceRequestIdempotency({ store: idempotencyStore }),
+    graphqlRoutes(stores, now).endpoint,
+  );
+
+  // Content negotiation: before the body parsers (it reads ISO-8859-1 and compressed JSON
+  // bodies) and conditionalRequests() (whose tags name the format and coding). JSONP is on:
+  // the example's data is public test data.
+  app.use(contentNegotiation({ jsonp: true, languages: EVENT_TYPE_LANGUAGES }));
+  // (end of content negotiation)
+
   app.use(requireJson());
   app.use(express.json({ limit: BODY_LIMITS.json }));
   // Strong ETags on every resource answer, 304 on reads, 412 on failed preconditions.
   app.use(conditionalRequests());
-
-  // The API description: OpenAPI document and reference page, and GraphQL over the same stores.
-  mountApiDocs(app, express, app.get('public base url') as string | undefined);
-  const idempotencyStore = options.idempotencyStore ?? memoryStore();
-  // A create mutation is a POST like any other: Service-Request-Id makes it idempotent.
-  app.use(
-    GRAPHQL_PATH,
-    serviceRequestIdempotency({ store: idempotencyStore }),
-    graphqlRoutes(stores, now).endpoint,
-  );
 
   const v1 = express.Router();
   v1.use(preferHeader());

@@ -32,3 +32,4 @@ export {
   startRedisServer,
 } from './redis-server.js';
 export { closeServer, freePort, listen, type RunningServer, waitFor } from './servers.js';
+export { parseXmlMirror } from './xml-mirror.js';
