@@ -174,4 +174,20 @@ describeEachExpress('the create_credit_card mutation', (express) => {
     ).body;
     expect(list.total_items).toBe(1);
   });
+
+  it('refuses a Service-Request-Id reused with another input, creating nothing more', async () => {
+    const app = createApp({ express, publicBaseUrl: BASE });
+    const send = (payer: string) =>
+      request(app)
+        .post('/graphql')
+        .set('Service-Request-Id', 'gql-create-2')
+        .send({ query: mutation, variables: { input: { ...input, payer_id: payer } } });
+    expect((await send('user10')).status).toBe(200);
+    const reused = await send('user11');
+    expect(reused.status).toBe(422);
+    const list = (
+      await request(app).get('/v1/vault/credit-cards?payer_id=user11&total_required=true')
+    ).body;
+    expect(list.total_items).toBe(0);
+  });
 });
