@@ -12,6 +12,7 @@ import {
 } from '@resourceful/error-envelope';
 import { type ClusterCredentials, serviceProxy } from '@resourceful/k8s-service-proxy';
 import { preferHeader } from '@resourceful/prefer-header';
+import { mountOperations } from '@resourceful/resource-operations';
 import {
   type IdempotencyStore,
   memoryStore,
@@ -27,7 +28,7 @@ import { mountBillingAgreements } from './resources/billing-agreements.js';
 import { mountCreditCards } from './resources/credit-cards.js';
 import { mountCustomers } from './resources/customers.js';
 import { mountRefunds } from './resources/refunds.js';
-import { mountRisk } from './resources/risk.js';
+import { riskOperations } from './resources/risk.js';
 import { EVENT_TYPE_LANGUAGES, mountWebhooks } from './resources/webhooks.js';
 import { seed } from './seed.js';
 import { BODY_LIMITS } from './server-limits.js';
@@ -121,10 +122,28 @@ export function createApp(options: AppOptions = {}): Express {
   const lists = listDefaults(app.get('public base url') as string | undefined);
   mountCreditCards({ router: v1, lists, cards: stores.cards, now });
   mountCustomers({ router: v1, lists, customers: stores.customers, now });
-  mountBillingAgreements({ router: v1, lists, agreements: stores.agreements, now });
+  const agreementActions = mountBillingAgreements({
+    router: v1,
+    lists,
+    agreements: stores.agreements,
+    now,
+  });
   mountWebhooks({ router: v1, lists, webhooks: stores.webhooks, now });
-  mountRefunds({ router: v1, lists, captures: stores.captures, refunds: stores.refunds, now });
-  mountRisk({ router: v1, decisions: stores.decisions, now });
+  // Complex operations (spec, "Complex operations"), declared with resource-operations; the
+  // route checker learns them from the router (complexOperationRoutes).
+  const refundOperations = mountRefunds({
+    router: v1,
+    lists,
+    payments: stores.payments,
+    captures: stores.captures,
+    refunds: stores.refunds,
+    now,
+  });
+  mountOperations(v1, [
+    agreementActions,
+    ...refundOperations,
+    ...riskOperations({ lists, decisions: stores.decisions, now }),
+  ]);
   app.use(versionedRouter({ versions: { v1 } }));
 
   app.use(notFoundHandler());

@@ -5,6 +5,7 @@
 import { newAgreement } from './resources/billing-agreements.js';
 import { type CreditCardInput, newCard } from './resources/credit-cards.js';
 import { newCustomer } from './resources/customers.js';
+import { newCapture } from './resources/refunds.js';
 import { newWebhook } from './resources/webhooks.js';
 import type { Stores } from './stores.js';
 
@@ -98,15 +99,28 @@ export function seed(stores: Stores, start: Date): void {
     ),
   );
 
-  ['10.00', '25.50', '99.99'].forEach((total, index) => {
-    const time = seedTime(start, index, 3);
-    stores.captures.set({
-      id: `CAPTURE-SEED${index + 1}`,
-      parent_payment: `PAY-SEED${index + 1}`,
-      amount: { total, currency: 'USD' },
-      state: 'completed',
+  // One payment and its capture each. The last three show the currencies' minor units: cents
+  // that binary floating point cannot add (0.10 + 0.20), no decimals (JPY), three (KWD).
+  const captures = [
+    ['10.00', 'USD'],
+    ['25.50', 'USD'],
+    ['99.99', 'USD'],
+    ['0.30', 'USD'],
+    ['1500', 'JPY'],
+    ['1.250', 'KWD'],
+  ] as const;
+  captures.forEach(([total, currency], index) => {
+    const time = seedTime(start, index, captures.length);
+    const paymentId = `PAY-SEED${index + 1}`;
+    const amount = { total, currency };
+    stores.payments.set({
+      id: paymentId,
+      intent: 'sale',
+      state: 'approved',
+      amount,
       create_time: time,
       update_time: time,
     });
+    stores.captures.set(newCapture(`CAPTURE-SEED${index + 1}`, paymentId, amount, time));
   });
 }

@@ -5,7 +5,7 @@ import { MemoryCollection } from './memory-collection.js';
 import type { StoredAgreement } from './resources/billing-agreements.js';
 import type { StoredCard } from './resources/credit-cards.js';
 import type { StoredCustomer } from './resources/customers.js';
-import type { StoredCapture, StoredRefund } from './resources/refunds.js';
+import type { StoredCapture, StoredPayment, StoredRefund } from './resources/refunds.js';
 import type { StoredDecision } from './resources/risk.js';
 import type { StoredWebhook } from './resources/webhooks.js';
 
@@ -14,6 +14,7 @@ export interface Stores {
   customers: MemoryCollection<StoredCustomer>;
   agreements: MemoryCollection<StoredAgreement>;
   webhooks: MemoryCollection<StoredWebhook>;
+  payments: MemoryCollection<StoredPayment>;
   captures: MemoryCollection<StoredCapture>;
   refunds: MemoryCollection<StoredRefund>;
   decisions: MemoryCollection<StoredDecision>;
@@ -25,6 +26,7 @@ export function createStores(): Stores {
     customers: new MemoryCollection('CUST'),
     agreements: new MemoryCollection('AGREEMENT'),
     webhooks: new MemoryCollection('WH'),
+    payments: new MemoryCollection('PAY'),
     captures: new MemoryCollection('CAPTURE'),
     refunds: new MemoryCollection('REFUND'),
     decisions: new MemoryCollection('DECISION'),

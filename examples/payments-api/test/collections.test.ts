@@ -104,7 +104,7 @@ describeEachExpress('collections', (express) => {
         ['/v1/customers/customers', 3],
         ['/v1/notifications/webhooks', 1],
         ['/v1/payments/billing-agreements', 25],
-        ['/v1/payments/captures', 3],
+        ['/v1/payments/captures', 6],
       ] as const) {
         const res = await request(server).get(path);
         expect(res.status, path).toBe(200);
@@ -188,6 +188,10 @@ describeEachExpress('collections', (express) => {
       await request(server).post(`${path}/suspend`).send({ note });
     const res = await request(server).get(`${path}/history?page_size=2`);
     expect(res.body.total_items).toBe(3);
-    expect(res.body.items.map((e: { note: string }) => e.note)).toEqual(['a', 'b']);
+    // Newest first.
+    expect(res.body.items.map((e: { request: { note: string } }) => e.request.note)).toEqual([
+      'c',
+      'b',
+    ]);
   });
 });

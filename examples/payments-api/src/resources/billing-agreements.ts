@@ -1,9 +1,15 @@
 /**
- * @module Billing agreements: `/payments/billing-agreements`, the `suspend` action (a
- * sub-resource action, spec "Complex operations") and the `history` of its calls.
+ * @module Billing agreements: `/payments/billing-agreements`, the `suspend` and `re-activate`
+ * actions (sub-resource actions, spec "Complex operations") and the `history` of their calls,
+ * declared with @resourceful/resource-operations.
  */
 import { memoryDataSource, paginate, searchCollection } from '@resourceful/collection-pagination';
 import { jsonPatchUpdate } from '@resourceful/json-patch-update';
+import {
+  type OperationRequest,
+  type SubResourceActions,
+  subResourceActions,
+} from '@resourceful/resource-operations';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
@@ -20,7 +26,8 @@ export const AgreementCreate = z.object({
   shipping_address: BillingAddress.optional(),
 });
 
-export const SuspendRequest = z.object({ note: z.string().max(500).optional() });
+/** The body of `suspend` and `re-activate`: an optional note, kept in the history. */
+export const ActionNote = z.object({ note: z.string().max(500).optional() }).strict();
 
 export const SEARCH_PATH = '/payments/search-billing-agreements';
 
@@ -51,34 +58,14 @@ function matches(agreement: StoredAgreement, criteria: AgreementCriteria): boole
 export type AgreementInput = z.infer<typeof AgreementCreate>;
 export type AgreementState = 'ACTIVE' | 'SUSPENDED';
 
-export interface HistoryEntry {
-  id: string;
-  action: 'suspend';
-  note?: string;
-  state_before: AgreementState;
-  state_after: AgreementState;
-  create_time: string;
-}
-
 export interface StoredAgreement extends StoredRecord, AgreementInput {
   state: AgreementState;
-  history: HistoryEntry[];
 }
 
-const HistoryEntrySchema = z.object({
-  id: z.string(),
-  action: z.literal('suspend'),
-  note: z.string().optional(),
-  state_before: z.enum(['ACTIVE', 'SUSPENDED']),
-  state_after: z.enum(['ACTIVE', 'SUSPENDED']),
-  create_time: z.string(),
-});
-
-/** The whole stored agreement, as PATCH produces it; `state` and `history` are read-only. */
+/** The whole stored agreement, as PATCH produces it; `state` is read-only. */
 export const StoredAgreementSchema = AgreementCreate.extend({
   id: z.string(),
   state: z.enum(['ACTIVE', 'SUSPENDED']),
-  history: z.array(HistoryEntrySchema),
   create_time: z.string(),
   update_time: z.string(),
 });
@@ -88,17 +75,7 @@ export function agreementPath(id: string): string {
 }
 
 export function newAgreement(id: string, input: AgreementInput, now: string): StoredAgreement {
-  return { id, state: 'ACTIVE', ...input, create_time: now, update_time: now, history: [] };
-}
-
-export function toRepresentation(req: Request, agreement: StoredAgreement) {
-  const { history: _history, ...fields } = agreement;
-  const path = agreementPath(agreement.id);
-  const links: Link[] = [link(req, path, 'self'), link(req, path, 'patch', 'PATCH')];
-  // Offered only where it would change the state; calling it anyway answers 204.
-  if (agreement.state === 'ACTIVE') links.push(link(req, `${path}/suspend`, 'suspend', 'POST'));
-  links.push(link(req, `${path}/history`, 'history'));
-  return { ...fields, links };
+  return { id, state: 'ACTIVE', ...input, create_time: now, update_time: now };
 }
 
 export function findAgreement(agreements: MemoryCollection<StoredAgreement>, id: string) {
@@ -112,7 +89,61 @@ export interface AgreementRoutesOptions {
   now: () => Date;
 }
 
-export function mountBillingAgreements({ router, lists, agreements, now }: AgreementRoutesOptions) {
+/** The agreement's state change by one action; `false` (204) when it is already there. */
+function moveTo(
+  agreements: MemoryCollection<StoredAgreement>,
+  agreement: StoredAgreement,
+  state: AgreementState,
+  time: Date,
+): boolean {
+  if (agreement.state === state) return false;
+  agreements.set({ ...agreement, state, update_time: time.toISOString() });
+  return true;
+}
+
+/** Mounts the agreement routes; returns the actions' declaration for `mountOperations`. */
+export function mountBillingAgreements({
+  router,
+  lists,
+  agreements,
+  now,
+}: AgreementRoutesOptions): SubResourceActions<StoredAgreement> {
+  function toRepresentation(req: Request | OperationRequest, agreement: StoredAgreement) {
+    const path = agreementPath(agreement.id);
+    const links: Link[] = [
+      link(req as Request, path, 'self'),
+      link(req as Request, path, 'patch', 'PATCH'),
+      // `suspend` while ACTIVE, `re-activate` while SUSPENDED; then `history`.
+      ...actions.links(req, agreement),
+    ];
+    return { ...agreement, links };
+  }
+
+  // Simple changes stay on PATCH (spec, rule 3: description, shipping_address); the state
+  // changes only through the actions, so that every change of state is in the history.
+  const actions: SubResourceActions<StoredAgreement> = subResourceActions({
+    ...(lists.publicBaseUrl === undefined ? {} : { publicBaseUrl: lists.publicBaseUrl }),
+    resource: `${COLLECTION_PATH}/:id`,
+    load: (id) => agreements.get(id),
+    notFound: { message: 'The billing agreement does not exist.', target: 'agreement_id' },
+    represent: (agreement, req) => toRepresentation(req, agreement),
+    state: (agreement) => agreement.state,
+    historyPaging: { allowedParameters: lists.allowedParameters ?? [] },
+    now,
+    actions: {
+      suspend: {
+        body: ActionNote,
+        available: (agreement) => agreement.state === 'ACTIVE',
+        perform: ({ resource, now: time }) => moveTo(agreements, resource, 'SUSPENDED', time),
+      },
+      're-activate': {
+        body: ActionNote,
+        available: (agreement) => agreement.state === 'SUSPENDED',
+        perform: ({ resource, now: time }) => moveTo(agreements, resource, 'ACTIVE', time),
+      },
+    },
+  });
+
   router.get(
     COLLECTION_PATH,
     paginate({
@@ -151,8 +182,6 @@ export function mountBillingAgreements({ router, lists, agreements, now }: Agree
     res.json(toRepresentation(req, findAgreement(agreements, String(req.params.id))));
   });
 
-  // Simple changes stay on PATCH (spec: description, shipping_address); the state changes only
-  // through the suspend action, so that every change is in the history.
   router.patch(
     `${COLLECTION_PATH}/:id`,
     jsonPatchUpdate(
@@ -160,46 +189,11 @@ export function mountBillingAgreements({ router, lists, agreements, now }: Agree
         collection: agreements,
         schema: StoredAgreementSchema,
         represent: toRepresentation,
-        readOnly: ['state', 'history'],
+        readOnly: ['state'],
         now,
       }),
     ),
   );
 
-  // Every call of an action, oldest first (spec: "its history can be read with GET").
-  router.get(
-    `${COLLECTION_PATH}/:id/history`,
-    paginate({
-      ...lists,
-      source: (req) =>
-        memoryDataSource(findAgreement(agreements, String((req as Request).params.id)).history),
-      filterable: ['action'],
-      timeSelectable: ['create_time'],
-    }),
-  );
-
-  // Spec: 200 with the resource when the state changed, 204 when it did not. Every call is
-  // recorded in the agreement's history, including the ones that changed nothing.
-  router.post(`${COLLECTION_PATH}/:id/suspend`, (req: Request, res: Response) => {
-    const agreement = findAgreement(agreements, String(req.params.id));
-    const { note } = SuspendRequest.parse(req.body ?? {});
-    const time = now().toISOString();
-    const before = agreement.state;
-    const entry: HistoryEntry = {
-      id: `${agreement.id}-H${agreement.history.length + 1}`,
-      action: 'suspend',
-      state_before: before,
-      state_after: 'SUSPENDED',
-      create_time: time,
-    };
-    if (note !== undefined) entry.note = note;
-    agreement.history.push(entry);
-    if (before === 'SUSPENDED') {
-      res.status(204).end();
-      return;
-    }
-    agreement.state = 'SUSPENDED';
-    agreement.update_time = time;
-    res.status(200).json(toRepresentation(req, agreement));
-  });
+  return actions;
 }

@@ -1,76 +1,206 @@
 /**
- * @module Captures (seeded, read-only) and refunds, created by the composite operation
- * `POST /payments/captures/{capture_id}/refund`.
+ * @module Payments, their captures (seeded; changed only by their refunds) and refunds, created
+ * by the composite operation `POST /payments/captures/{capture_id}/refund`, and the refund
+ * summary, a read-only computed resource.
+ *
+ * Refusals: malformed input is 400 (`VALIDATION_ERROR`, naming the field); a well-formed refund
+ * that the capture's state forbids is 422 `UNPROCESSABLE_ENTITY` with one `innererror.code`
+ * (`REFUND_CODES`), as PayPal's API answers its business-rule refusals.
  */
-
 import { memoryDataSource, paginate } from '@resourceful/collection-pagination';
 import { ApiError } from '@resourceful/error-envelope';
+import {
+  type CompositeOperation,
+  compositeOperation,
+  computedResource,
+  type Operation,
+} from '@resourceful/resource-operations';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
 import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
-import { findOr404, sendCreated } from '../responses.js';
+import { AmountInput, CURRENCY_DIGITS, type Money, money, toMinor } from '../money.js';
+import { findOr404 } from '../responses.js';
 
-export const Amount = z.object({
-  total: z.string().regex(/^\d{1,10}(\.\d{1,2})?$/, 'must be a decimal amount like "10.00"'),
-  currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code'),
-});
+export const RefundCreate = z.object({ amount: AmountInput }).strict();
 
-export const RefundCreate = z.object({ amount: Amount });
+/** The `innererror.code` of each business-rule refusal of a refund (all 422). */
+export const REFUND_CODES = {
+  fullyRefunded: 'CAPTURE_FULLY_REFUNDED',
+  currencyMismatch: 'CURRENCY_MISMATCH',
+  notPositive: 'REFUND_AMOUNT_NOT_POSITIVE',
+  exceedsCapture: 'REFUND_EXCEEDS_CAPTURE',
+} as const;
 
-export type AmountValue = z.infer<typeof Amount>;
+export type CaptureState = 'completed' | 'partially_refunded' | 'refunded';
+
+export interface StoredPayment extends StoredRecord {
+  intent: 'sale';
+  state: 'approved';
+  amount: Money;
+}
 
 export interface StoredCapture extends StoredRecord {
   parent_payment: string;
-  amount: AmountValue;
-  state: 'completed';
+  amount: Money;
+  /** What its refunds add up to, in the capture's currency. */
+  refunded_amount: Money;
+  state: CaptureState;
 }
 
 export interface StoredRefund extends StoredRecord {
   state: 'completed';
-  amount: AmountValue;
+  amount: Money;
   capture_id: string;
   parent_payment: string;
 }
 
+export function newCapture(
+  id: string,
+  parentPayment: string,
+  amount: Money,
+  time: string,
+): StoredCapture {
+  return {
+    id,
+    parent_payment: parentPayment,
+    amount,
+    refunded_amount: money(0n, amount.currency),
+    state: 'completed',
+    create_time: time,
+    update_time: time,
+  };
+}
+
+const paymentPath = (id: string) => `/v1/payments/payments/${encodeURIComponent(id)}`;
 const capturePath = (id: string) => `/v1/payments/captures/${encodeURIComponent(id)}`;
-const refundPath = (id: string) => `/v1/payments/refunds/${encodeURIComponent(id)}`;
 
-function captureRepresentation(req: Request, capture: StoredCapture) {
-  const links: Link[] = [
-    link(req, capturePath(capture.id), 'self'),
-    link(req, `${capturePath(capture.id)}/refund`, 'refund', 'POST'),
-  ];
-  return { ...capture, links };
+function minorOf(amount: Money): bigint {
+  return toMinor(amount.total, amount.currency) as bigint;
 }
 
-function refundRepresentation(req: Request, refund: StoredRefund) {
-  const links: Link[] = [
-    link(req, refundPath(refund.id), 'self'),
-    link(req, capturePath(refund.capture_id), 'capture'),
-  ];
-  return { ...refund, links };
+function remainingMinor(capture: StoredCapture): bigint {
+  return minorOf(capture.amount) - minorOf(capture.refunded_amount);
 }
-
-const cents = (total: string) => Math.round(Number(total) * 100);
 
 export interface RefundRoutesOptions {
   router: Router;
   lists: ListDefaults;
+  payments: MemoryCollection<StoredPayment>;
   captures: MemoryCollection<StoredCapture>;
   refunds: MemoryCollection<StoredRefund>;
   now: () => Date;
 }
 
-export function mountRefunds({ router, lists, captures, refunds, now }: RefundRoutesOptions): void {
+function refuse(message: string, code: string, target: string): ApiError {
+  return ApiError.unprocessable(message, { target, innererror: { code } });
+}
+
+/** The refund's amount checked against the capture, under the capture's lock. */
+function checkRefund(capture: StoredCapture, amount: Money & { minor: bigint }): void {
+  if (capture.state === 'refunded') {
+    throw refuse('The capture is fully refunded.', REFUND_CODES.fullyRefunded, 'capture_id');
+  }
+  if (amount.currency !== capture.amount.currency) {
+    throw refuse(
+      `The refund currency must be the capture's (${capture.amount.currency}).`,
+      REFUND_CODES.currencyMismatch,
+      'amount.currency',
+    );
+  }
+  if (amount.minor <= 0n) {
+    throw refuse(
+      'The refund amount must be greater than zero.',
+      REFUND_CODES.notPositive,
+      'amount.total',
+    );
+  }
+  if (amount.minor > remainingMinor(capture)) {
+    throw refuse(
+      'The refund exceeds the captured amount not yet refunded.',
+      REFUND_CODES.exceedsCapture,
+      'amount.total',
+    );
+  }
+}
+
+/** Declares the refund operations and mounts the plain reads; returns the declarations. */
+export function mountRefunds(options: RefundRoutesOptions): Operation[] {
+  const { router, lists, payments, captures, refunds, now } = options;
+  const publicBaseUrl = lists.publicBaseUrl;
+  const linkBase = publicBaseUrl === undefined ? {} : { publicBaseUrl };
+
+  function captureRepresentation(req: Request, capture: StoredCapture) {
+    const path = capturePath(capture.id);
+    const links: Link[] = [
+      link(req, path, 'self'),
+      link(req, paymentPath(capture.parent_payment), 'parent_payment'),
+      link(req, `${path}/refunds`, 'refunds'),
+      // Offered only while something is left to refund.
+      ...refund.links(req, capture),
+    ];
+    return {
+      ...capture,
+      remaining_amount: money(remainingMinor(capture), capture.amount.currency),
+      links,
+    };
+  }
+
+  const refund: CompositeOperation<StoredCapture, StoredRefund> = compositeOperation({
+    ...linkBase,
+    resource: '/payments/captures/:capture_id',
+    name: 'refund',
+    load: (id) => captures.get(id),
+    notFound: { message: 'The capture does not exist.', target: 'capture_id' },
+    representSource: (capture, req) => captureRepresentation(req as Request, capture),
+    available: (capture) => remainingMinor(capture) > 0n,
+    body: RefundCreate,
+    create: ({ source: capture, body, now: time }) => {
+      checkRefund(capture, body.amount);
+      const stamp = time.toISOString();
+      const refunded = minorOf(capture.refunded_amount) + body.amount.minor;
+      const total = minorOf(capture.amount);
+      captures.set({
+        ...capture,
+        refunded_amount: money(refunded, capture.amount.currency),
+        state: refunded === total ? 'refunded' : 'partially_refunded',
+        update_time: stamp,
+      });
+      return refunds.set({
+        id: refunds.newId(),
+        state: 'completed',
+        amount: { total: body.amount.total, currency: body.amount.currency },
+        capture_id: capture.id,
+        parent_payment: capture.parent_payment,
+        create_time: stamp,
+        update_time: stamp,
+      });
+    },
+    created: {
+      path: '/payments/refunds',
+      load: (id) => refunds.get(id),
+      notFound: { message: 'The refund does not exist.', target: 'refund_id' },
+    },
+    represent: (record) => ({ ...record }),
+    related: (record) => [
+      {
+        rel: 'parent_payment',
+        path: `/payments/payments/${encodeURIComponent(record.parent_payment)}`,
+      },
+      { rel: 'capture', path: `/payments/captures/${encodeURIComponent(record.capture_id)}` },
+    ],
+    now,
+  });
+
   router.get(
     '/payments/captures',
     paginate({
       ...lists,
       source: memoryDataSource(() => captures.all()),
-      sortable: ['create_time'],
+      sortable: ['create_time', 'update_time'],
       filterable: ['parent_payment', 'state'],
+      timeSelectable: ['create_time', 'update_time'],
       summary: (capture, req) => captureRepresentation(req as Request, capture),
     }),
   );
@@ -80,41 +210,100 @@ export function mountRefunds({ router, lists, captures, refunds, now }: RefundRo
     res.json(captureRepresentation(req, capture));
   });
 
-  // A composite operation: it creates a refund tied to the capture and its payment. The spec
-  // leaves the status open; 201 with Location, as for any other create.
-  router.post('/payments/captures/:id/refund', (req: Request, res: Response) => {
-    const capture = findOr404(captures, String(req.params.id), 'capture', 'capture_id');
-    const { amount } = RefundCreate.parse(req.body);
-    if (amount.currency !== capture.amount.currency) {
-      throw ApiError.invalidRequest('The refund currency must match the capture.', {
-        target: 'amount.currency',
-      });
-    }
-    const refunded = refunds
-      .all()
-      .filter((refund) => refund.capture_id === capture.id)
-      .reduce((sum, refund) => sum + cents(refund.amount.total), 0);
-    if (refunded + cents(amount.total) > cents(capture.amount.total)) {
-      throw ApiError.unprocessable('The refund exceeds the captured amount not yet refunded.', {
-        target: 'amount.total',
-        innererror: { code: 'REFUND_EXCEEDS_CAPTURE' },
-      });
-    }
-    const time = now().toISOString();
-    const refund = refunds.set({
-      id: refunds.newId(),
-      state: 'completed',
-      amount,
-      capture_id: capture.id,
-      parent_payment: capture.parent_payment,
-      create_time: time,
-      update_time: time,
+  // The refunds of one capture, oldest first, paged like any list.
+  router.get(
+    '/payments/captures/:id/refunds',
+    paginate({
+      ...lists,
+      source: (req) => {
+        const id = String((req as Request).params.id);
+        const capture = findOr404(captures, id, 'capture', 'capture_id');
+        return memoryDataSource(() =>
+          refunds.all().filter((record) => record.capture_id === capture.id),
+        );
+      },
+      sortable: ['create_time'],
+      timeSelectable: ['create_time'],
+      summary: (record, req) => refund.representation(req as Request, record),
+    }),
+  );
+
+  router.get('/payments/payments/:id', (req: Request, res: Response) => {
+    const payment = findOr404(payments, String(req.params.id), 'payment', 'payment_id');
+    const path = paymentPath(payment.id);
+    res.json({
+      ...payment,
+      links: [
+        link(req, path, 'self'),
+        link(
+          req,
+          `/v1/payments/captures?parent_payment=${encodeURIComponent(payment.id)}`,
+          'captures',
+        ),
+      ],
     });
-    sendCreated(req, res, refundRepresentation(req, refund));
   });
 
-  router.get('/payments/refunds/:id', (req: Request, res: Response) => {
-    const refund = findOr404(refunds, String(req.params.id), 'refund', 'refund_id');
-    res.json(refundRepresentation(req, refund));
+  const summary = computedResource({
+    path: '/payments/refund-summary',
+    parameters: ['currency', 'start_time', 'end_time'],
+    allowedParameters: lists.allowedParameters ?? [],
+    query: RefundSummaryQuery,
+    compute: ({ query }) => refundSummary(captures.all(), refunds.all(), query),
   });
+
+  return [refund, summary];
+}
+
+const timestamp = z.iso.datetime({ offset: true });
+
+/** `GET /v1/payments/refund-summary?currency=USD&start_time=…&end_time=…` */
+export const RefundSummaryQuery = z
+  .object({
+    currency: z
+      .string()
+      .refine((code) => Object.hasOwn(CURRENCY_DIGITS, code), 'must be a supported currency'),
+    start_time: timestamp.optional(),
+    end_time: timestamp.optional(),
+  })
+  .refine(
+    (query) =>
+      query.start_time === undefined ||
+      query.end_time === undefined ||
+      Date.parse(query.start_time) <= Date.parse(query.end_time),
+    { message: 'must not be before start_time', path: ['end_time'] },
+  );
+
+/**
+ * Totals of the captures of one currency created in [start_time, end_time], and of their
+ * refunds: computed on every read, never stored.
+ */
+export function refundSummary(
+  allCaptures: readonly StoredCapture[],
+  allRefunds: readonly StoredRefund[],
+  query: z.infer<typeof RefundSummaryQuery>,
+) {
+  const from = query.start_time === undefined ? -Infinity : Date.parse(query.start_time);
+  const to = query.end_time === undefined ? Infinity : Date.parse(query.end_time);
+  const selected = allCaptures.filter((capture) => {
+    const created = Date.parse(capture.create_time);
+    return capture.amount.currency === query.currency && created >= from && created <= to;
+  });
+  const ids = new Set(selected.map((capture) => capture.id));
+  let captured = 0n;
+  let refunded = 0n;
+  for (const capture of selected) {
+    captured += minorOf(capture.amount);
+    refunded += minorOf(capture.refunded_amount);
+  }
+  return {
+    currency: query.currency,
+    ...(query.start_time === undefined ? {} : { start_time: query.start_time }),
+    ...(query.end_time === undefined ? {} : { end_time: query.end_time }),
+    capture_count: selected.length,
+    refund_count: allRefunds.filter((record) => ids.has(record.capture_id)).length,
+    captured_amount: money(captured, query.currency),
+    refunded_amount: money(refunded, query.currency),
+    remaining_amount: money(captured - refunded, query.currency),
+  };
 }

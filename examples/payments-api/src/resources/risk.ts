@@ -1,12 +1,16 @@
 /**
  * @module Risk: a resource-oriented complex operation (`POST /risk/decisions` records a
- * decision) and a transient one (`POST /risk/evaluate` keeps nothing).
+ * decision, 201, readable at `GET /risk/decisions/{id}`) and a transient one
+ * (`POST /risk/evaluate` keeps nothing, 200).
  */
-import type { Request, Response, Router } from 'express';
+import {
+  type Operation,
+  resourceOrientedOperation,
+  transientOperation,
+} from '@resourceful/resource-operations';
 import { z } from 'zod';
-import { link } from '../links.js';
+import type { ListDefaults } from '../lists.js';
 import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
-import { findOr404, sendCreated } from '../responses.js';
 
 export const DecisionRequest = z.object({ code: z.string().min(1).max(100) });
 
@@ -15,40 +19,37 @@ export interface StoredDecision extends StoredRecord {
   status: 'APPROVED';
 }
 
-const decisionPath = (id: string) => `/v1/risk/decisions/${encodeURIComponent(id)}`;
-
-function decisionRepresentation(req: Request, decision: StoredDecision) {
-  return { ...decision, links: [link(req, decisionPath(decision.id), 'self')] };
-}
-
 export interface RiskRoutesOptions {
-  router: Router;
+  lists: ListDefaults;
   decisions: MemoryCollection<StoredDecision>;
   now: () => Date;
 }
 
-export function mountRisk({ router, decisions, now }: RiskRoutesOptions): void {
-  router.post('/risk/decisions', (req: Request, res: Response) => {
-    const { code } = DecisionRequest.parse(req.body);
-    const time = now().toISOString();
-    const decision = decisions.set({
-      id: decisions.newId(),
-      code,
-      status: 'APPROVED',
-      create_time: time,
-      update_time: time,
-    });
-    sendCreated(req, res, decisionRepresentation(req, decision));
+export function riskOperations({ lists, decisions, now }: RiskRoutesOptions): Operation[] {
+  const linkBase = lists.publicBaseUrl === undefined ? {} : { publicBaseUrl: lists.publicBaseUrl };
+  const decide = resourceOrientedOperation({
+    ...linkBase,
+    path: '/risk/decisions',
+    body: DecisionRequest,
+    create: ({ body, now: time }) => {
+      const stamp = time.toISOString();
+      return decisions.set({
+        id: decisions.newId(),
+        code: body.code,
+        status: 'APPROVED',
+        create_time: stamp,
+        update_time: stamp,
+      });
+    },
+    load: (id) => decisions.get(id),
+    notFound: { message: 'The decision does not exist.', target: 'decision_id' },
+    represent: (decision) => ({ ...decision }),
+    now,
   });
-
-  router.get('/risk/decisions/:id', (req: Request, res: Response) => {
-    const decision = findOr404(decisions, String(req.params.id), 'decision', 'decision_id');
-    res.json(decisionRepresentation(req, decision));
+  const evaluate = transientOperation({
+    path: '/risk/evaluate',
+    body: DecisionRequest,
+    compute: () => ({ status: 'VALID' as const }),
   });
-
-  // Transient: keeps no state, creates nothing, answers 200 with the result.
-  router.post('/risk/evaluate', (req: Request, res: Response) => {
-    DecisionRequest.parse(req.body);
-    res.status(200).json({ status: 'VALID' });
-  });
+  return [decide, evaluate];
 }

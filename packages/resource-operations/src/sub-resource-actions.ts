@@ -1,0 +1,299 @@
+/**
+ * @module Sub-resource actions (`POST …/{resource}/{id}/{action}`) and the history of their
+ * calls (`GET …/{resource}/{id}/history`), declared once per resource.
+ *
+ * Spec, "Complex operations": 200 with the resource when the state changed, 204 with no body
+ * when it did not (also "Status codes": 204 for an action with no state change); rule 2: every
+ * call recorded in a resource readable with GET.
+ */
+import { type CollectionSpec, paginate } from '@resourceful/collection-pagination';
+import { conditionalWrite, etagFor, type KeyedLock } from '@resourceful/conditional-requests';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  describeValue,
+  OPTION_ERROR_CODES,
+  optionError,
+} from '@resourceful/option-checks';
+import {
+  assertFunction,
+  assertOptionalFunction,
+  assertOptionalString,
+  assertResourcePath,
+  assertSchema,
+  assertSegment,
+  invalid,
+} from './checks.js';
+import { type ActionRecord, type HistoryStore, memoryHistoryStore } from './history.js';
+import { fillPath, makeLink, pathParameter, requestParameters } from './links.js';
+import { type Loader, loaderOr404 } from './not-found.js';
+import { readBody } from './read-body.js';
+import { sendJson, sendNoContent } from './respond.js';
+import type { StandardSchemaV1 } from './standard-schema.js';
+import type {
+  Link,
+  MaybePromise,
+  Next,
+  NotFoundOptions,
+  Operation,
+  OperationRequest,
+  OperationRoute,
+} from './types.js';
+
+export interface ActionContext<T, B> {
+  /** The resource as loaded under its lock. */
+  resource: T;
+  /** The validated body; `{}` passed through the schema when none was sent. */
+  body: B;
+  req: OperationRequest;
+  /** The time of the call, as the history records it. */
+  now: Date;
+}
+
+export interface ActionDefinition<T, B> {
+  /** Schema of the optional JSON body. Without one, the action takes no body. */
+  body?: StandardSchemaV1<unknown, B>;
+  /**
+   * Whether the action would change the resource now: it is offered as a link only then.
+   * Calling it anyway is not an error: the spec answers 204.
+   */
+  available: (resource: T) => boolean;
+  /**
+   * Performs the action under the resource's lock; stores the change and resolves to `true`
+   * when the state changed, `false` when there was nothing to do. Throw an `ApiError` to refuse
+   * (a business rule: 422); a refused call changes nothing and is not recorded.
+   */
+  perform: (context: ActionContext<T, B>) => MaybePromise<boolean>;
+}
+
+/** Paging of the history sub-collection: collection-pagination's options. */
+export type HistoryPagingOptions = Pick<
+  CollectionSpec,
+  'defaultPageSize' | 'maxPageSize' | 'totals' | 'naming' | 'allowedParameters'
+>;
+
+export interface SubResourceActionsOptions<T, A extends Record<string, unknown>> {
+  /** The resource's route, ending in its id parameter: `/payments/billing-agreements/:id`. */
+  resource: string;
+  /** Reads the resource; `undefined` when it does not exist (404). */
+  load: Loader<T>;
+  /** The resource as its GET sends it: the body of a 200, and the source of its ETag. */
+  represent: (resource: T, req: OperationRequest) => unknown;
+  /** The state recorded before and after each call, e.g. `(agreement) => agreement.state`. */
+  state: (resource: T) => unknown;
+  /** The actions by path segment: `{ suspend: {…}, 're-activate': {…} }`. */
+  actions: { readonly [K in keyof A]: ActionDefinition<T, A[K]> };
+  /** The resource id, for links. @default (resource) => resource.id */
+  id?: (resource: T) => string;
+  /** The 404 of a missing resource. @default { message: 'The resource does not exist.', target: the id parameter } */
+  notFound?: NotFoundOptions;
+  /** Who called, recorded as `actor` when known. @default none recorded */
+  actor?: (req: OperationRequest) => string | undefined;
+  /** Where the history is kept. @default memoryHistoryStore() */
+  historyStore?: HistoryStore;
+  /** The history's path segment, also its link relation's target. @default 'history' */
+  historyPath?: string;
+  /** Paging of the history. @default collection-pagination's defaults */
+  historyPaging?: HistoryPagingOptions;
+  /** Base of every link, such as `https://api.example.com`. @default the request's origin */
+  publicBaseUrl?: string;
+  /** @default () => new Date() */
+  now?: () => Date;
+  /** The lock serialising writes of one resource. @default conditional-requests' shared lock */
+  lock?: KeyedLock;
+}
+
+export interface SubResourceActions<T> extends Operation {
+  readonly kind: 'sub-resource-action';
+  /**
+   * The links to put on the resource's representation: one per action possible now (method
+   * POST, rel the action's name), then `history` (method GET).
+   */
+  links(req: OperationRequest, resource: T): Link[];
+}
+
+const KNOWN_OPTIONS = [
+  'resource',
+  'load',
+  'represent',
+  'state',
+  'actions',
+  'id',
+  'notFound',
+  'actor',
+  'historyStore',
+  'historyPath',
+  'historyPaging',
+  'publicBaseUrl',
+  'now',
+  'lock',
+] as const;
+
+const FACTORY = 'subResourceActions';
+
+function defaultId(resource: unknown): string {
+  const id = (resource as { id?: unknown } | null)?.id;
+  if (typeof id !== 'string') {
+    throw new TypeError(`${FACTORY}: the resource has no string "id"; pass the "id" option.`);
+  }
+  return id;
+}
+
+/**
+ * Declares the actions of one resource and their history.
+ *
+ * @example
+ * const agreementActions = subResourceActions({
+ *   resource: '/payments/billing-agreements/:id',
+ *   load: (id) => agreements.get(id),
+ *   represent: (agreement, req) => ({ ...agreement, links: agreementActions.links(req, agreement) }),
+ *   state: (agreement) => agreement.state,
+ *   actions: {
+ *     suspend: {
+ *       body: z.object({ note: z.string().max(500).optional() }),
+ *       available: (agreement) => agreement.state === 'ACTIVE',
+ *       perform: ({ resource }) => resource.state !== 'SUSPENDED' && ((resource.state = 'SUSPENDED'), true),
+ *     },
+ *   },
+ * });
+ * mountOperations(v1, [agreementActions]);
+ */
+export function subResourceActions<T, A extends Record<string, unknown>>(
+  options: SubResourceActionsOptions<T, A>,
+): SubResourceActions<T> {
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, KNOWN_OPTIONS);
+  const idName = assertResourcePath(FACTORY, 'resource', options.resource);
+  assertFunction(FACTORY, 'load', options.load);
+  assertFunction(FACTORY, 'represent', options.represent);
+  assertFunction(FACTORY, 'state', options.state);
+  assertOptionalFunction(FACTORY, 'id', options.id);
+  assertOptionalFunction(FACTORY, 'actor', options.actor);
+  assertOptionalFunction(FACTORY, 'now', options.now);
+  assertOptionalString(FACTORY, 'publicBaseUrl', options.publicBaseUrl);
+  const historyPath = assertSegment(FACTORY, 'historyPath', options.historyPath ?? 'history');
+  const actions = options.actions as Readonly<Record<string, ActionDefinition<T, unknown>>>;
+  if (typeof actions !== 'object' || actions === null || Object.keys(actions).length === 0) {
+    throw invalid(
+      FACTORY,
+      'actions',
+      `"actions" must name at least one action, as in { suspend: { available, perform } }, got ${describeValue(actions)}.`,
+    );
+  }
+  for (const [name, action] of Object.entries(actions)) {
+    assertSegment(FACTORY, 'actions', name);
+    if (name === historyPath) {
+      throw optionError(
+        OPTION_ERROR_CODES.conflictingOptions,
+        FACTORY,
+        `the action "${name}" would hide the history's path; choose another "historyPath".`,
+        'historyPath',
+      );
+    }
+    assertOptionsObject(`${FACTORY}: actions.${name}`, action);
+    assertKnownOptions(`${FACTORY}: actions.${name}`, action, ['body', 'available', 'perform']);
+    assertSchema(FACTORY, `actions.${name}.body`, action.body);
+    assertFunction(FACTORY, `actions.${name}.available`, action.available);
+    assertFunction(FACTORY, `actions.${name}.perform`, action.perform);
+  }
+
+  const { resource, represent, state, actor, publicBaseUrl } = options;
+  const idOf = options.id ?? defaultId;
+  const now = options.now ?? (() => new Date());
+  const store = options.historyStore ?? memoryHistoryStore();
+  const loadOr404 = loaderOr404(options.load, idName, options.notFound);
+  const lock = options.lock;
+
+  function actionRoute(name: string, action: ActionDefinition<T, unknown>): OperationRoute {
+    async function run(req: OperationRequest): Promise<{ changed: boolean; resource: T }> {
+      const id = pathParameter(req, idName);
+      // Validated before the lock and the load: a bad body changes nothing and is not recorded.
+      const body = await readBody(action.body, req.body);
+      return conditionalWrite(req, {
+        // The identity json-patch-update locks on: an action waits for a PATCH of the resource.
+        identity: id,
+        ...(lock === undefined ? {} : { lock }),
+        load: () => loadOr404(id, req),
+        // The tag its GET carries, so `If-Match` makes an action conditional like a PATCH.
+        etag: (current) => etagFor(represent(current, req)),
+        write: async (current) => {
+          // Asked before the action runs: a history store that is down fails the call before
+          // anything changes, rather than after an unrecorded change.
+          const calls = await store.count(id);
+          const time = now();
+          // A copy: `perform` may change in place the object `state` returned.
+          const before = structuredClone(state(current as T));
+          const changed = await action.perform({ resource: current as T, body, req, now: time });
+          if (typeof changed !== 'boolean') {
+            throw new TypeError(
+              `${FACTORY}: actions.${name}.perform must resolve to true (state changed) or false, got ${describeValue(changed)}.`,
+            );
+          }
+          // Read again: a store may replace the record rather than change it in place.
+          const after = changed ? await loadOr404(id, req) : (current as T);
+          const record: ActionRecord = {
+            id: `${id}-H${calls + 1}`,
+            action: name,
+            outcome: changed ? 'STATE_CHANGED' : 'NO_CHANGE',
+            request: body,
+            state_before: before,
+            state_after: state(after),
+            create_time: time.toISOString(),
+          };
+          const who = actor?.(req);
+          if (who !== undefined) record.actor = who;
+          await store.append(id, record);
+          return { changed, resource: after };
+        },
+      });
+    }
+    return {
+      method: 'POST',
+      path: `${resource}/${name}`,
+      complexOperation: true,
+      handler: function subResourceActionMiddleware(req, res, next: Next) {
+        run(req).then(({ changed, resource: after }) => {
+          if (changed) sendJson(req, res, 200, represent(after, req));
+          else sendNoContent(res);
+        }, next);
+      },
+    };
+  }
+
+  const historyRoute: OperationRoute = {
+    method: 'GET',
+    path: `${resource}/${historyPath}`,
+    complexOperation: false,
+    handler: paginate<ActionRecord, OperationRequest>({
+      ...options.historyPaging,
+      ...(publicBaseUrl === undefined ? {} : { publicBaseUrl }),
+      sortable: ['create_time'],
+      filterable: ['action', 'outcome'],
+      timeSelectable: ['create_time'],
+      source: async (req) => {
+        const id = pathParameter(req, idName);
+        await loadOr404(id, req);
+        return store.source(id);
+      },
+    }),
+  };
+
+  return {
+    kind: 'sub-resource-action',
+    routes: [
+      ...Object.entries(actions).map(([name, action]) => actionRoute(name, action)),
+      historyRoute,
+    ],
+    links(req, current) {
+      const path = fillPath(resource, { ...requestParameters(req), [idName]: idOf(current) });
+      const links: Link[] = [];
+      for (const [name, action] of Object.entries(actions)) {
+        if (action.available(current)) {
+          links.push(makeLink(req, `${path}/${name}`, name, 'POST', publicBaseUrl));
+        }
+      }
+      links.push(makeLink(req, `${path}/${historyPath}`, 'history', 'GET', publicBaseUrl));
+      return links;
+    },
+  };
+}

@@ -1,0 +1,274 @@
+import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { buildFixture } from './fixture.js';
+
+const BASE = 'http://api.test';
+const rels = (body: { links: { rel: string }[] }) => body.links.map((link) => link.rel);
+
+describeEachExpress('sub-resource actions', (express) => {
+  const setup = () => buildFixture(express, { publicBaseUrl: BASE });
+
+  describe('status', () => {
+    it('answers 200 with the resource when the state changes', async () => {
+      const { app } = setup();
+      const res = await request(app).post('/v1/accounts/ACC-1/suspend').send({ note: 'pause' });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: 'ACC-1', state: 'SUSPENDED', version: 2 });
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    });
+
+    it('answers 204 without a body when nothing changes', async () => {
+      const { app } = setup();
+      const res = await request(app).post('/v1/accounts/ACC-2/suspend').send({});
+      expect(res.status).toBe(204);
+      expect(res.text).toBe('');
+      expect(res.headers['content-type']).toBeUndefined();
+    });
+
+    it('accepts a call without a body when the schema allows it', async () => {
+      const { app } = setup();
+      const res = await request(app).post('/v1/accounts/ACC-1/suspend');
+      expect(res.status).toBe(200);
+    });
+
+    it('answers 404 naming the id parameter for a missing resource', async () => {
+      const { app } = setup();
+      const res = await request(app).post('/v1/accounts/NOPE/suspend').send({});
+      expectErrorEnvelope(res, 404, { code: 'NOT_FOUND', target: 'account_id' });
+    });
+
+    it('passes a business refusal through unrecorded', async () => {
+      const fixture = setup();
+      fixture.accounts.set('ACC-LOCKED', { id: 'ACC-LOCKED', state: 'SUSPENDED', version: 1 });
+      const res = await request(fixture.app).post('/v1/accounts/ACC-LOCKED/re-activate').send({});
+      expectErrorEnvelope(res, 422, { code: 'UNPROCESSABLE_ENTITY' });
+      expect(res.body.error.innererror).toEqual({ code: 'ACCOUNT_LOCKED' });
+      const history = await request(fixture.app).get('/v1/accounts/ACC-LOCKED/history');
+      expect(history.body.items).toEqual([]);
+    });
+  });
+
+  describe('links', () => {
+    it('offers an action only while it would change the state, and always the history', async () => {
+      const { app } = setup();
+      const active = await request(app).get('/v1/accounts/ACC-1');
+      expect(active.body.links).toEqual([
+        { href: `${BASE}/v1/accounts/ACC-1/suspend`, rel: 'suspend', method: 'POST' },
+        { href: `${BASE}/v1/accounts/ACC-1/history`, rel: 'history', method: 'GET' },
+      ]);
+      const suspended = await request(app).post('/v1/accounts/ACC-1/suspend').send({});
+      expect(rels(suspended.body)).toEqual(['re-activate', 'history']);
+    });
+
+    it('builds links from the request host and the mount path without a public base URL', async () => {
+      const { app } = buildFixture(express);
+      const res = await request(app).get('/v1/accounts/ACC-1').set('Host', 'example.org:8080');
+      expect(res.body.links[0].href).toBe('http://example.org:8080/v1/accounts/ACC-1/suspend');
+    });
+
+    it('percent-encodes the id in links', async () => {
+      const fixture = setup();
+      fixture.accounts.set('A B/1', { id: 'A B/1', state: 'ACTIVE', version: 1 });
+      const res = await request(fixture.app).post('/v1/accounts/A%20B%2F1/suspend').send({});
+      expect(res.status).toBe(200);
+      expect(res.body.links[1].href).toBe(`${BASE}/v1/accounts/A%20B%2F1/history`);
+    });
+  });
+
+  describe('history', () => {
+    it('records every call, newest first, with body, outcome, states and actor', async () => {
+      const { app } = setup();
+      await request(app)
+        .post('/v1/accounts/ACC-1/suspend')
+        .set('X-User', 'ada')
+        .send({ note: 'one' });
+      await request(app).post('/v1/accounts/ACC-1/suspend').send({ note: 'two' });
+      await request(app).post('/v1/accounts/ACC-1/re-activate').send({ note: 'three' });
+      const res = await request(app).get('/v1/accounts/ACC-1/history?page_size=10');
+      expect(res.status).toBe(200);
+      expect(res.body.items).toEqual([
+        expect.objectContaining({
+          id: 'ACC-1-H3',
+          action: 're-activate',
+          outcome: 'STATE_CHANGED',
+          request: { note: 'three' },
+          state_before: 'SUSPENDED',
+          state_after: 'ACTIVE',
+        }),
+        expect.objectContaining({
+          id: 'ACC-1-H2',
+          action: 'suspend',
+          outcome: 'NO_CHANGE',
+          request: { note: 'two' },
+          state_before: 'SUSPENDED',
+          state_after: 'SUSPENDED',
+        }),
+        expect.objectContaining({ id: 'ACC-1-H1', actor: 'ada', outcome: 'STATE_CHANGED' }),
+      ]);
+      expect(res.body.items[1].actor).toBeUndefined();
+      expect(Date.parse(res.body.items[0].create_time)).not.toBeNaN();
+    });
+
+    it('pages through collection-pagination with navigation links', async () => {
+      const { app } = setup();
+      for (const note of ['a', 'b', 'c']) {
+        await request(app).post('/v1/accounts/ACC-1/suspend').send({ note });
+      }
+      const first = await request(app).get('/v1/accounts/ACC-1/history');
+      expect(first.body.items.map((e: { request: { note: string } }) => e.request.note)).toEqual([
+        'c',
+        'b',
+      ]);
+      const next = first.body.links.find((link: { rel: string }) => link.rel === 'next');
+      expect(next.href).toBe(`${BASE}/v1/accounts/ACC-1/history?page=2&page_size=2`);
+      const second = await request(app).get(
+        new URL(next.href).pathname + new URL(next.href).search,
+      );
+      expect(second.body.items.map((e: { request: { note: string } }) => e.request.note)).toEqual([
+        'a',
+      ]);
+    });
+
+    it('filters by action and sorts oldest first on request', async () => {
+      const { app } = setup();
+      await request(app).post('/v1/accounts/ACC-1/suspend').send({ note: 'a' });
+      await request(app).post('/v1/accounts/ACC-1/re-activate').send({ note: 'b' });
+      const filtered = await request(app).get('/v1/accounts/ACC-1/history?action=re-activate');
+      expect(filtered.body.items.map((e: { id: string }) => e.id)).toEqual(['ACC-1-H2']);
+      const oldest = await request(app).get(
+        '/v1/accounts/ACC-1/history?sort_by=create_time&sort_order=asc',
+      );
+      expect(oldest.body.items.map((e: { id: string }) => e.id)).toEqual(['ACC-1-H1', 'ACC-1-H2']);
+    });
+
+    it('answers 404 for the history of a missing resource and 400 for a bad page size', async () => {
+      const { app } = setup();
+      expectErrorEnvelope(await request(app).get('/v1/accounts/NOPE/history'), 404, {
+        target: 'account_id',
+      });
+      expectErrorEnvelope(await request(app).get('/v1/accounts/ACC-1/history?page_size=0'), 400, {
+        target: 'page_size',
+      });
+    });
+  });
+
+  describe('bad bodies', () => {
+    it.each([
+      ['a wrong type', { note: 42 }, 'note'],
+      ['a too long value', { note: 'x'.repeat(21) }, 'note'],
+      ['an unknown field', { reason: 'x' }, undefined],
+      ['__proto__', JSON.parse('{"__proto__": {"admin": true}}'), undefined],
+    ])(
+      'answers 400 naming the field for %s, changing and recording nothing',
+      async (_, body, target) => {
+        const fixture = setup();
+        const res = await request(fixture.app).post('/v1/accounts/ACC-1/suspend').send(body);
+        expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', ...(target ? { target } : {}) });
+        expect(fixture.accounts.get('ACC-1')?.state).toBe('ACTIVE');
+        expect(fixture.calls.suspend).toBeUndefined();
+        expect(await fixture.history.count('ACC-1')).toBe(0);
+      },
+    );
+
+    it('answers 400 for an array or a string body', async () => {
+      const { app } = setup();
+      for (const body of [[1], '"x"']) {
+        const res = await request(app)
+          .post('/v1/accounts/ACC-1/suspend')
+          .set('Content-Type', 'application/json')
+          .send(typeof body === 'string' ? body : JSON.stringify(body));
+        expect(res.status).toBe(400);
+      }
+    });
+
+    it('refuses a body on an action that takes none', async () => {
+      const { app } = setup();
+      const res = await request(app).post('/v1/accounts/ACC-1/close').send({ now: true });
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST' });
+      expect(res.body.error.innererror).toEqual({ code: 'BODY_NOT_ACCEPTED' });
+    });
+  });
+
+  describe('idempotent repeat', () => {
+    it('replays the 200 for a repeated Service-Request-Id and records one call', async () => {
+      const fixture = setup();
+      const send = () =>
+        request(fixture.app)
+          .post('/v1/accounts/ACC-1/suspend')
+          .set('Service-Request-Id', 'sr-1')
+          .send({ note: 'once' });
+      const first = await send();
+      const again = await send();
+      expect(first.status).toBe(200);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(first.body);
+      expect(fixture.calls.suspend).toBe(1);
+      expect(await fixture.history.count('ACC-1')).toBe(1);
+    });
+
+    it('replays a 204 as a 204', async () => {
+      const fixture = setup();
+      const send = () =>
+        request(fixture.app).post('/v1/accounts/ACC-2/suspend').set('Service-Request-Id', 'sr-2');
+      expect((await send()).status).toBe(204);
+      expect((await send()).status).toBe(204);
+      expect(fixture.calls.suspend).toBe(1);
+    });
+  });
+
+  describe('concurrent calls', () => {
+    it('serialises two calls on one resource: one 200, one 204, both recorded', async () => {
+      const fixture = setup();
+      const [a, b] = await Promise.all([
+        request(fixture.app).post('/v1/accounts/ACC-1/suspend').send({ note: 'a' }),
+        request(fixture.app).post('/v1/accounts/ACC-1/suspend').send({ note: 'b' }),
+      ]);
+      expect([a.status, b.status].sort()).toEqual([200, 204]);
+      const history = await request(fixture.app).get('/v1/accounts/ACC-1/history');
+      expect(history.body.items.map((e: { outcome: string }) => e.outcome)).toEqual([
+        'NO_CHANGE',
+        'STATE_CHANGED',
+      ]);
+      expect(new Set(history.body.items.map((e: { id: string }) => e.id)).size).toBe(2);
+    });
+
+    it('honours If-Match with the ETag of the resource GET', async () => {
+      const { app } = setup();
+      const read = await request(app).get('/v1/accounts/ACC-1');
+      const stale = '"not-the-current-version"';
+      expectErrorEnvelope(
+        await request(app).post('/v1/accounts/ACC-1/suspend').set('If-Match', stale).send({}),
+        412,
+        { target: 'If-Match' },
+      );
+      const ok = await request(app)
+        .post('/v1/accounts/ACC-1/suspend')
+        .set('If-Match', read.headers.etag as string)
+        .send({});
+      expect(ok.status).toBe(200);
+    });
+  });
+});
+
+describeEachExpress('sub-resource actions, hostile input and failing stores', (express) => {
+  it('answers 400 naming Host when links would be built from an invalid one', async () => {
+    const { app } = buildFixture(express);
+    const res = await request(app).get('/v1/accounts/ACC-1').set('Host', 'bad host<script>');
+    expect(res.status).toBe(400);
+    const action = await request(app)
+      .post('/v1/accounts/ACC-1/suspend')
+      .set('Host', 'bad host<script>')
+      .send({});
+    expectErrorEnvelope(action, 400, { target: 'Host' });
+  });
+
+  it('changes nothing when the history store is down', async () => {
+    const fixture = buildFixture(express);
+    fixture.history.count = () => Promise.reject(new Error('store down'));
+    const res = await request(fixture.app).post('/v1/accounts/ACC-1/suspend').send({});
+    expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+    expect(fixture.accounts.get('ACC-1')?.state).toBe('ACTIVE');
+    expect(fixture.calls.suspend).toBeUndefined();
+  });
+});
