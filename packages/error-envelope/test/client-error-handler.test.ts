@@ -38,14 +38,16 @@ describeEachExpress('the server-level handlers', (express) => {
     app: appOptions = {},
     server: serverOptions = {},
     client,
+    slowBeforeBody = false,
   }: {
+    slowBeforeBody?: boolean;
     app?: ErrorHandlerOptions;
     server?: ServerOptions;
     client?: ErrorHandlerOptions;
   } = {}): Promise<RunningServer> {
     items = new Map([['1', { name: 'one' }]]);
     reports = [];
-    const app = appFor(express, items);
+    const app = appFor(express, items, slowBeforeBody);
     app.use(errorHandler({ onError: (report) => reports.push(report), ...appOptions }));
     const server = attachServerErrorHandlers(
       createServer({ maxHeaderSize: 1024, ...serverOptions }, app),
@@ -187,6 +189,52 @@ describeEachExpress('the server-level handlers', (express) => {
     });
   });
 
+  describe('when the refused bytes are a body the app has not started reading yet', () => {
+    it('answers the envelope once the app starts reading it, after async middleware', async () => {
+      const server = await start({ slowBeforeBody: true });
+      const exchange = await rawExchange(
+        server.port,
+        'POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"nam\r\nZZ\r\n',
+        { timeoutMs: 4_000 },
+      );
+      const responses = parseRawResponses(exchange.text, ['POST']);
+      expect(responses.map((response) => response.status)).toEqual([400]);
+      expect(parseErrorBody(responses[0]?.body ?? '')).toMatchObject({
+        innererror: { code: 'MALFORMED_HTTP' },
+      });
+      expect(exchange.closedByServer).toBe(true);
+      expect(items.size).toBe(1);
+    });
+
+    it('writes the answer of a handler that ran without reading the body, then closes', async () => {
+      const server = await start({ slowBeforeBody: true });
+      const exchange = await rawExchange(
+        server.port,
+        'DELETE /items/1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"nam\r\nZZ\r\n',
+        { timeoutMs: 4_000 },
+      );
+      const responses = parseRawResponses(exchange.text, ['DELETE']);
+      expect(responses.map((response) => response.status)).toEqual([204]);
+      expect(exchange.closedByServer).toBe(true);
+      expect(items.has('1')).toBe(false);
+    });
+
+    it('answers 408 when the app neither reads the body nor answers within requestTimeout', async () => {
+      const server = await start({
+        slowBeforeBody: true,
+        server: { requestTimeout: 500, headersTimeout: 400, connectionsCheckingInterval: 50 },
+      });
+      const exchange = await rawExchange(
+        server.port,
+        'POST /never HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"nam\r\nZZ\r\n',
+        { timeoutMs: 4_000 },
+      );
+      const responses = parseRawResponses(exchange.text, ['POST']);
+      expect(responses.map((response) => response.status)).toEqual([408]);
+      expect(exchange.closedByServer).toBe(true);
+    });
+  });
+
   describe('when no request is being answered', () => {
     it('answers 400 with the envelope for bytes that are not HTTP', async () => {
       const server = await start();
@@ -297,8 +345,14 @@ describeEachExpress('the server-level handlers', (express) => {
 });
 
 /** A small store with one route per verb; each answers on a later turn of the event loop. */
-function appFor(express: ExpressModule, items: Map<string, unknown>) {
+function appFor(express: ExpressModule, items: Map<string, unknown>, slowBeforeBody = false) {
   const app = express();
+  // An async middleware before the body parser (a session or auth lookup): the body is not
+  // read until it is done.
+  if (slowBeforeBody)
+    app.use((_req: Request, _res: Response, next: () => void) => void later().then(() => next()));
+  // A handler that neither reads the body nor answers: only requestTimeout ends it.
+  app.post('/never', () => undefined);
   // As @resourceful/http-conventions does: the request's id, stored under the shared key.
   app.use((req: Request, _res: Response, next: () => void) => {
     const id = req.headers['x-request-id'];
