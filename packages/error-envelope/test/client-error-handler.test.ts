@@ -400,9 +400,17 @@ function appFor(express: ExpressModule, items: Map<string, unknown>, slowBeforeB
 
 describe('clientErrorHandler options', () => {
   it('refuses a code header name that is not a token, and unknown options', () => {
-    expect(() => clientErrorHandler({ codeHeader: 'Error Code' })).toThrow(TypeError);
+    expect(() => clientErrorHandler({ codeHeader: 'Error Code' })).toThrow(
+      expect.objectContaining({ code: 'ERR_RESOURCEFUL_INVALID_OPTION', option: 'codeHeader' }),
+    );
     expect(() => clientErrorHandler({ codeHeadr: 'X' } as never)).toThrow(
       /Did you mean "codeHeader"/,
+    );
+    expect(() => clientErrorHandler({ codeHeadr: 'X' } as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_RESOURCEFUL_UNKNOWN_OPTION' }),
+    );
+    expect(() => attachServerErrorHandlers(createServer(), { retryAfter: -1 })).toThrow(
+      expect.objectContaining({ code: 'ERR_RESOURCEFUL_INVALID_OPTION', option: 'retryAfter' }),
     );
   });
 });
