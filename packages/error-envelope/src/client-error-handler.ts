@@ -64,8 +64,11 @@ const responsesBySocket = new WeakMap<object, ServerResponse[]>();
 // that request (trailing bytes, an unframed body), even when the app answered it at once.
 const startedThisTurn = new WeakSet<object>();
 let tracking = false;
-/** Servers given `attachServerErrorHandlers`: only their Host-less requests are answered here. */
-const envelopedServers = new WeakSet<object>();
+/**
+ * Servers given `attachServerErrorHandlers` (only their Host-less requests are answered here),
+ * with the settings of the options given to it.
+ */
+const envelopedServers = new WeakMap<object, (server: unknown) => ErrorSettings>();
 
 interface RequestStartMessage {
   request: IncomingMessage;
@@ -331,8 +334,9 @@ function replaceNodeAnswer(res: ServerResponse, error: ApiError, settings: Error
  */
 function answerMissingHost(message: RequestStartMessage): void {
   const { request, response, server } = message;
+  const settingsFor = envelopedServers.get(server);
   if (
-    !envelopedServers.has(server) ||
+    settingsFor === undefined ||
     // Node before 20 has no such check (the option is undefined there).
     (server as Server & { requireHostHeader?: boolean }).requireHostHeader !== true ||
     request.headers.host !== undefined ||
@@ -343,7 +347,7 @@ function answerMissingHost(message: RequestStartMessage): void {
   replaceNodeAnswer(
     response,
     ApiError.invalidRequest('HTTP/1.1 requests must carry a Host header.', { target: 'Host' }),
-    settingsOfServer(server),
+    settingsFor(server),
   );
 }
 
@@ -384,7 +388,7 @@ export function attachServerErrorHandlers<T extends Server>(
   options?: ClientErrorHandlerOptions,
 ): T {
   server.on('clientError', clientErrorHandler(options));
-  envelopedServers.add(server);
+  envelopedServers.set(server, settingsResolver('attachServerErrorHandlers', options));
   server.on('checkExpectation', expectationHandler(options));
   server.on('connect', connectHandler(options));
   server.on('dropRequest', dropRequestHandler(options));

@@ -468,6 +468,28 @@ describeEachExpress('requests Node answers before any event', (express) => {
     }
   });
 
+  it('writes that 400 with the options given to attachServerErrorHandlers', async () => {
+    const reports: ErrorReport[] = [];
+    const app = express();
+    app.use(errorHandler({ onError: () => undefined, codeHeader: 'X-Error-Code' }));
+    const running = await listen(
+      attachServerErrorHandlers(createServer(app), {
+        codeHeader: 'X-Server-Code',
+        onError: (report) => reports.push(report),
+      }),
+    );
+    try {
+      const exchange = await rawExchange(running.port, 'GET / HTTP/1.1\r\n\r\n');
+      const [response] = parseRawResponses(exchange.text);
+      expect(response?.status).toBe(400);
+      expect(response?.headers['x-server-code']).toBe('INVALID_REQUEST');
+      expect(response?.headers['x-error-code']).toBeUndefined();
+      expect(reports).toMatchObject([{ status: 400 }]);
+    } finally {
+      await running.close();
+    }
+  });
+
   it('answers chunk extensions over Node limit with a 413 envelope', async () => {
     const app = express();
     // Reading the body: the refused bytes are that body, so the refusal is the answer.
