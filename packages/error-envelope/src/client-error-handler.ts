@@ -265,6 +265,17 @@ export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
 }
 
 /**
+ * Whether the app listens for `event` itself (a tunnel for CONNECT, its own expectations): then
+ * its listener answers, and the envelope would be a second answer written into its stream.
+ */
+function answeredByAnother(server: unknown, event: 'connect' | 'checkExpectation'): boolean {
+  return (
+    typeof (server as Server | undefined)?.listenerCount === 'function' &&
+    (server as Server).listenerCount(event) > 1
+  );
+}
+
+/**
  * For `server.on('checkExpectation', …)`: an `Expect` other than `100-continue` gets a 417
  * envelope instead of Node's empty 417 (RFC 9110 §10.1.1).
  */
@@ -275,6 +286,7 @@ function expectationHandler(options?: ClientErrorHandlerOptions) {
     _req: IncomingMessage,
     res: ServerResponse,
   ): void {
+    if (answeredByAnother(this, 'checkExpectation')) return;
     answerError(
       res,
       new ApiError({
@@ -300,6 +312,7 @@ function connectHandler(options?: ClientErrorHandlerOptions) {
     req: IncomingMessage,
     socket: Duplex,
   ): void {
+    if (answeredByAnother(this, 'connect')) return;
     const settings = settingsFor(this);
     const error = ApiError.methodNotAllowed([], {
       innererror: { code: 'CONNECT_NOT_SUPPORTED' },
@@ -382,6 +395,7 @@ function dropRequestHandler(options?: ClientErrorHandlerOptions) {
  * Gives every answer Node's server would write itself the envelope: registers
  * `clientErrorHandler` (`clientError`), and handlers of `checkExpectation` (417), `connect`
  * (405) and `dropRequest` (503 over `maxRequestsPerSocket`). Options as `clientErrorHandler`'s.
+ * The `checkExpectation` and `connect` handlers stand aside when the app has its own listener.
  */
 export function attachServerErrorHandlers<T extends Server>(
   server: T,

@@ -344,6 +344,59 @@ describeEachExpress('the server-level handlers', (express) => {
   });
 });
 
+describeEachExpress("the app's own connect and checkExpectation listeners", (express) => {
+  function serverWithOwnListeners(reports: ErrorReport[]) {
+    const app = express();
+    app.get('/', (_req: Request, res: Response) => {
+      res.json({ ran: true });
+    });
+    app.use(errorHandler({ onError: (report) => reports.push(report) }));
+    const server = attachServerErrorHandlers(createServer(app));
+    // Registered after attachServerErrorHandlers, as an app adding a tunnel later would.
+    server.on('connect', (_req, socket) => {
+      socket.end('HTTP/1.1 200 Connection Established\r\n\r\ntunnel');
+    });
+    server.on('checkExpectation', (_req, res) => {
+      res.writeHead(417, { 'Content-Type': 'text/plain', Connection: 'close' });
+      res.end('own 417');
+    });
+    return server;
+  }
+
+  it('leaves CONNECT to the app when it listens for it itself', async () => {
+    const reports: ErrorReport[] = [];
+    const running = await listen(serverWithOwnListeners(reports));
+    try {
+      const exchange = await rawExchange(
+        running.port,
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      );
+      expect(exchange.text).toBe('HTTP/1.1 200 Connection Established\r\n\r\ntunnel');
+      expect(reports).toEqual([]);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('leaves an unknown Expect to the app when it listens for it, and reports nothing', async () => {
+    const reports: ErrorReport[] = [];
+    const running = await listen(serverWithOwnListeners(reports));
+    try {
+      const exchange = await rawExchange(
+        running.port,
+        'GET / HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n',
+      );
+      const [response, ...more] = parseRawResponses(exchange.text);
+      expect(more).toEqual([]);
+      expect(response?.status).toBe(417);
+      expect(response?.body).toBe('own 417');
+      expect(reports).toEqual([]);
+    } finally {
+      await running.close();
+    }
+  });
+});
+
 /** A small store with one route per verb; each answers on a later turn of the event loop. */
 function appFor(express: ExpressModule, items: Map<string, unknown>, slowBeforeBody = false) {
   const app = express();
