@@ -249,4 +249,35 @@ describe('the example server limits', () => {
     expect(server.listenerCount('checkExpectation')).toBe(1);
     expect(server.listenerCount('connect')).toBe(1);
   });
+
+  it('keeps every header of a request with many, up to maxHeaderSize', async () => {
+    const running = await listen(
+      createPaymentsServer((req, res) => {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(
+          JSON.stringify({
+            count: Object.keys(req.headers).length,
+            forwardedFor: req.headers['x-forwarded-for'],
+            authorization: req.headers.authorization,
+          }),
+        );
+      }),
+    );
+    try {
+      // 150 ordinary headers, then those a load balancer and a client add last.
+      const headers: Record<string, string> = {};
+      for (let index = 0; index < 150; index++) headers[`X-Trace-${index}`] = String(index);
+      headers['X-Forwarded-For'] = '203.0.113.7';
+      headers.Authorization = 'Bearer late-token';
+      const res = await fetch(running.url, { headers });
+      const seen = (await res.json()) as Record<string, unknown>;
+      expect(seen).toMatchObject({
+        forwardedFor: '203.0.113.7',
+        authorization: 'Bearer late-token',
+      });
+      expect(seen.count).toBeGreaterThan(152);
+    } finally {
+      await running.close();
+    }
+  });
 });
