@@ -254,6 +254,8 @@ describeEachExpress('the server-level handlers', (express) => {
       });
       expect(exchange.closedByServer).toBe(true);
       expect(items.size).toBe(1);
+      await waitFor(() => lastRequest?.socket?.destroyed === true, { what: 'the request to end' });
+      expect(reports.map((report) => report.status)).toEqual([400]);
     });
 
     it('writes the answer of a handler that ran without reading the body, then closes', async () => {
