@@ -26,14 +26,21 @@ function run(command, args, cwd) {
   execFileSync(command, args, { cwd, env, stdio: 'inherit' });
 }
 
-// Loaded by name from a workspace project that depends on every package, as a user would.
-const consumerDir = join(root, 'examples', 'payments-api');
+// Loaded by name from a workspace project that depends on the package, as a user would: the
+// example, or the package itself (a self-reference resolves through the same exports map) for
+// a package the example does not use (collection-pagination-pg).
+const exampleDir = join(root, 'examples', 'payments-api');
+const example = JSON.parse(readFileSync(join(exampleDir, 'package.json'), 'utf8'));
+
+function consumerOf(name, dir) {
+  return example.dependencies?.[name] === undefined ? dir : exampleDir;
+}
 
 /**
  * The built entry's export names, and the exported functions and classes whose `name` differs
  * from the name they are exported under.
  */
-function loadBuilt(name, mode) {
+function loadBuilt(name, mode, consumerDir) {
   const entry = JSON.stringify(name);
   const describe = `(m) => {
     const keys = Object.keys(m).filter((k) => k !== 'default' && k !== 'module.exports').sort();
@@ -59,8 +66,8 @@ for (const dir of packages) {
     const entries = Object.keys(exports).filter((key) => !key.endsWith('.json'));
     for (const entry of entries.length === 0 ? ['.'] : entries) {
       const specifier = entry === '.' ? name : `${name}/${entry.slice(2)}`;
-      const cjs = loadBuilt(specifier, 'require');
-      const esm = loadBuilt(specifier, 'import');
+      const cjs = loadBuilt(specifier, 'require', consumerOf(name, dir));
+      const esm = loadBuilt(specifier, 'import', consumerOf(name, dir));
       if (cjs.keys.length === 0) {
         throw new Error(`the CommonJS build of ${specifier} exports nothing`);
       }

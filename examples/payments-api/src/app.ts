@@ -4,6 +4,7 @@
  */
 
 import { conditionalRequests } from '@resourceful/conditional-requests';
+import { contentNegotiation } from '@resourceful/content-negotiation';
 import {
   type ErrorHandlerOptions,
   errorHandler,
@@ -25,7 +26,7 @@ import { mountCreditCards } from './resources/credit-cards.js';
 import { mountCustomers } from './resources/customers.js';
 import { mountRefunds } from './resources/refunds.js';
 import { mountRisk } from './resources/risk.js';
-import { mountWebhooks } from './resources/webhooks.js';
+import { EVENT_TYPE_LANGUAGES, mountWebhooks } from './resources/webhooks.js';
 import { seed } from './seed.js';
 import { BODY_LIMITS } from './server-limits.js';
 import { createStores } from './stores.js';
@@ -85,6 +86,12 @@ export function createApp(options: AppOptions = {}): Express {
       serviceProxy({ credentials, namespace, service, port, mountPath: RELAY_PATH }),
     );
   }
+
+  // Content negotiation: before the body parsers (it reads ISO-8859-1 and compressed JSON
+  // bodies) and conditionalRequests() (whose tags name the format and coding). JSONP is on:
+  // the example's data is public test data.
+  app.use(contentNegotiation({ jsonp: true, languages: EVENT_TYPE_LANGUAGES }));
+  // (end of content negotiation)
 
   app.use(requireJson());
   app.use(express.json({ limit: BODY_LIMITS.json }));

@@ -50,6 +50,8 @@ export function deleteHandler<T extends StoredRecord>(
   return asyncHandler(async (req: Request, res: Response) => {
     const id = String(req.params.id);
     await conditionalWrite(req, {
+      // The lock PATCH and PUT take for this record (json-patch-update locks by the id).
+      identity: id,
       load: () => collection.get(id),
       etag: (record) => etagFor(represent(req, record)),
       ifMissing: 'proceed',

@@ -79,6 +79,7 @@ export type ParameterRole =
   | { kind: 'sort-order'; convention: Convention }
   | { kind: 'time'; property: string; operator: 'gt' | 'gte' | 'lt' }
   | { kind: 'total-required' }
+  | { kind: 'page-token' }
   | { kind: 'filter'; property: string }
   | { kind: 'allowed' };
 
@@ -95,6 +96,7 @@ export interface ParameterNames {
   startTime: string;
   endTime: string;
   totalRequired: string;
+  pageToken: string;
   totalItems: string;
   totalPages: string;
 }
@@ -112,6 +114,7 @@ const SNAKE_NAMES: ParameterNames = {
   startTime: 'start_time',
   endTime: 'end_time',
   totalRequired: 'total_required',
+  pageToken: 'page_token',
   totalItems: 'total_items',
   totalPages: 'total_pages',
 };
@@ -125,6 +128,7 @@ const CAMEL_NAMES: ParameterNames = {
   startTime: 'startTime',
   endTime: 'endTime',
   totalRequired: 'totalRequired',
+  pageToken: 'pageToken',
   totalItems: 'totalItems',
   totalPages: 'totalPages',
 };
@@ -144,8 +148,15 @@ export interface ResolvedSpec {
   readonly timeProperty: string | undefined;
 }
 
-/** Validates a spec and builds its parameter table. Throws `TypeError` on a bad declaration. */
-export function resolveCollectionSpec(factory: string, spec: CollectionSpec): ResolvedSpec {
+/**
+ * Validates a spec and builds its parameter table. Throws `TypeError` on a bad declaration.
+ * @param pageTokens whether the route pages by continuation token (`page_token` is then known)
+ */
+export function resolveCollectionSpec(
+  factory: string,
+  spec: CollectionSpec,
+  pageTokens = false,
+): ResolvedSpec {
   assertOptionsObject(factory, spec);
   const sortable = propertyList(factory, 'sortable', spec.sortable);
   const filterable = propertyList(factory, 'filterable', spec.filterable);
@@ -218,6 +229,7 @@ export function resolveCollectionSpec(factory: string, spec: CollectionSpec): Re
   add(names.sortOrder, { kind: 'sort-order', convention: 'page' }, 'sorting');
   add(names.order, { kind: 'sort-order', convention: 'limit-offset' }, 'sorting');
   add(names.totalRequired, { kind: 'total-required' }, 'counting');
+  if (pageTokens) add(names.pageToken, { kind: 'page-token' }, 'continuation');
   if (timeProperty !== undefined) {
     add(names.startTime, { kind: 'time', property: timeProperty, operator: 'gte' }, 'time');
     add(names.endTime, { kind: 'time', property: timeProperty, operator: 'lt' }, 'time');

@@ -2,7 +2,7 @@
  * @module The collection envelope (spec: "Collection envelope"):
  * `{ items, total_items, total_pages, links }`.
  */
-import { buildPageLinks, totalPages } from './links.js';
+import { buildPageLinks, type PageLinksInput, totalPages } from './links.js';
 import type { CollectionEnvelope, CollectionQuery, Naming } from './types.js';
 
 export interface EnvelopeInput<Item> {
@@ -19,6 +19,8 @@ export interface EnvelopeInput<Item> {
   readonly method?: 'GET' | 'POST';
   /** @default 'snake_case' */
   readonly naming?: Naming;
+  /** Server-driven paging: see `PageLinksInput.continuation`. */
+  readonly continuation?: PageLinksInput['continuation'];
 }
 
 /** Builds the envelope of one page. An empty page is a normal envelope with `items: []`. */
@@ -32,6 +34,7 @@ export function buildCollectionEnvelope<Item>(
     totalItems,
     hasMore: input.hasMore,
     method: input.method ?? 'GET',
+    ...(input.continuation === undefined ? {} : { continuation: input.continuation }),
   });
   const items = [...input.items];
   if (totalItems === undefined) return { items, links };

@@ -4,6 +4,10 @@ export {
   DEFAULT_MAX_PAGE_SIZE,
   DEFAULT_PAGE_SIZE,
 } from './collection-spec.js';
+export {
+  type ContinuationOptions,
+  MAX_PAGE_TOKEN_LENGTH,
+} from './continuation-token.js';
 export { buildCollectionEnvelope, type EnvelopeInput } from './envelope.js';
 export { buildPageLinks, type PageLinksInput, totalPages } from './links.js';
 export { type MemoryDataSourceOptions, memoryDataSource } from './memory-source.js';
@@ -21,6 +25,9 @@ export type {
   CollectionEnvelope,
   CollectionQuery,
   DataSource,
+  KeysetDataSource,
+  KeysetPosition,
+  KeyValue,
   Link,
   Naming,
   PagingParameters,

@@ -14,6 +14,17 @@ export interface PageLinksInput {
   readonly hasMore?: boolean | undefined;
   /** `GET` for lists, `POST` for search. @default 'GET' */
   readonly method?: 'GET' | 'POST';
+  /**
+   * Server-driven paging: the links carry continuation tokens instead of positions. `self`
+   * keeps the request's token, `first` has none, `next` carries `next`; there is no `previous`
+   * and no `last` (a keyset cannot jump).
+   */
+  readonly continuation?: {
+    /** The token parameter's name (`page_token`, camelCase `pageToken`). */
+    readonly parameter: string;
+    /** The token of the next page; `undefined` on the last page. */
+    readonly next: string | undefined;
+  };
 }
 
 // Every position and size parameter of both conventions and both namings: a link writes its own.
@@ -34,6 +45,7 @@ const PAGING_NAMES = new Set([
 export function buildPageLinks(input: PageLinksInput): Link[] {
   const { query, totalItems } = input;
   const method = input.method ?? 'GET';
+  if (input.continuation !== undefined) return continuationLinks(input, input.continuation);
   const { offset, pageSize } = query;
   const url = typeof input.url === 'string' ? new URL(input.url) : input.url;
   // The kept parameters are serialised once; each link only appends its own position and size.
@@ -64,6 +76,38 @@ export function buildPageLinks(input: PageLinksInput): Link[] {
   if (hasPrevious) links.push({ href: href(previousOffset), rel: 'previous', method });
   if (hasNext) links.push({ href: href(offset + pageSize), rel: 'next', method });
   if (lastOffset !== undefined) links.push({ href: href(lastOffset), rel: 'last', method });
+  return links;
+}
+
+function continuationLinks(
+  input: PageLinksInput,
+  continuation: NonNullable<PageLinksInput['continuation']>,
+): Link[] {
+  const method = input.method ?? 'GET';
+  const url = typeof input.url === 'string' ? new URL(input.url) : input.url;
+  const others = [...url.searchParams].filter(
+    ([name]) => !PAGING_NAMES.has(name) && name !== continuation.parameter,
+  );
+  const kept = others.length === 0 ? '' : new URLSearchParams(others).toString();
+  const base = `${url.origin}${url.pathname}?${kept === '' ? '' : `${kept}&`}`;
+  const first = `${base}${encodeURIComponent(input.query.paging.size)}=${input.query.pageSize}`;
+  const parameter = encodeURIComponent(continuation.parameter);
+  const token = input.query.pageToken;
+  const links: Link[] = [
+    {
+      href: token === undefined ? first : `${first}&${parameter}=${encodeURIComponent(token)}`,
+      rel: 'self',
+      method,
+    },
+    { href: first, rel: 'first', method },
+  ];
+  if (continuation.next !== undefined) {
+    links.push({
+      href: `${first}&${parameter}=${encodeURIComponent(continuation.next)}`,
+      rel: 'next',
+      method,
+    });
+  }
   return links;
 }
 

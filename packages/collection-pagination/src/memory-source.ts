@@ -9,7 +9,15 @@ import {
   invalidOption,
 } from '@resourceful/option-checks';
 import { parseTimestamp } from './timestamp.js';
-import type { CollectionQuery, DataSource, SortSpec, TimeCondition } from './types.js';
+import type {
+  CollectionQuery,
+  DataSource,
+  KeysetDataSource,
+  KeysetPosition,
+  KeyValue,
+  SortSpec,
+  TimeCondition,
+} from './types.js';
 
 export interface MemoryDataSourceOptions<T> {
   /**
@@ -17,6 +25,13 @@ export interface MemoryDataSourceOptions<T> {
    * @default the record's own property of that name
    */
   get?: (item: T, property: string) => unknown;
+  /**
+   * The property that is unique per record (read with `get`). With it, ties in a sort are
+   * ordered by it (in the sort's direction), a list without sort is ordered by it, and the
+   * source pages by keyset too (`fetchAfter`, `positionOf`: server-driven paging).
+   * @default undefined (ties keep the array's order; no keyset paging)
+   */
+  key?: string;
 }
 
 /**
@@ -30,14 +45,26 @@ export interface MemoryDataSourceOptions<T> {
  */
 export function memoryDataSource<T>(
   records: readonly T[] | (() => Iterable<T>),
+  options: MemoryDataSourceOptions<T> & { key: string },
+): KeysetDataSource<T>;
+export function memoryDataSource<T>(
+  records: readonly T[] | (() => Iterable<T>),
+  options?: MemoryDataSourceOptions<T>,
+): DataSource<T>;
+export function memoryDataSource<T>(
+  records: readonly T[] | (() => Iterable<T>),
   options: MemoryDataSourceOptions<T> = {},
-): DataSource<T> {
+): DataSource<T> | KeysetDataSource<T> {
   if (typeof records !== 'function' && !Array.isArray(records)) {
     invalidOption('memoryDataSource', 'records', 'an array or a function returning them', records);
   }
   assertOptionsObject('memoryDataSource', options);
-  assertKnownOptions('memoryDataSource', options, ['get']);
+  assertKnownOptions('memoryDataSource', options, ['get', 'key']);
   const get = functionOption('memoryDataSource', 'get', options.get) ?? ownProperty;
+  const { key } = options;
+  if (key !== undefined && (typeof key !== 'string' || key === '')) {
+    invalidOption('memoryDataSource', 'key', 'a property name', key);
+  }
   const read = (): readonly T[] => {
     if (typeof records !== 'function') return records;
     const current = records();
@@ -48,16 +75,60 @@ export function memoryDataSource<T>(
   const matching = (all: readonly T[], query: CollectionQuery): readonly T[] =>
     selects(query) ? all.filter((item) => matches(item, query, get)) : all;
 
-  return {
-    count(query) {
-      return matching(read(), query).length;
-    },
-    fetchPage(query) {
-      const selected = matching(read(), query);
-      const sorted = query.sort === undefined ? selected : sortBy(selected, query.sort, get);
-      return sorted.slice(query.offset, query.offset + query.limit);
-    },
+  const count = (query: CollectionQuery) => matching(read(), query).length;
+  if (key === undefined) {
+    return {
+      count,
+      fetchPage(query) {
+        const selected = matching(read(), query);
+        const sorted = query.sort === undefined ? selected : sortBy(selected, query.sort, get);
+        return sorted.slice(query.offset, query.offset + query.limit);
+      },
+    };
+  }
+
+  const positionOf = (item: T, query: CollectionQuery): KeysetPosition => {
+    const id = get(item, key);
+    if (typeof id !== 'string' && typeof id !== 'number') {
+      throw new TypeError(
+        `memoryDataSource: the key "${key}" of a record is not a string or number.`,
+      );
+    }
+    const sortValue = query.sort === undefined ? null : get(item, query.sort.by);
+    return { key: (sortValue ?? null) as KeyValue, id };
   };
+  const ordered = (query: CollectionQuery) => {
+    const direction = query.sort?.order === 'desc' ? -1 : 1;
+    const keyed = matching(read(), query).map((item) => ({ item, at: positionOf(item, query) }));
+    keyed.sort((a, b) => direction * comparePositions(a.at, b.at));
+    return { keyed, direction };
+  };
+  return {
+    count,
+    fetchPage(query) {
+      const { keyed } = ordered(query);
+      return keyed.slice(query.offset, query.offset + query.limit).map((entry) => entry.item);
+    },
+    fetchAfter(query, after) {
+      const { keyed, direction } = ordered(query);
+      let start = 0;
+      if (after !== undefined) {
+        // Binary search for the first record strictly after the position.
+        let high = keyed.length;
+        while (start < high) {
+          const middle = (start + high) >>> 1;
+          if (direction * comparePositions(keyed[middle]!.at, after) <= 0) start = middle + 1;
+          else high = middle;
+        }
+      }
+      return keyed.slice(start, start + query.limit).map((entry) => entry.item);
+    },
+    positionOf,
+  };
+}
+
+function comparePositions(a: KeysetPosition, b: KeysetPosition): number {
+  return compareValues(a.key, b.key) || compareValues(a.id, b.id);
 }
 
 function ownProperty(item: unknown, property: string): unknown {

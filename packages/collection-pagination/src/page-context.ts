@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { functionOption } from '@resourceful/option-checks';
 import { setCollectionQuery } from './collection-query.js';
 import type { ResolvedSpec } from './collection-spec.js';
+import { bindingDigest, type ResolvedContinuation, verifyPageToken } from './continuation-token.js';
 import { parseEntries, queryEntries } from './parse-query.js';
 import { requestUrl } from './request-url.js';
 import type { PageContext } from './respond.js';
@@ -15,6 +16,8 @@ export interface PageSetup {
   readonly spec: ResolvedSpec;
   readonly baseUrl: string | undefined;
   readonly summary: PageContext['summary'];
+  /** Server-driven paging, when the route opted in. */
+  readonly continuation?: ResolvedContinuation | undefined;
 }
 
 /** Checks `summary` and `publicBaseUrl` once, when the factory runs. */
@@ -53,8 +56,24 @@ export function pageContext(
   setup: PageSetup,
   method: PageContext['method'],
 ): PageContext {
-  const query = parseEntries(queryEntries(rawQuery(req)), setup.spec);
-  setCollectionQuery(req, query);
+  const entries = queryEntries(rawQuery(req));
+  let query = parseEntries(entries, setup.spec);
   const url = requestUrl(req, setup.baseUrl);
-  return { url, query, naming: setup.spec.naming, method, summary: setup.summary, req };
+  const base = { url, naming: setup.spec.naming, method, summary: setup.summary, req };
+  const { continuation } = setup;
+  // A page number or an offset keeps the offset conventions; without one, the route pages by
+  // continuation token from the first page on.
+  const positioned = entries.some(([name]) => setup.spec.roles.get(name)?.kind === 'position');
+  if (continuation === undefined || positioned) {
+    setCollectionQuery(req, query);
+    return { ...base, query };
+  }
+  const binding = bindingDigest(continuation.collection ?? url.pathname, query);
+  const parameter = setup.spec.names.pageToken;
+  if (query.pageToken !== undefined) {
+    const after = verifyPageToken(continuation, binding, query.pageToken, parameter);
+    query = { ...query, after };
+  }
+  setCollectionQuery(req, query);
+  return { ...base, query, continuation: { options: continuation, binding, parameter } };
 }

@@ -4,14 +4,27 @@
  * collection envelope.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { assertKnownOptions, assertOptionsObject, invalidOption } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  invalidOption,
+  OPTION_ERROR_CODES,
+  optionError,
+} from '@resourceful/option-checks';
 import {
   COLLECTION_SPEC_KEYS,
   type CollectionSpec,
   resolveCollectionSpec,
 } from './collection-spec.js';
+import { type ContinuationOptions, resolveContinuation } from './continuation-token.js';
 import { pageContext, resolvePageSetup } from './page-context.js';
-import { answerPage, type LoadedPage, type PageContext, sendPage } from './respond.js';
+import {
+  answerPage,
+  isKeysetSource,
+  type LoadedPage,
+  type PageContext,
+  sendPage,
+} from './respond.js';
 import type { DataSource } from './types.js';
 
 type Next = (err?: unknown) => void;
@@ -35,9 +48,23 @@ export interface PaginateOptions<T = unknown, Req extends IncomingMessage = Inco
    * links use Express's protocol and host (trust-proxy aware) and the original URL.
    */
   publicBaseUrl?: string;
+  /**
+   * Server-driven paging (opt-in): a request without `page`, `page_number` or `offset` gets a
+   * `next` link carrying an opaque continuation token (`page_token`) signed with the first of
+   * `secrets`, so following `next` costs the same at any depth. Needs a `source` that is a
+   * `KeysetDataSource` (`fetchAfter` + `positionOf`).
+   * @default undefined (offset paging only)
+   */
+  continuation?: ContinuationOptions;
 }
 
-const PAGINATE_KEYS = [...COLLECTION_SPEC_KEYS, 'source', 'summary', 'publicBaseUrl'] as const;
+const PAGINATE_KEYS = [
+  ...COLLECTION_SPEC_KEYS,
+  'source',
+  'summary',
+  'publicBaseUrl',
+  'continuation',
+] as const;
 
 const contexts = new WeakMap<IncomingMessage, PageContext>();
 
@@ -51,7 +78,11 @@ export function paginate<T = unknown, Req extends IncomingMessage = IncomingMess
   const factory = 'paginate';
   assertOptionsObject(factory, options);
   assertKnownOptions(factory, options, PAGINATE_KEYS);
-  const spec = resolveCollectionSpec(factory, options);
+  const continuation =
+    options.continuation === undefined
+      ? undefined
+      : resolveContinuation(factory, options.continuation);
+  const spec = resolveCollectionSpec(factory, options, continuation !== undefined);
   const source = options.source;
   if (
     source !== undefined &&
@@ -70,7 +101,25 @@ export function paginate<T = unknown, Req extends IncomingMessage = IncomingMess
       source,
     );
   }
-  const setup = resolvePageSetup(factory, spec, options);
+  if (continuation !== undefined) {
+    if (source === undefined) {
+      throw optionError(
+        OPTION_ERROR_CODES.conflictingOptions,
+        factory,
+        '"continuation" needs a "source": the middleware pages by keyset itself.',
+        'continuation',
+      );
+    }
+    if (typeof source !== 'function' && !isKeysetSource(source)) {
+      invalidOption(
+        factory,
+        'source',
+        'a data source with fetchAfter() and positionOf() when "continuation" is set',
+        source,
+      );
+    }
+  }
+  const setup = { ...resolvePageSetup(factory, spec, options), continuation };
 
   return function paginateMiddleware(req: Req, res: ServerResponse, next: Next): void {
     let context: PageContext;

@@ -10,6 +10,7 @@ import {
   type ResolvedSpec,
   resolveCollectionSpec,
 } from './collection-spec.js';
+import { MAX_PAGE_TOKEN_LENGTH } from './continuation-token.js';
 import { parseTimestamp } from './timestamp.js';
 import type {
   CollectionQuery,
@@ -86,6 +87,7 @@ export function parseEntries(
   let sortBy: Seen | undefined;
   let sortOrder: Seen | undefined;
   let totalRequired: Seen | undefined;
+  let pageToken: Seen | undefined;
   const time: TimeCondition[] = [];
   const filters: Record<string, string> = Object.create(null);
 
@@ -125,10 +127,11 @@ export function parseEntries(
     if (value === '') {
       throw invalid(name, `The query parameter "${name}" must not be empty.`, 'EMPTY_PARAMETER');
     }
-    if (value.length > MAX_PARAMETER_LENGTH) {
+    const maxLength = role.kind === 'page-token' ? MAX_PAGE_TOKEN_LENGTH : MAX_PARAMETER_LENGTH;
+    if (value.length > maxLength) {
       throw invalid(
         name,
-        `The query parameter "${name}" is longer than ${MAX_PARAMETER_LENGTH} characters.`,
+        `The query parameter "${name}" is longer than ${maxLength} characters.`,
         'PARAMETER_TOO_LONG',
       );
     }
@@ -149,6 +152,9 @@ export function parseEntries(
         break;
       case 'total-required':
         totalRequired = { name, value };
+        break;
+      case 'page-token':
+        pageToken = { name, value };
         break;
       case 'time': {
         const instant = parseTimestamp(value);
@@ -173,6 +179,10 @@ export function parseEntries(
     }
   }
 
+  // A token says where the page starts; a page number or an offset would say it again.
+  if (pageToken !== undefined && position !== undefined) {
+    throw conflict(pageToken.name, position.name);
+  }
   const pageSize =
     size === undefined ? spec.defaultPageSize : parsePageSize(size, spec.maxPageSize);
   let page = 1;
@@ -204,6 +214,7 @@ export function parseEntries(
     time,
     totalRequired: resolveTotalRequired(totalRequired, spec),
     paging: pagingParameters(position, size, convention?.convention, spec),
+    ...(pageToken === undefined ? {} : { pageToken: pageToken.value }),
   };
 }
 

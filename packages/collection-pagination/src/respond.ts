@@ -3,13 +3,64 @@
  * count when needed) and write the envelope.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ResolvedContinuation, signPageToken } from './continuation-token.js';
 import { buildCollectionEnvelope } from './envelope.js';
-import type { CollectionQuery, DataSource, Naming } from './types.js';
+import type { CollectionQuery, DataSource, KeysetDataSource, Naming } from './types.js';
 
 export interface LoadedPage<T> {
   readonly items: readonly T[];
   readonly totalItems?: number | undefined;
   readonly hasMore?: boolean | undefined;
+  /** Server-driven paging: the token of the next page, when there is one. */
+  readonly nextToken?: string | undefined;
+}
+
+/** Server-driven paging for one request: how to sign the `next` token, and its parameter. */
+export interface ContinuationContext {
+  readonly options: ResolvedContinuation;
+  readonly binding: string;
+  readonly parameter: string;
+}
+
+export function isKeysetSource<T>(source: DataSource<T>): source is KeysetDataSource<T> {
+  const candidate = source as Partial<KeysetDataSource<T>>;
+  return typeof candidate.fetchAfter === 'function' && typeof candidate.positionOf === 'function';
+}
+
+/**
+ * One page by keyset: one record more than the page size tells whether a next page exists; the
+ * next token is the position of the last record shown. Counts only when totals are wanted.
+ */
+function loadKeysetPage<T>(
+  source: DataSource<T>,
+  query: CollectionQuery,
+  continuation: ContinuationContext,
+): Promise<LoadedPage<T>> {
+  if (!isKeysetSource(source)) {
+    throw new TypeError(
+      'paginate: "continuation" needs a data source with fetchAfter() and positionOf() (a KeysetDataSource).',
+    );
+  }
+  const rows = source.fetchAfter({ ...query, limit: query.limit + 1 }, query.after);
+  let total: ReturnType<DataSource<T>['count']> | undefined;
+  try {
+    total = query.totalRequired ? source.count(query) : undefined;
+  } catch (error) {
+    // The rows may be a promise that rejects too; it must not become an unhandled rejection.
+    Promise.resolve(rows).catch(() => {});
+    throw error;
+  }
+  return Promise.all([rows, total]).then(([resolved, count]) => {
+    const checked = checkRows(resolved);
+    const items = checked.slice(0, query.limit);
+    const last = items[items.length - 1];
+    const nextToken =
+      checked.length > query.limit && last !== undefined
+        ? signPageToken(continuation.options, continuation.binding, source.positionOf(last, query))
+        : undefined;
+    if (count === undefined) return { items, hasMore: nextToken !== undefined, nextToken };
+    return { ...countedPage(count, items, query), nextToken };
+  });
 }
 
 /**
@@ -86,9 +137,11 @@ export function answerPage<T>(
   let page: LoadedPage<T> | Promise<LoadedPage<T>>;
   try {
     const source = resolveSource();
-    page = isThenable(source)
-      ? Promise.resolve(source).then((resolved) => loadPage(resolved, context.query))
-      : loadPage(source, context.query);
+    const load = (resolved: DataSource<T>) =>
+      context.continuation === undefined
+        ? loadPage(resolved, context.query)
+        : loadKeysetPage(resolved, context.query, context.continuation);
+    page = isThenable(source) ? Promise.resolve(source).then(load) : load(source);
   } catch (error) {
     fail(error);
     return;
@@ -113,6 +166,8 @@ export interface PageContext {
   readonly method: 'GET' | 'POST';
   readonly req: IncomingMessage;
   readonly summary: ((item: never, req: never) => unknown) | undefined;
+  /** Set when this request pages by continuation token. */
+  readonly continuation?: ContinuationContext | undefined;
 }
 
 /** Writes the envelope of a page as `200 application/json`. */
@@ -128,6 +183,9 @@ export function sendPage<T>(res: ServerResponse, context: PageContext, page: Loa
     hasMore: page.hasMore,
     method: context.method,
     naming: context.naming,
+    ...(context.continuation === undefined
+      ? {}
+      : { continuation: { parameter: context.continuation.parameter, next: page.nextToken } }),
   });
   sendJson(res, 200, envelope);
 }

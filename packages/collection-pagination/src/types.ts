@@ -56,6 +56,30 @@ export interface CollectionQuery {
   readonly totalRequired: boolean;
   /** Which parameter names the navigation links use (the client's own convention). */
   readonly paging: PagingParameters;
+  /**
+   * The continuation token the client sent (`page_token`), unverified; only on routes with
+   * `continuation` configured. `paginate()` verifies it and sets `after`.
+   */
+  readonly pageToken?: string | undefined;
+  /**
+   * Server-driven paging: the page starts after this position (from a verified continuation
+   * token). Set only on routes with `continuation` configured.
+   */
+  readonly after?: KeysetPosition | undefined;
+}
+
+/** A value a keyset position can hold: what a sort column reads as. */
+export type KeyValue = string | number | boolean | Date | null;
+
+/**
+ * A place in the order `(sort property, unique key)`: the sort value and the unique key of the
+ * last record of a page. The next page is the records strictly after it.
+ */
+export interface KeysetPosition {
+  /** The record's value of `query.sort.by`; `null` when missing or when the query has no sort. */
+  readonly key: KeyValue;
+  /** The record's unique key (the tie-breaker). */
+  readonly id: string | number;
 }
 
 /** A hypermedia link (spec: "Link object"). */
@@ -87,6 +111,25 @@ export interface DataSource<T> {
   count(query: CollectionQuery): number | Promise<number>;
   /** Records `query.offset` … `query.offset + query.limit - 1`, filtered and sorted. */
   fetchPage(query: CollectionQuery): readonly T[] | Promise<readonly T[]>;
+}
+
+/**
+ * A data source that can also page by keyset (server-driven paging, `continuation` option):
+ * its order is always `(sort property, unique key)`, both in the sort's direction, in
+ * `fetchPage` too, so offset pages and keyset pages agree.
+ */
+export interface KeysetDataSource<T> extends DataSource<T> {
+  /**
+   * Up to `query.limit` records strictly after `after` in the query's order (from the first
+   * record when `after` is undefined), filtered; `query.offset` is ignored. With an index on
+   * `(sort column, unique key)` this costs the same at any depth.
+   */
+  fetchAfter(
+    query: CollectionQuery,
+    after: KeysetPosition | undefined,
+  ): readonly T[] | Promise<readonly T[]>;
+  /** The position of a record in the query's order, written into the `next` token. */
+  positionOf(item: T, query: CollectionQuery): KeysetPosition;
 }
 
 declare global {

@@ -5,6 +5,7 @@ describe('public surface', () => {
     expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
       'DEFAULT_MAX_PAGE_SIZE',
       'DEFAULT_PAGE_SIZE',
+      'MAX_PAGE_TOKEN_LENGTH',
       'MAX_PARAMETER_LENGTH',
       'buildCollectionEnvelope',
       'buildPageLinks',

@@ -7,6 +7,8 @@ import {
   type CollectionQuery,
   type DataSource,
   getCollectionQuery,
+  type KeysetDataSource,
+  memoryDataSource,
   paginate,
   type StandardSchemaV1,
   searchCollection,
@@ -57,5 +59,15 @@ describe('types', () => {
       source: { count: () => 0, fetchPage: () => [] } as DataSource<number>,
     });
     expectTypeOf(middleware).parameter(0).toEqualTypeOf<IncomingMessage>();
+  });
+
+  it('gives a keyset source from memoryDataSource only with a key', () => {
+    const records = [{ id: 'a', rank: 1 }];
+    expectTypeOf(memoryDataSource(records, { key: 'id' })).toEqualTypeOf<
+      KeysetDataSource<{ id: string; rank: number }>
+    >();
+    expectTypeOf(memoryDataSource(records)).toEqualTypeOf<
+      DataSource<{ id: string; rank: number }>
+    >();
   });
 });

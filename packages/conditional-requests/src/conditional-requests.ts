@@ -4,8 +4,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, sendError } from '@resourceful/error-envelope';
-import { generateETag } from './entity-tag.js';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  booleanOption,
+  functionOption,
+} from '@resourceful/option-checks';
+import { etagFor, generateETag, representationETag } from './entity-tag.js';
 import { evaluatePreconditions } from './preconditions.js';
+import { markConditionalRequests, representationVariantOf } from './representation-variant.js';
 
 export interface ConditionalRequestsOptions {
   /**
@@ -15,9 +22,11 @@ export interface ConditionalRequestsOptions {
    */
   weak?: boolean;
   /**
-   * Computes the tag of a response body. Use it to derive tags from something cheaper than the
-   * bytes; a route can also set `ETag` itself (for instance from a version), which is kept.
-   * @default SHA-256 of the body, base64url
+   * Computes the tag of a response body from its bytes, for every answer. Without it, a value
+   * sent with `res.json(value)` is tagged `etagFor(value)` (its canonical serialisation, the
+   * tag writes compare `If-Match` with, whatever the app's `json spaces`), and other bodies by
+   * their bytes. A route can also set `ETag` itself (for instance from a version), which is kept.
+   * @default etagFor(value) for res.json, SHA-256 of the bytes otherwise
    */
   etag?: (body: Uint8Array | string) => string;
 }
@@ -38,25 +47,13 @@ const CONTENT_HEADERS = [
   'Transfer-Encoding',
 ] as const;
 
-const KNOWN_OPTIONS = new Set(['weak', 'etag']);
+const FACTORY = 'conditionalRequests';
 
 function validateOptions(options: ConditionalRequestsOptions): void {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('conditionalRequests: options must be an object');
-  }
-  for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) {
-      throw new TypeError(
-        `conditionalRequests: unknown option "${key}" (known options: ${[...KNOWN_OPTIONS].join(', ')})`,
-      );
-    }
-  }
-  if (options.weak !== undefined && typeof options.weak !== 'boolean') {
-    throw new TypeError('conditionalRequests: "weak" must be a boolean');
-  }
-  if (options.etag !== undefined && typeof options.etag !== 'function') {
-    throw new TypeError('conditionalRequests: "etag" must be a function (body) => string');
-  }
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, ['weak', 'etag']);
+  booleanOption(FACTORY, 'weak', options.weak, CONDITIONAL_REQUESTS_DEFAULTS.weak);
+  functionOption(FACTORY, 'etag', options.etag, 'a function (body) => string');
 }
 
 type Next = (err?: unknown) => void;
@@ -75,6 +72,8 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   validateOptions(options);
   const weak = options.weak ?? CONDITIONAL_REQUESTS_DEFAULTS.weak;
   const computeTag = options.etag ?? ((body: Chunk) => generateETag(body, { weak }));
+  const tagValue =
+    options.etag === undefined ? (value: unknown) => etagFor(value, { weak }) : undefined;
 
   return function conditionalRequestsMiddleware(
     req: IncomingMessage,
@@ -86,6 +85,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     const read = method === 'GET' || method === 'HEAD';
     const originalEnd = res.end;
     let settled = false;
+    markConditionalRequests(res);
 
     /** Tags the body; answers 304/412/400 for reads. True when it answered. */
     function settle(body: Chunk | undefined): boolean {
@@ -93,10 +93,17 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
       // RFC 9110 §8.8.3: a tag names a representation of the resource; an error body is not one
       // (Express tags every res.send body, errors included, whatever the method).
       if (res.statusCode >= 400) res.removeHeader('ETag');
+      if (!settled && tagged && res.statusCode === 204) {
+        // A write's answer without content still names the version a GET would now select
+        // (json-patch-update sends the new ETag with its 204): in that GET's representation.
+        nameVariant(undefined, true);
+        return false;
+      }
       if (settled || !tagged || !TAGGED_STATUSES.has(res.statusCode)) return false;
       if (body !== undefined && res.getHeader('ETag') === undefined) {
         res.setHeader('ETag', computeTag(body));
       }
+      nameVariant(body);
       const etag = res.getHeader('ETag');
       if (!read || typeof etag !== 'string' || res.statusCode !== 200) return false;
       settled = true;
@@ -113,6 +120,38 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
       for (const name of CONTENT_HEADERS) res.removeHeader(name);
       Reflect.apply(originalEnd, res, []);
       return true;
+    }
+
+    /** The tag names the representation sent: another format or coding, another tag. */
+    function nameVariant(body: Chunk | undefined, bodiless = false): void {
+      const etag = res.getHeader('ETag');
+      if (typeof etag !== 'string') return;
+      const length =
+        body === undefined
+          ? undefined
+          : typeof body === 'string'
+            ? Buffer.byteLength(body)
+            : body.length;
+      const variant = representationVariantOf(res, length, bodiless);
+      if (variant.length > 0) res.setHeader('ETag', representationETag(etag, variant));
+    }
+
+    // The value, not the bytes: the tag is the same whatever the app's json settings, and the
+    // same one a write computes from the stored resource (etagFor).
+    const withJson = res as ServerResponse & { json?: (body?: unknown) => unknown };
+    const originalJson = withJson.json;
+    if (tagValue !== undefined && typeof originalJson === 'function') {
+      withJson.json = function jsonWithETag(this: ServerResponse, value?: unknown) {
+        if (
+          tagged &&
+          TAGGED_STATUSES.has(this.statusCode) &&
+          this.getHeader('ETag') === undefined &&
+          value !== undefined
+        ) {
+          this.setHeader('ETag', tagValue(value));
+        }
+        return originalJson.call(this, value);
+      };
     }
 
     // Express's res.send computes its own weak ETag and freshness; tagging the body first makes

@@ -5,6 +5,14 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  booleanOption,
+  invalidOption,
+  oneOfOption,
+  requiredFunctionOption,
+} from '@resourceful/option-checks';
 import { KeyedLock } from './keyed-lock.js';
 import { evaluatePreconditions } from './preconditions.js';
 
@@ -27,14 +35,22 @@ export interface ConditionalWriteOptions<T, R> {
   ifMissing?: IfMissing;
   /** 428 when an existing resource is written without `If-Match`. @default false */
   requireIfMatch?: boolean;
-  /** Serialisation key. @default requestPath(req): the normalised path without the query */
-  key?: string;
+  /**
+   * The identity of the written resource (its id, or its type and id such as `customer:42`):
+   * writes of one identity run one at a time, whatever URL spelling, version prefix or route
+   * reached them. Without it, the normalised request path (`requestPath(req)`) is used, which
+   * only holds while every writer of the resource is reached through one route.
+   * @default requestPath(req)
+   */
+  identity?: string;
   /** The lock shared by every writer of these resources. @default one lock per process */
   lock?: KeyedLock;
 }
 
+const FACTORY = 'conditionalWrite';
+const KNOWN_OPTIONS = ['load', 'etag', 'write', 'ifMissing', 'requireIfMatch', 'identity', 'lock'];
 const sharedLock = new KeyedLock();
-const IF_MISSING: ReadonlySet<string> = new Set(['proceed', 'not-found', 'conflict']);
+const IF_MISSING: readonly IfMissing[] = ['proceed', 'not-found', 'conflict'];
 
 /**
  * The key of the resource a request addresses: its path without the query, normalised so that
@@ -83,14 +99,24 @@ export async function conditionalWrite<T, R>(
   req: IncomingMessage,
   options: ConditionalWriteOptions<T, R>,
 ): Promise<R> {
-  const lock = options.lock ?? sharedLock;
-  const key = options.key ?? requestPath(req);
-  const ifMissing = options.ifMissing ?? 'not-found';
-  if (!IF_MISSING.has(ifMissing)) {
-    throw new TypeError(
-      `conditionalWrite: "ifMissing" must be 'proceed', 'not-found' or 'conflict', got ${JSON.stringify(ifMissing)}`,
-    );
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, KNOWN_OPTIONS);
+  for (const name of ['load', 'etag', 'write'] as const) {
+    requiredFunctionOption(FACTORY, name, options[name]);
   }
+  if (
+    options.identity !== undefined &&
+    (typeof options.identity !== 'string' || options.identity === '')
+  ) {
+    invalidOption(FACTORY, 'identity', 'a non-empty string', options.identity);
+  }
+  if (options.lock !== undefined && !(options.lock instanceof KeyedLock)) {
+    invalidOption(FACTORY, 'lock', 'a KeyedLock', options.lock);
+  }
+  booleanOption(FACTORY, 'requireIfMatch', options.requireIfMatch, false);
+  const ifMissing = oneOfOption(FACTORY, 'ifMissing', options.ifMissing, IF_MISSING, 'not-found');
+  const lock = options.lock ?? sharedLock;
+  const key = options.identity ?? requestPath(req);
   return lock.run(key, async () => {
     const current = await options.load();
     if (current === undefined) {

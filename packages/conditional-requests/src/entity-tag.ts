@@ -27,6 +27,13 @@ export interface ETagOptions {
 /** The upper bound of tags read from one header; Node already caps header size at 16 KiB. */
 export const MAX_LIST_ENTRIES = 128;
 
+/**
+ * Separates a resource's tag from the representation it names: `"abc~xml~gzip"` is the XML,
+ * gzip-coded representation of the resource tagged `"abc"`. RFC 9110 §8.8.3: representations
+ * that differ (another format, charset or content coding) never share a strong tag.
+ */
+export const VARIANT_SEPARATOR = '~';
+
 // etagc = %x21 / %x23-7E / obs-text (RFC 9110 §8.8.3)
 function isEtagChar(code: number): boolean {
   return code === 0x21 || (code >= 0x23 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
@@ -39,10 +46,11 @@ function isEtagChar(code: number): boolean {
 export function formatETag(opaque: string | number, options: ETagOptions = {}): string {
   const text = String(opaque);
   for (let i = 0; i < text.length; i++) {
-    if (!isEtagChar(text.charCodeAt(i))) {
+    if (!isEtagChar(text.charCodeAt(i)) || text[i] === VARIANT_SEPARATOR) {
       throw new TypeError(
         `formatETag: ${JSON.stringify(text)} holds a character not allowed in an entity tag ` +
-          '(allowed: visible ASCII except the double quote)',
+          `(allowed: visible ASCII except the double quote, and "${VARIANT_SEPARATOR}", which ` +
+          'separates a representation variant)',
       );
     }
   }
@@ -59,11 +67,55 @@ export function generateETag(body: string | Uint8Array, options: ETagOptions = {
 }
 
 /**
- * The tag of a value's JSON representation: identical to `generateETag` over the body that
- * `res.json(value)` sends (with Express's default `json spaces` and replacer).
+ * The tag of a resource's representation, computed from the value rather than from the bytes
+ * sent: the SHA-256 of its canonical serialisation (`JSON.stringify(value)`, no indentation, no
+ * replacer), so the tag `conditionalRequests()` puts on `res.json(value)` and the one a write
+ * compares `If-Match` against agree whatever the app's `json spaces`, `json replacer` or
+ * `json escape` settings, and whatever format, charset or coding the answer is sent in.
  */
 export function etagFor(value: unknown, options: ETagOptions = {}): string {
   return generateETag(JSON.stringify(value) ?? '', options);
+}
+
+/**
+ * The tag of one representation of a resource: the resource's tag with the variant's names
+ * appended (`representationETag('"abc"', ['xml', 'gzip'])` is `"abc~xml~gzip"`), weakness kept.
+ * A tag that already names a variant, or an empty list, is returned unchanged.
+ * @throws TypeError when `tag` is not an entity tag or a variant name is not a token of
+ *   letters, digits and `-`
+ */
+export function representationETag(tag: string, variants: readonly string[]): string {
+  const parsed = parseETag(tag);
+  if (parsed === undefined) {
+    throw new TypeError(`representationETag: ${JSON.stringify(tag)} is not an entity tag`);
+  }
+  if (variants.length === 0 || parsed.opaque.includes(VARIANT_SEPARATOR)) return tag;
+  for (const variant of variants) {
+    if (!/^[A-Za-z0-9-]{1,32}$/.test(variant)) {
+      throw new TypeError(
+        `representationETag: variant names are letters, digits and "-", got ${JSON.stringify(variant)}`,
+      );
+    }
+  }
+  const opaque = [parsed.opaque, ...variants].join(VARIANT_SEPARATOR);
+  return `${parsed.weak ? 'W/' : ''}"${opaque}"`;
+}
+
+/**
+ * The resource's tag inside a representation's tag: `"abc~xml~gzip"` → `"abc"`. Writes compare
+ * `If-Match` with it, so a client that read the XML or the gzip form can still update.
+ */
+export function resourceETag(tag: EntityTag): EntityTag;
+export function resourceETag(tag: string): string;
+export function resourceETag(tag: EntityTag | string): EntityTag | string {
+  if (typeof tag === 'string') {
+    const parsed = parseETag(tag);
+    if (parsed === undefined) return tag;
+    const base = resourceETag(parsed);
+    return `${base.weak ? 'W/' : ''}"${base.opaque}"`;
+  }
+  const cut = tag.opaque.indexOf(VARIANT_SEPARATOR);
+  return cut === -1 ? tag : { weak: tag.weak, opaque: tag.opaque.slice(0, cut) };
 }
 
 /** Parses one entity tag (`"x"` or `W/"x"`); `undefined` when it is not one. */

@@ -19,7 +19,10 @@ export {
   MAX_LIST_ENTRIES,
   parseETag,
   parseETagList,
+  representationETag,
+  resourceETag,
   strongMatch,
+  VARIANT_SEPARATOR,
   weakMatch,
 } from './entity-tag.js';
 export { KeyedLock } from './keyed-lock.js';
@@ -29,3 +32,9 @@ export {
   isSafeMethod,
   type PreconditionOutcome,
 } from './preconditions.js';
+export {
+  hasConditionalRequests,
+  type RepresentationVariant,
+  representationVariantOf,
+  setRepresentationVariant,
+} from './representation-variant.js';

@@ -4,7 +4,14 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
-import { type EntityTag, parseETag, parseETagList, strongMatch, weakMatch } from './entity-tag.js';
+import {
+  type EntityTag,
+  parseETag,
+  parseETagList,
+  resourceETag,
+  strongMatch,
+  weakMatch,
+} from './entity-tag.js';
 
 /** `proceed`: perform the method. `not-modified`: answer 304 (GET and HEAD only). */
 export type PreconditionOutcome = 'proceed' | 'not-modified';
@@ -48,9 +55,20 @@ export function evaluatePreconditions(
     );
   }
 
+  // A read selects one representation, so its tag must match exactly (another format or coding
+  // is another representation, RFC 9110 §8.8.3). A write changes the resource: any of its
+  // representations' tags names the version the client read (§13.1.1: the client asserts which
+  // state it expects), so the representation's variant is set aside.
+  const strong = safe
+    ? strongMatch
+    : (a: EntityTag, b: EntityTag) => strongMatch(resourceETag(a), resourceETag(b));
+  const weak = safe
+    ? weakMatch
+    : (a: EntityTag, b: EntityTag) => weakMatch(resourceETag(a), resourceETag(b));
+
   // Step 1: If-Match, strong comparison; "*" holds when a current representation exists.
   const ifMatch = parseETagList(req.headers['if-match'], 'If-Match');
-  if (ifMatch !== undefined && !matches(ifMatch, current, strongMatch)) {
+  if (ifMatch !== undefined && !matches(ifMatch, current, strong)) {
     throw ApiError.preconditionFailed(
       current === undefined
         ? 'If-Match does not hold: the resource does not exist.'
@@ -61,7 +79,7 @@ export function evaluatePreconditions(
 
   // Step 3: If-None-Match, weak comparison; "*" fails when a current representation exists.
   const ifNoneMatch = parseETagList(req.headers['if-none-match'], 'If-None-Match');
-  if (ifNoneMatch !== undefined && matches(ifNoneMatch, current, weakMatch)) {
+  if (ifNoneMatch !== undefined && matches(ifNoneMatch, current, weak)) {
     if (safe) return 'not-modified';
     throw ApiError.preconditionFailed(
       ifNoneMatch === '*'

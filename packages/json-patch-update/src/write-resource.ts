@@ -3,7 +3,7 @@
  * fields, schema validation, save, and the answer with `ETag`, `Location` and `Prefer` honoured.
  */
 import type { ServerResponse } from 'node:http';
-import { conditionalWrite, requestPath } from '@resourceful/conditional-requests';
+import { conditionalWrite } from '@resourceful/conditional-requests';
 import { ApiError } from '@resourceful/error-envelope';
 import { getPreferences, sendPreferred } from '@resourceful/prefer-header';
 import type { ResolvedResource, ResourceRequest } from './resource-options.js';
@@ -27,7 +27,8 @@ export function writeUnderPreconditions<T extends object>(
   change: (current: T | undefined) => unknown,
 ): Promise<WriteOutcome<T>> {
   return conditionalWrite(req, {
-    key: requestPath(req),
+    // One lock per resource identity, whatever URL spelling or route reached it.
+    identity: id,
     lock: resolved.lock,
     load: () => resolved.load(id, req),
     etag: (resource) => resolved.etag(resource, req),

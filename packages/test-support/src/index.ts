@@ -6,6 +6,12 @@ export {
   expressVersions,
 } from './express-versions.js';
 export {
+  findPostgresBinDir,
+  hasPostgresServer,
+  type PostgresServer,
+  startPostgresServer,
+} from './postgres-server.js';
+export {
   parseRawResponses,
   type RawExchange,
   type RawResponse,
@@ -26,3 +32,4 @@ export {
   startRedisServer,
 } from './redis-server.js';
 export { closeServer, freePort, listen, type RunningServer, waitFor } from './servers.js';
+export { parseXmlMirror } from './xml-mirror.js';

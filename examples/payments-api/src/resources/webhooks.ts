@@ -3,6 +3,7 @@
  */
 
 import { memoryDataSource, paginate } from '@resourceful/collection-pagination';
+import { getLanguage } from '@resourceful/content-negotiation';
 import { ApiError } from '@resourceful/error-envelope';
 import { jsonPatchUpdate } from '@resourceful/json-patch-update';
 import type { Request, Response, Router } from 'express';
@@ -32,6 +33,43 @@ export const WebhookCreate = z.object({
 });
 
 export type WebhookInput = z.infer<typeof WebhookCreate>;
+
+/** The languages event type descriptions are written in; the first is the default. */
+export const EVENT_TYPE_LANGUAGES = ['en', 'fr'] as const;
+type EventTypeLanguage = (typeof EVENT_TYPE_LANGUAGES)[number];
+
+/**
+ * The service's descriptions of the event types it emits, in each of its languages. An event
+ * type the service does not know keeps the description its subscriber gave.
+ */
+export const EVENT_TYPE_DESCRIPTIONS: Readonly<
+  Record<string, Readonly<Record<EventTypeLanguage, string>>>
+> = {
+  'PAYMENT.SALE.COMPLETED': { en: 'A sale completed.', fr: 'Une vente a été conclue.' },
+  'PAYMENT.SALE.REFUNDED': { en: 'A sale was refunded.', fr: 'Une vente a été remboursée.' },
+  'PAYMENT.SALE.REVERSED': { en: 'A sale was reversed.', fr: 'Une vente a été contrepassée.' },
+  'PAYMENT.CAPTURE.COMPLETED': { en: 'A capture completed.', fr: 'Une capture a été effectuée.' },
+  'PAYMENT.CAPTURE.REFUNDED': {
+    en: 'A capture was refunded.',
+    fr: 'Une capture a été remboursée.',
+  },
+  'BILLING.SUBSCRIPTION.SUSPENDED': {
+    en: 'An agreement was suspended.',
+    fr: 'Un accord de facturation a été suspendu.',
+  },
+  'BILLING.SUBSCRIPTION.RE-ACTIVATED': {
+    en: 'An agreement was re-activated.',
+    fr: 'Un accord de facturation a été réactivé.',
+  },
+};
+
+/** An event type with its description in the language negotiated for the request. */
+function localizedEventType(eventType: z.infer<typeof EventType>, req: Request) {
+  const descriptions = EVENT_TYPE_DESCRIPTIONS[eventType.name];
+  if (descriptions === undefined) return eventType;
+  const language = (getLanguage(req) ?? 'en') as EventTypeLanguage;
+  return { ...eventType, description: descriptions[language] ?? descriptions.en };
+}
 export type StoredWebhook = StoredRecord & WebhookInput;
 
 /** The whole stored webhook, as PATCH produces it. */
@@ -108,6 +146,8 @@ export function mountWebhooks({ router, lists, webhooks, now }: WebhookRoutesOpt
         memoryDataSource(findWebhook(webhooks, String((req as Request).params.id)).event_types),
       sortable: ['name'],
       filterable: ['name'],
+      // Descriptions in English, or French for Accept-Language: fr (with Content-Language).
+      summary: (eventType, req) => localizedEventType(eventType, req as Request),
     }),
   );
 

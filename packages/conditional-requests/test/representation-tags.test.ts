@@ -1,0 +1,187 @@
+import type { IncomingMessage } from 'node:http';
+import { ApiError, errorHandler } from '@resourceful/error-envelope';
+import { describeEachExpress } from '@resourceful/test-support';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import {
+  conditionalRequests,
+  conditionalWrite,
+  etagFor,
+  evaluatePreconditions,
+  formatETag,
+  KeyedLock,
+  representationETag,
+  resourceETag,
+  setRepresentationVariant,
+} from '../src/index.js';
+
+const CARD = { id: 'CARD-1', state: 'ok', amounts: [1, 2] };
+const TAG = etagFor(CARD);
+
+function req(method: string, headers: Record<string, string> = {}): IncomingMessage {
+  return { method, headers } as IncomingMessage;
+}
+
+describe('representation tags (RFC 9110 §8.8.3)', () => {
+  it.each([
+    ['"abc"', ['xml'], '"abc~xml"'],
+    ['"abc"', ['xml', 'gzip'], '"abc~xml~gzip"'],
+    ['W/"abc"', ['gzip'], 'W/"abc~gzip"'],
+    ['"abc"', [], '"abc"'],
+    ['"abc~xml"', ['gzip'], '"abc~xml"'],
+  ])('representationETag(%s, %j) is %s', (tag, variants, expected) => {
+    expect(representationETag(tag, variants)).toBe(expected);
+  });
+
+  it.each([
+    ['"abc~xml~gzip"', '"abc"'],
+    ['W/"abc~gzip"', 'W/"abc"'],
+    ['"abc"', '"abc"'],
+  ])('resourceETag(%s) is %s', (tag, expected) => {
+    expect(resourceETag(tag)).toBe(expected);
+  });
+
+  it('refuses a variant name that is not a token, and a value that is not a tag', () => {
+    expect(() => representationETag('"abc"', ['x"y'])).toThrow(TypeError);
+    expect(() => representationETag('abc', ['xml'])).toThrow(/not an entity tag/);
+  });
+
+  it('formatETag refuses the variant separator', () => {
+    expect(() => formatETag('1~2')).toThrow(/~/);
+  });
+
+  describe('on a write, a representation tag names the resource version', () => {
+    it.each(['"v2~xml"', '"v2~gzip"', '"v2~xml~br"', '"v1", "v2~latin1"'])(
+      'If-Match %s holds against "v2"',
+      (header) => {
+        expect(evaluatePreconditions(req('PATCH', { 'if-match': header }), '"v2"')).toBe('proceed');
+      },
+    );
+
+    it.each(['"v1~xml"', 'W/"v2~gzip"'])('If-Match %s fails against "v2"', (header) => {
+      expect(() => evaluatePreconditions(req('PATCH', { 'if-match': header }), '"v2"')).toThrow(
+        ApiError,
+      );
+    });
+
+    it('If-None-Match of a representation tag refuses the write with 412', () => {
+      expect(() =>
+        evaluatePreconditions(req('PUT', { 'if-none-match': '"v2~gzip"' }), '"v2"'),
+      ).toThrow(/still has that version/);
+    });
+  });
+
+  describe('on a read, the tag must name the representation selected', () => {
+    it.each([
+      ['"v2~xml"', '"v2~xml"', 'not-modified'],
+      ['"v2"', '"v2~xml"', 'proceed'],
+      ['"v2~gzip"', '"v2"', 'proceed'],
+    ])('If-None-Match %s against %s: %s', (header, current, outcome) => {
+      expect(evaluatePreconditions(req('GET', { 'if-none-match': header }), current)).toBe(outcome);
+    });
+  });
+});
+
+describeEachExpress('tags computed from the value', (express) => {
+  function app(settings: (app: ReturnType<typeof express>) => void = () => {}) {
+    const app = express();
+    settings(app);
+    app.use(conditionalRequests());
+    app.get('/card', (_req, res) => {
+      res.json(CARD);
+    });
+    app.get('/xml-card', (_req, res) => {
+      setRepresentationVariant(res, () => ['xml']);
+      res.json(CARD);
+    });
+    app.use(errorHandler());
+    return app;
+  }
+
+  it.each([
+    ['json spaces 2', (a: ReturnType<typeof express>) => a.set('json spaces', 2)],
+    ['json spaces "\\t"', (a: ReturnType<typeof express>) => a.set('json spaces', '\t')],
+    [
+      'a json replacer',
+      (a: ReturnType<typeof express>) =>
+        a.set('json replacer', (_k: string, v: unknown) => (typeof v === 'number' ? v * 10 : v)),
+    ],
+    ['json escape', (a: ReturnType<typeof express>) => a.set('json escape', true)],
+  ])('sends etagFor(value) with %s', async (_title, settings) => {
+    const res = await request(app(settings)).get('/card');
+    expect(res.headers.etag).toBe(TAG);
+    const again = await request(app(settings)).get('/card').set('If-None-Match', TAG);
+    expect(again.status).toBe(304);
+  });
+
+  it('names the variant a later middleware registered', async () => {
+    const res = await request(app()).get('/xml-card');
+    expect(res.headers.etag).toBe(representationETag(TAG, ['xml']));
+    const fresh = await request(app()).get('/xml-card').set('If-None-Match', TAG);
+    expect(fresh.status).toBe(200);
+    const cached = await request(app())
+      .get('/xml-card')
+      .set('If-None-Match', String(res.headers.etag));
+    expect(cached.status).toBe(304);
+  });
+});
+
+describe('conditionalWrite: the lock key', () => {
+  it('serialises writes of one identity reached through different paths', async () => {
+    const lock = new KeyedLock();
+    const order: string[] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const first = conditionalWrite(req('PUT', {}), {
+      identity: 'hook:1',
+      lock,
+      load: () => ({ v: 1 }),
+      etag: () => '"1"',
+      write: async () => {
+        order.push('first started');
+        await gate;
+        order.push('first done');
+      },
+    });
+    const second = conditionalWrite(
+      { method: 'PUT', headers: {}, url: '/v2/other/path/1' } as IncomingMessage,
+      {
+        identity: 'hook:1',
+        lock,
+        load: () => ({ v: 1 }),
+        etag: () => '"1"',
+        write: () => {
+          order.push('second');
+        },
+      },
+    );
+    expect(lock.size).toBe(1);
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first started', 'first done', 'second']);
+  });
+
+  it.each([
+    [{ identity: '' }, /"identity" must be a non-empty string/],
+    [{ identity: 7 }, /"identity"/],
+    [{ idenity: 'x' }, /unknown option "idenity".*Did you mean "identity"/],
+    [{ lock: {} }, /"lock" must be a KeyedLock/],
+    [{ requireIfMatch: 'yes' }, /"requireIfMatch" must be true or false/],
+    [{ ifMissing: 'create' }, /"ifMissing"/],
+  ])('refuses %j with a coded TypeError', async (extra, message) => {
+    const options = { load: () => undefined, etag: () => '"1"', write: () => {}, ...extra };
+    await expect(conditionalWrite(req('PUT'), options as never)).rejects.toThrow(message);
+    await expect(conditionalWrite(req('PUT'), options as never)).rejects.toMatchObject({
+      name: 'TypeError',
+      code: expect.stringMatching(/^ERR_RESOURCEFUL_/),
+    });
+  });
+
+  it('refuses options without load, etag or write', async () => {
+    await expect(conditionalWrite(req('PUT'), { load: () => 1 } as never)).rejects.toThrow(
+      /"etag" is required/,
+    );
+  });
+});

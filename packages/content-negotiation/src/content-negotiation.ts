@@ -1,0 +1,368 @@
+/**
+ * @module The middleware: negotiates the format, charset, language and coding of every answer,
+ * writes `res.json` values and error envelopes in the chosen format, and reads JSON request
+ * bodies sent in ISO-8859-1 or compressed.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  hasConditionalRequests,
+  setRepresentationVariant,
+} from '@resourceful/conditional-requests';
+import compression from 'compression';
+import Negotiator from 'negotiator';
+import onHeaders from 'on-headers';
+import vary from 'vary';
+import { type Charset, charsetLabel, charsetOf, jsonToLatin1, LATIN1_ALIASES } from './charsets.js';
+import { isCompressible, negotiateEncoding, responseEncoding } from './compression-choice.js';
+import {
+  ACCEPT_QUERY_PARAMETER,
+  chooseMediaType,
+  MEDIA_TYPES,
+  mediaRangeOfQuery,
+  notAcceptable,
+} from './formats.js';
+import { boundedHeader } from './header-limits.js';
+import { JSONP_CALLBACK_PARAMETER, jsonpBody, parseCallback } from './jsonp.js';
+import { lookupLanguage } from './languages.js';
+import { getLanguage, languageUsed, type Negotiated, setNegotiated } from './negotiated.js';
+import { type ContentNegotiationOptions, resolveOptions } from './options.js';
+import { planBody, readPlannedBody } from './request-body.js';
+import { toXml } from './xml.js';
+
+type Next = (err?: unknown) => void;
+type Chunk = string | Uint8Array;
+
+/** Charsets offered to Accept-Charset, UTF-8 first: the server's preference among equals. */
+const OFFERED_CHARSETS = ['utf-8', ...LATIN1_ALIASES];
+
+/** The format's name inside a representation's tag (conditional-requests' variants). */
+const VARIANT_OF_MEDIA_TYPE: Readonly<Record<string, string>> = {
+  'application/xml': 'xml',
+  'text/xml': 'text-xml',
+  'text/javascript': 'jsonp',
+};
+
+function orderError(what: string): Error {
+  const error = new Error(
+    `contentNegotiation() must be mounted before ${what}: it decodes request bodies before they are parsed, and writes the format that conditionalRequests() tags. See the "Where it goes" section of its README.`,
+  );
+  (error as Error & { code: string }).code = 'ERR_CONTENT_NEGOTIATION_ORDER';
+  return error;
+}
+
+function queryValues(req: IncomingMessage, name: string): string[] | undefined {
+  const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';
+  const start = url.indexOf('?');
+  if (start === -1 || !url.includes(`${name}=`, start)) return undefined;
+  const values = new URLSearchParams(url.slice(start + 1)).getAll(name);
+  return values.length === 0 ? undefined : values;
+}
+
+function chooseCharset(header: string | undefined): Charset {
+  if (header === undefined) return 'utf-8';
+  // RFC 9110 §12.5.2: with no acceptable charset the server may disregard the header; we answer
+  // UTF-8, which every client can decode, rather than 406.
+  const [best] = new Negotiator({ headers: { 'accept-charset': header } }).charsets(
+    OFFERED_CHARSETS,
+  );
+  return (best === undefined ? undefined : charsetOf(best)) ?? 'utf-8';
+}
+
+function mediaTypeOf(res: ServerResponse): string | undefined {
+  const header = res.getHeader('Content-Type');
+  if (typeof header !== 'string') return undefined;
+  const end = header.indexOf(';');
+  return (end === -1 ? header : header.slice(0, end)).trim().toLowerCase();
+}
+
+/**
+ * Negotiates every answer: `app.use(contentNegotiation(options))` before the body parsers and
+ * `conditionalRequests()`. Routes keep calling `res.json(value)`.
+ */
+export function contentNegotiation(options: ContentNegotiationOptions = {}) {
+  const resolved = resolveOptions(options);
+  const offered = MEDIA_TYPES.filter(
+    (choice) =>
+      choice.format === 'json' ||
+      (choice.format === 'xml' && resolved.xml) ||
+      (choice.format === 'jsonp' && resolved.jsonp),
+  );
+  // JSONP is a script fetched by a <script> element: GET and HEAD only.
+  const offeredForWrites = offered.filter((choice) => choice.format !== 'jsonp');
+  const [defaultLanguage] = resolved.languages ?? [];
+  const compress = resolved.compression;
+  const threshold = compress === false ? 0 : compress.threshold;
+
+  function negotiate(req: IncomingMessage): Negotiated {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const available = method === 'GET' || method === 'HEAD' ? offered : offeredForWrites;
+    const queried = queryValues(req, ACCEPT_QUERY_PARAMETER);
+    // The query parameter wins: it is the client's explicit choice in the URL (a link, a
+    // browser), where the header is often a user agent's default.
+    const accept =
+      queried === undefined
+        ? boundedHeader(req.headers.accept, 'Accept')
+        : mediaRangeOfQuery(queried);
+    const chosen = chooseMediaType(accept, available);
+    if (chosen === undefined) throw notAcceptable(available);
+    const charset = chooseCharset(boundedHeader(req.headers['accept-charset'], 'Accept-Charset'));
+    const language =
+      resolved.languages === undefined || defaultLanguage === undefined
+        ? undefined
+        : lookupLanguage(
+            boundedHeader(req.headers['accept-language'], 'Accept-Language'),
+            resolved.languages,
+            defaultLanguage,
+          );
+    const encoding =
+      compress === false
+        ? undefined
+        : negotiateEncoding(boundedHeader(req.headers['accept-encoding'], 'Accept-Encoding'));
+    const callback =
+      chosen.format === 'jsonp'
+        ? parseCallback(queryValues(req, JSONP_CALLBACK_PARAMETER) ?? [])
+        : undefined;
+    return {
+      format: chosen.format,
+      mediaType: chosen.mediaType,
+      charset,
+      language,
+      encoding,
+      callback,
+    };
+  }
+
+  /** The body of a value in the negotiated representation, and its `Content-Type`. */
+  function render(negotiated: Negotiated, json: string): { body: Buffer; type: string } {
+    const latin1 = negotiated.charset === 'iso-8859-1';
+    const charset = `charset=${charsetLabel(negotiated.charset)}`;
+    const encode = (text: string) => Buffer.from(text, latin1 ? 'latin1' : 'utf8');
+    if (negotiated.format === 'xml') {
+      return {
+        body: encode(toXml(JSON.parse(json), { latin1 })),
+        type: `${negotiated.mediaType}; ${charset}`,
+      };
+    }
+    const text = latin1 ? jsonToLatin1(json) : json;
+    if (negotiated.format === 'jsonp' && negotiated.callback !== undefined) {
+      return {
+        body: encode(jsonpBody(negotiated.callback, text)),
+        type: `text/javascript; ${charset}`,
+      };
+    }
+    return { body: encode(text), type: `application/json; ${charset}` };
+  }
+
+  /** Each response's coding decision, read by compression's filter. */
+  const decisions = new WeakMap<
+    ServerResponse,
+    (bodyLength: number | undefined) => string | undefined
+  >();
+  const compressor =
+    compress === false
+      ? undefined
+      : compression({
+          threshold: compress.threshold,
+          level: compress.level,
+          filter: (_req, res) =>
+            decisions.get(res as unknown as ServerResponse)?.(undefined) !== undefined,
+        });
+
+  return function contentNegotiationMiddleware(
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: Next,
+  ): void {
+    if (hasConditionalRequests(res)) {
+      next(orderError('conditionalRequests()'));
+      return;
+    }
+    if ('body' in req) {
+      next(orderError('the body parsers (express.json() and the like)'));
+      return;
+    }
+
+    let negotiated: Negotiated;
+    let refusal: unknown;
+    try {
+      negotiated = negotiate(req);
+    } catch (error) {
+      // The answer to a refused negotiation is itself in the fallback: JSON, UTF-8, no coding.
+      refusal = error;
+      negotiated = {
+        format: 'json',
+        mediaType: 'application/json',
+        charset: 'utf-8',
+        language: undefined,
+        encoding: undefined,
+        callback: undefined,
+      };
+    }
+    setNegotiated(req, negotiated);
+    const converts = negotiated.format !== 'json' || negotiated.charset !== 'utf-8';
+    const method = (req.method ?? 'GET').toUpperCase();
+
+    if (negotiated.language !== undefined) {
+      Object.defineProperty(req, 'language', {
+        configurable: true,
+        enumerable: true,
+        get: () => getLanguage(req),
+      });
+    }
+
+    /** Whether this answer is written in the negotiated format rather than as sent. */
+    function representedAs(res: ServerResponse): boolean {
+      const type = mediaTypeOf(res);
+      return converts && (type === 'application/json' || type === negotiated.mediaType);
+    }
+
+    function encodingOf(bodyLength: number | undefined): string | undefined {
+      return compress === false
+        ? undefined
+        : responseEncoding(req, res, negotiated.encoding, threshold, bodyLength);
+    }
+
+    // An identity-coded UTF-8 JSON answer is the representation the resource's tag names.
+    if (converts || negotiated.encoding !== undefined) {
+      decisions.set(res, encodingOf);
+      setRepresentationVariant(res, (_res, bodyLength, bodiless) => {
+        const names: string[] = [];
+        if (bodiless ? converts : representedAs(res)) {
+          const format = VARIANT_OF_MEDIA_TYPE[negotiated.mediaType];
+          if (format !== undefined) names.push(format);
+          if (negotiated.charset === 'iso-8859-1') names.push('latin1');
+        }
+        // Without content, the coding a GET's JSON would get: known only while every body is coded.
+        const encoding = bodiless
+          ? compress !== false && threshold === 0
+            ? negotiated.encoding
+            : undefined
+          : encodingOf(bodyLength);
+        if (encoding !== undefined) names.push(encoding);
+        return names;
+      });
+    }
+
+    // Registered before compression's own hook, so it runs after it (on-headers calls the last
+    // registered first) and sees the coding compression chose.
+    onHeaders(res, function negotiatedHeaders(this: ServerResponse) {
+      const varies = ['Accept', 'Accept-Charset'];
+      if (languageUsed(req)) {
+        varies.push('Accept-Language');
+        // Error messages are for developers and stay unlocalized (spec, "Error handling").
+        if (negotiated.language !== undefined && this.statusCode < 400) {
+          this.setHeader('Content-Language', negotiated.language);
+        }
+      }
+      const compressible = compress !== false && isCompressible(req, this);
+      if (compressible) varies.push('Accept-Encoding');
+      vary(this, varies);
+      if (compressible) {
+        // compression leaves HEAD alone; the headers must be those of the GET (RFC 9110 §9.3.2).
+        if (method === 'HEAD') {
+          const encoding = encodingOf(undefined);
+          if (encoding !== undefined) {
+            this.setHeader('Content-Encoding', encoding);
+            this.removeHeader('Content-Length');
+          }
+        }
+      }
+    });
+
+    /**
+     * Installed after compression's, so they run before it: the body is converted first, then
+     * coded.
+     */
+    function installWriters(): void {
+      let rendered = false;
+      const express = res as ServerResponse & {
+        json?: (body?: unknown) => unknown;
+        send?: (body?: unknown) => unknown;
+      };
+      const originalJson = express.json;
+      if (converts && typeof originalJson === 'function' && typeof express.send === 'function') {
+        const send = express.send;
+        express.json = function jsonInNegotiatedFormat(this: ServerResponse, value?: unknown) {
+          const json = JSON.stringify(value);
+          if (json === undefined) return originalJson.call(this, value);
+          const { body, type } = render(negotiated, json);
+          rendered = true;
+          this.setHeader('Content-Type', type);
+          if (negotiated.format === 'jsonp') this.setHeader('X-Content-Type-Options', 'nosniff');
+          return send.call(this, body);
+        };
+      }
+
+      // Envelopes written straight to res.end (error-envelope's sendError, replays) follow the
+      // negotiated format too; a body that is not JSON after all is sent as it is.
+      const originalEnd = res.end;
+      if (converts) {
+        res.end = function endInNegotiatedFormat(this: ServerResponse, ...args: unknown[]) {
+          const [chunk] = args;
+          const isChunk = typeof chunk === 'string' || chunk instanceof Uint8Array;
+          if (
+            !rendered &&
+            !this.headersSent &&
+            isChunk &&
+            mediaTypeOf(this) === 'application/json'
+          ) {
+            const text =
+              typeof chunk === 'string' ? chunk : Buffer.from(chunk as Chunk).toString('utf8');
+            let valid = true;
+            try {
+              JSON.parse(text);
+            } catch {
+              valid = false;
+            }
+            if (valid) {
+              const { body, type } = render(negotiated, text);
+              rendered = true;
+              this.setHeader('Content-Type', type);
+              this.setHeader('Content-Length', body.length);
+              if (negotiated.format === 'jsonp')
+                this.setHeader('X-Content-Type-Options', 'nosniff');
+              return Reflect.apply(originalEnd, this, [body]) as ServerResponse;
+            }
+          }
+          return Reflect.apply(originalEnd, this, args) as ServerResponse;
+        } as ServerResponse['end'];
+      }
+    }
+
+    function afterCompression(): void {
+      installWriters();
+      if (refusal !== undefined) {
+        next(refusal);
+        return;
+      }
+      let plan: ReturnType<typeof planBody>;
+      try {
+        plan = planBody(req);
+      } catch (error) {
+        next(error);
+        return;
+      }
+      if (plan === undefined) {
+        next();
+        return;
+      }
+      readPlannedBody(req, plan, resolved.maxBodyBytes).then(
+        (body) => {
+          const parsed = req as IncomingMessage & { body?: unknown; _body?: boolean };
+          parsed.body = body;
+          // body-parser 1 (Express 4) skips requests marked so; body-parser 2 skips read ones.
+          parsed._body = true;
+          next();
+        },
+        (error: unknown) => next(error),
+      );
+    }
+
+    // Without a coding the client accepts, compression would only ever pass the answer through.
+    if (compressor === undefined || negotiated.encoding === undefined) {
+      afterCompression();
+      return;
+    }
+    compressor(req as never, res as never, afterCompression);
+  };
+}

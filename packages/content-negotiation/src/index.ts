@@ -1,0 +1,25 @@
+export { type Charset, charsetOf, jsonToLatin1, LATIN1_ALIASES } from './charsets.js';
+export { contentNegotiation } from './content-negotiation.js';
+export {
+  ACCEPT_QUERY_PARAMETER,
+  chooseMediaType,
+  type Format,
+  MEDIA_TYPES,
+  type MediaTypeChoice,
+  SHORT_FORMS,
+} from './formats.js';
+export { MAX_ACCEPT_HEADER_ELEMENTS, MAX_ACCEPT_HEADER_LENGTH } from './header-limits.js';
+export {
+  JSONP_CALLBACK_PARAMETER,
+  jsonpBody,
+  MAX_CALLBACK_LENGTH,
+  parseCallback,
+} from './jsonp.js';
+export { lookupLanguage, parseAcceptLanguage } from './languages.js';
+export { getLanguage, getNegotiated, type Negotiated } from './negotiated.js';
+export {
+  CONTENT_NEGOTIATION_DEFAULTS,
+  type CompressionOptions,
+  type ContentNegotiationOptions,
+} from './options.js';
+export { type ToXmlOptions, toXml, XML_ROOT_ELEMENT } from './xml.js';

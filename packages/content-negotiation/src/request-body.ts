@@ -1,0 +1,129 @@
+/**
+ * @module JSON request bodies a JSON parser cannot read as they come: declared in ISO-8859-1, or
+ * sent with `Content-Encoding: gzip`/`deflate`/`br`. They are inflated (bounded), decoded and
+ * parsed here, and left on `req.body` marked as parsed, so body-parser (Express 4 and 5) and
+ * json-patch-update take them as any parsed body. UTF-8, identity-coded bodies are not touched.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Readable, Transform } from 'node:stream';
+import zlib from 'node:zlib';
+import { ApiError } from '@resourceful/error-envelope';
+import contentType from 'content-type';
+import getRawBody from 'raw-body';
+import { type Charset, charsetOf } from './charsets.js';
+
+/** `application/json` and every `+json` type (merge patch, JSON Patch, …). */
+function isJsonType(type: string): boolean {
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+const INFLATERS: Record<string, (() => Transform) | undefined> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  ...('createBrotliDecompress' in zlib ? { br: () => zlib.createBrotliDecompress() } : {}),
+};
+
+/** What a request body needs before a JSON parser can read it. */
+export interface BodyPlan {
+  readonly charset: Charset;
+  readonly coding: string;
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  return (
+    req.headers['transfer-encoding'] !== undefined ||
+    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0')
+  );
+}
+
+/**
+ * Whether this request's body must be read here, and how.
+ * @returns undefined when the app's parser reads it as it is (no body, not JSON, UTF-8 identity)
+ * @throws ApiError 415 naming `Content-Type` for a JSON body in another charset, or
+ *   `Content-Encoding` for a coding that is not gzip, deflate or br
+ */
+export function planBody(req: IncomingMessage): BodyPlan | undefined {
+  if (!hasBody(req)) return undefined;
+  const header = req.headers['content-type'];
+  if (header === undefined) return undefined;
+  let parsed: contentType.ParsedMediaType;
+  try {
+    parsed = contentType.parse(header);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonType(parsed.type)) return undefined;
+  const declared = parsed.parameters.charset;
+  const charset = declared === undefined ? 'utf-8' : charsetOf(declared);
+  if (charset === undefined) {
+    throw ApiError.unsupportedMediaType(
+      'JSON request bodies must be UTF-8 or ISO-8859-1 (charset=iso-8859-1 or one of its registered aliases).',
+      { target: 'Content-Type' },
+    );
+  }
+  const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (coding !== 'identity' && INFLATERS[coding] === undefined) {
+    throw ApiError.unsupportedMediaType(
+      `Request bodies may be sent with Content-Encoding ${Object.keys(INFLATERS).join(', ')} or identity.`,
+      { target: 'Content-Encoding' },
+    );
+  }
+  if (charset === 'utf-8' && coding === 'identity') return undefined;
+  return { charset, coding };
+}
+
+interface RawBodyError {
+  type?: string;
+  status?: number;
+}
+
+/**
+ * Reads, inflates and decodes the body, and parses it as JSON. The limit bounds the inflated
+ * size, so a small body that inflates past it is a 413 and never fills memory.
+ * @throws ApiError 413 `PAYLOAD_TOO_LARGE`, 400 `MALFORMED_REQUEST` (not JSON, or a corrupt
+ *   compressed stream, target `Content-Encoding`), 400 `INVALID_REQUEST` (aborted)
+ */
+export async function readPlannedBody(
+  req: IncomingMessage,
+  plan: BodyPlan,
+  limit: number,
+): Promise<unknown> {
+  const declared = Number(req.headers['content-length']);
+  if (plan.coding === 'identity' && Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    throw tooLarge(limit);
+  }
+  const inflate = INFLATERS[plan.coding];
+  const inflater = inflate?.();
+  const stream: Readable = inflater === undefined ? req : req.pipe(inflater);
+  let bytes: Buffer;
+  try {
+    bytes = await getRawBody(stream, { limit });
+  } catch (error) {
+    if (inflater !== undefined) {
+      req.unpipe(inflater);
+      inflater.destroy();
+    }
+    req.resume();
+    const cause = error as RawBodyError;
+    if (cause.type === 'entity.too.large') throw tooLarge(limit);
+    if (cause.type === 'request.aborted') {
+      throw ApiError.invalidRequest('The request was aborted by the client.');
+    }
+    throw ApiError.malformedRequest(`The request body is not valid ${plan.coding} data.`, {
+      target: 'Content-Encoding',
+    });
+  }
+  const text = bytes.toString(plan.charset === 'utf-8' ? 'utf8' : 'latin1');
+  if (text.trim() === '') throw ApiError.malformedRequest('The request body is empty.');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw ApiError.malformedRequest();
+  }
+}
+
+function tooLarge(limit: number): ApiError {
+  return ApiError.payloadTooLarge(`The request body is larger than ${limit} bytes.`);
+}

@@ -1,0 +1,171 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  parseXmlMirror,
+} from '@resourceful/test-support';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { asIs, buildApp, bytes, CARD } from './app.js';
+
+describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
+  const app = buildApp(express);
+
+  describe.each([
+    [undefined, 'utf-8'],
+    ['utf-8', 'utf-8'],
+    ['*', 'utf-8'],
+    ['iso-8859-1', 'ISO-8859-1'],
+    ['ISO-8859-1', 'ISO-8859-1'],
+    ['latin1', 'ISO-8859-1'],
+    ['l1', 'ISO-8859-1'],
+    ['iso_8859-1:1987', 'ISO-8859-1'],
+    ['iso-ir-100', 'ISO-8859-1'],
+    ['cp819', 'ISO-8859-1'],
+    ['csISOLatin1', 'ISO-8859-1'],
+    ['utf-8;q=0.5, iso-8859-1', 'ISO-8859-1'],
+    ['iso-8859-1;q=0.5, utf-8', 'utf-8'],
+    ['utf-8;q=0, *', 'ISO-8859-1'],
+    ['shift_jis', 'utf-8'],
+    ['utf-8;q=0, iso-8859-1;q=0', 'utf-8'],
+  ])('when "Accept-Charset: %s"', (acceptCharset, expected) => {
+    it(`answers ${expected}, and the data survives`, async () => {
+      const req = request(app).get('/card').buffer(true).parse(bytes);
+      const res = await (acceptCharset === undefined
+        ? req
+        : req.set('Accept-Charset', acceptCharset));
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe(`application/json; charset=${expected}`);
+      const body = res.body as Buffer;
+      const text = body.toString(expected === 'utf-8' ? 'utf8' : 'latin1');
+      expect(JSON.parse(text)).toEqual(CARD);
+      if (expected !== 'utf-8') {
+        expect(text).toContain('Zo\u00eb \u00d8deg\u00e5rd');
+        expect(text).toContain('\\u20ac \\ud83d\\ude00');
+        expect([...body].every((byte) => byte <= 0xff)).toBe(true);
+      }
+      expect(res.headers.vary).toMatch(/Accept-Charset/);
+    });
+  });
+
+  it('writes Latin-1 XML with character references for the rest', async () => {
+    const res = await request(app)
+      .get('/card')
+      .set('Accept', 'application/xml')
+      .set('Accept-Charset', 'iso-8859-1')
+      .buffer(true)
+      .parse(bytes);
+    expect(res.headers['content-type']).toBe('application/xml; charset=ISO-8859-1');
+    const text = (res.body as Buffer).toString('latin1');
+    expect(text.startsWith('<?xml version="1.0" encoding="ISO-8859-1"?>')).toBe(true);
+    expect(text).toContain('&#x20AC;');
+    expect(parseXmlMirror(text)).toEqual(CARD);
+  });
+
+  it('gives the Latin-1 answer its own tag', async () => {
+    const utf8 = await request(app).get('/card');
+    const latin1 = await request(app).get('/card').set('Accept-Charset', 'latin1');
+    expect(latin1.headers.etag).not.toBe(utf8.headers.etag);
+    expect(String(latin1.headers.etag)).toMatch(/~latin1/);
+  });
+
+  describe('request bodies', () => {
+    const latin1Body = Buffer.from('{"name":"Zoë Ødegård","note":"\\u20ac"}', 'latin1');
+
+    it.each([
+      'application/json; charset=iso-8859-1',
+      'application/json; charset=ISO-8859-1',
+      'application/json; charset="latin1"',
+      'application/merge-patch+json; charset=l1',
+    ])('decodes %s and processes it like UTF-8', async (type) => {
+      const res = await request(app)
+        .post('/echo')
+        .set('Content-Type', type)
+        .serialize(asIs)
+        .send(latin1Body);
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ received: { name: 'Zoë Ødegård', note: '€' } });
+    });
+
+    it.each(['utf-16', 'koi8-r', 'nonsense'])(
+      'answers 415 naming Content-Type for charset=%s',
+      async (charset) => {
+        const res = await request(app)
+          .post('/echo')
+          .set('Content-Type', `application/json; charset=${charset}`)
+          .send('{}');
+        expectErrorEnvelope(res, 415, { code: 'UNSUPPORTED_MEDIA_TYPE', target: 'Content-Type' });
+      },
+    );
+
+    it.each([
+      ['gzip', gzipSync],
+      ['deflate', deflateSync],
+      ['br', brotliCompressSync],
+    ])('inflates a body sent with Content-Encoding: %s', async (coding, code) => {
+      const res = await request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', coding)
+        .serialize(asIs)
+        .send(code(Buffer.from('{"a":"é"}')));
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ received: { a: 'é' } });
+    });
+
+    it('inflates and decodes a gzip Latin-1 body', async () => {
+      const res = await request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json; charset=iso-8859-1')
+        .set('Content-Encoding', 'gzip')
+        .serialize(asIs)
+        .send(gzipSync(latin1Body));
+      expect(res.body).toEqual({ received: { name: 'Zoë Ødegård', note: '€' } });
+    });
+
+    it('answers 413 for a small body that inflates past the limit', async () => {
+      const bomb = gzipSync(Buffer.from(`{"a":"${'0'.repeat(5 * 1024 * 1024)}"}`));
+      expect(bomb.length).toBeLessThan(10 * 1024);
+      const res = await request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        .serialize(asIs)
+        .send(bomb);
+      expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
+    });
+
+    it('answers 400 naming Content-Encoding for a corrupt gzip body', async () => {
+      const res = await request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        .serialize(asIs)
+        .send(Buffer.from('not gzip at all'));
+      expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST', target: 'Content-Encoding' });
+    });
+
+    it('answers 415 naming Content-Encoding for a coding it cannot read', async () => {
+      const res = await request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'compress')
+        .send('{}');
+      expectErrorEnvelope(res, 415, { target: 'Content-Encoding' });
+    });
+
+    it('answers 400 for a Latin-1 body that is not JSON', async () => {
+      const res = await request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json; charset=latin1')
+        .serialize(asIs)
+        .send(Buffer.from('{nope', 'latin1'));
+      expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST' });
+    });
+
+    it('leaves UTF-8 bodies to the app’s parser', async () => {
+      const res = await request(app).post('/echo').send({ a: 'é' });
+      expect(res.body).toEqual({ received: { a: 'é' } });
+    });
+  });
+});

@@ -1,0 +1,163 @@
+import { conditionalRequests, conditionalWrite, etagFor } from '@resourceful/conditional-requests';
+import { asyncHandler, errorHandler } from '@resourceful/error-envelope';
+import { describeEachExpress, parseXmlMirror } from '@resourceful/test-support';
+import type { Request, Response } from 'express';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { contentNegotiation } from '../src/index.js';
+import { buildApp, CARD } from './app.js';
+
+describeEachExpress('compression', (express) => {
+  const app = buildApp(express);
+
+  describe.each([
+    ['gzip', 'gzip'],
+    ['deflate', 'deflate'],
+    ['br', 'br'],
+    ['gzip, deflate, br', 'br'],
+    ['gzip;q=0.5, deflate', 'deflate'],
+    ['*', 'br'],
+    ['identity', undefined],
+    ['gzip;q=0', undefined],
+    ['compress', undefined],
+    ['', undefined],
+  ])('when "Accept-Encoding: %s"', (acceptEncoding, expected) => {
+    it(`answers ${expected ?? 'identity'}, with a tag naming the coding`, async () => {
+      const res = await request(app).get('/card').set('Accept-Encoding', acceptEncoding);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBe(expected);
+      expect(res.body).toEqual(CARD);
+      expect(res.headers.vary).toMatch(/Accept-Encoding/);
+      expect(res.headers.etag).toBe(
+        expected === undefined ? etagFor(CARD) : `"${etagFor(CARD).slice(1, -1)}~${expected}"`,
+      );
+    });
+  });
+
+  it('compresses the smallest body (threshold 0 by default)', async () => {
+    const res = await request(app).get('/greeting').set('Accept-Encoding', 'gzip');
+    expect(res.headers['content-encoding']).toBe('gzip');
+  });
+
+  it('leaves bodies under the threshold alone, and their tag names no coding', async () => {
+    const thresholded = buildApp(express, { compression: { threshold: 100_000 } });
+    const res = await request(thresholded).get('/card').set('Accept-Encoding', 'gzip');
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.headers.etag).toBe(etagFor(CARD));
+  });
+
+  it('respects Cache-Control: no-transform', async () => {
+    const res = await request(app).get('/no-transform').set('Accept-Encoding', 'gzip');
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.headers.etag).toBe(etagFor(CARD));
+  });
+
+  it('sends 204 without Content-Encoding', async () => {
+    const res = await request(app).get('/empty').set('Accept-Encoding', 'gzip');
+    expect(res.status).toBe(204);
+    expect(res.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('answers HEAD with exactly the headers of the GET', async () => {
+    const get = await request(app).get('/card').set('Accept-Encoding', 'gzip');
+    const head = await request(app).head('/card').set('Accept-Encoding', 'gzip');
+    for (const name of ['content-type', 'content-encoding', 'content-length', 'etag', 'vary']) {
+      expect(head.headers[name], name).toBe(get.headers[name]);
+    }
+  });
+
+  it('does not compress with { compression: false }', async () => {
+    const off = buildApp(express, { compression: false });
+    const res = await request(off).get('/card').set('Accept-Encoding', 'gzip');
+    expect(res.headers['content-encoding']).toBeUndefined();
+  });
+
+  describe('validators (RFC 9110 §8.8.3)', () => {
+    it('answers 304 to If-None-Match with the compressed tag, without Content-Encoding', async () => {
+      const first = await request(app).get('/card').set('Accept-Encoding', 'gzip');
+      const again = await request(app)
+        .get('/card')
+        .set('Accept-Encoding', 'gzip')
+        .set('If-None-Match', String(first.headers.etag));
+      expect(again.status).toBe(304);
+      expect(again.headers.etag).toBe(first.headers.etag);
+      expect(again.headers['content-encoding']).toBeUndefined();
+    });
+
+    it('answers 200 to a client holding the identity form that now accepts gzip', async () => {
+      const res = await request(app)
+        .get('/card')
+        .set('Accept-Encoding', 'gzip')
+        .set('If-None-Match', etagFor(CARD));
+      expect(res.status).toBe(200);
+    });
+  });
+});
+
+describeEachExpress('read, then a conditional write, in every representation', (express) => {
+  function app() {
+    let card = { ...CARD };
+    const server = express();
+    server.use(contentNegotiation());
+    server.use(conditionalRequests());
+    server.use(express.json());
+    server.get('/card', (_req, res) => {
+      res.json(card);
+    });
+    server.put(
+      '/card',
+      asyncHandler(async (req: Request, res: Response) => {
+        await conditionalWrite(req, {
+          identity: 'card',
+          load: () => card,
+          etag: (current) => etagFor(current),
+          write: () => {
+            card = { ...card, ...(req.body as object) };
+          },
+        });
+        res.status(204).end();
+      }),
+    );
+    server.use(errorHandler());
+    return server;
+  }
+
+  it.each([
+    ['gzip', 'application/json'],
+    ['br', 'application/xml'],
+    ['identity', 'text/xml'],
+    ['deflate', 'application/json'],
+  ])('Accept-Encoding: %s, Accept: %s', async (encoding, accept) => {
+    const server = app();
+    const read = await request(server)
+      .get('/card')
+      .set('Accept-Encoding', encoding)
+      .set('Accept', accept);
+    const tag = String(read.headers.etag);
+    expect(tag).not.toBe(
+      encoding === 'identity' && accept === 'application/json' ? '' : etagFor(CARD),
+    );
+    if (accept !== 'application/json') expect(parseXmlMirror(read.text)).toEqual(CARD);
+
+    const fresh = await request(server)
+      .get('/card')
+      .set('Accept-Encoding', encoding)
+      .set('Accept', accept)
+      .set('If-None-Match', tag);
+    expect(fresh.status).toBe(304);
+
+    const write = await request(server)
+      .put('/card')
+      .set('Accept', accept)
+      .set('If-Match', tag)
+      .send({ name: 'Ada' });
+    expect(write.status).toBe(204);
+
+    const stale = await request(server)
+      .put('/card')
+      .set('Accept', accept)
+      .set('If-Match', tag)
+      .send({ name: 'Grace' });
+    expect(stale.status).toBe(412);
+  });
+});

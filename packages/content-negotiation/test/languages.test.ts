@@ -1,0 +1,85 @@
+import { describeEachExpress } from '@resourceful/test-support';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { lookupLanguage, parseAcceptLanguage } from '../src/index.js';
+import { buildApp } from './app.js';
+
+describe('lookupLanguage (RFC 4647 §3.4)', () => {
+  const available = ['en', 'fr', 'fr-CA', 'zh-Hant'];
+
+  it.each([
+    [undefined, 'en'],
+    ['fr', 'fr'],
+    ['FR', 'fr'],
+    ['fr-CA', 'fr-CA'],
+    ['fr-BE', 'fr'],
+    ['fr-CA-x-private', 'fr-CA'],
+    ['zh-Hant-CN', 'zh-Hant'],
+    ['zh-Hans', 'en'],
+    ['de, fr;q=0.5', 'fr'],
+    ['de;q=0.9, fr-CA;q=0.8, en;q=0.1', 'fr-CA'],
+    ['en;q=0.5, fr', 'fr'],
+    ['*', 'en'],
+    ['de', 'en'],
+    ['fr;q=0, fr-CA', 'fr-CA'],
+    ['fr-CA;q=0, fr', 'fr'],
+    ['fr;q=0', 'en'],
+    ['fr-BE, fr;q=0', 'en'],
+    ['not a tag!, fr', 'fr'],
+    ['fr;q=2, en', 'en'],
+    [';;;,,,', 'en'],
+  ])('"Accept-Language: %s" chooses %s', (header, expected) => {
+    expect(lookupLanguage(header, available, 'en')).toBe(expected);
+  });
+
+  it('orders ranges by q-value, then by the client’s order', () => {
+    expect(parseAcceptLanguage('a;q=0.5, b, c;q=0.5, d').map((r) => r.range)).toEqual([
+      'b',
+      'd',
+      'a',
+      'c',
+    ]);
+  });
+});
+
+describeEachExpress('Accept-Language', (express) => {
+  const app = buildApp(express, { languages: ['en', 'fr'] });
+
+  it.each([
+    ['fr', 'fr', 'Bonjour'],
+    ['fr-CA, en;q=0.5', 'fr', 'Bonjour'],
+    ['de', 'en', 'Hello'],
+    [undefined, 'en', 'Hello'],
+  ])('"%s" answers in %s with Content-Language and Vary', async (header, language, text) => {
+    const req = request(app).get('/greeting');
+    const res = await (header === undefined ? req : req.set('Accept-Language', header));
+    expect(res.body).toEqual({ text });
+    expect(res.headers['content-language']).toBe(language);
+    expect(res.headers.vary).toMatch(/Accept-Language/);
+  });
+
+  it('exposes the language as req.language, and reading it marks the answer', async () => {
+    const res = await request(app).get('/plain').set('Accept-Language', 'fr');
+    expect(res.body).toEqual({ language: 'read' });
+    expect(res.headers['content-language']).toBe('fr');
+  });
+
+  it('sends no Content-Language on answers that did not use the language', async () => {
+    const res = await request(app).get('/card').set('Accept-Language', 'fr');
+    expect(res.headers['content-language']).toBeUndefined();
+    expect(res.headers.vary).not.toMatch(/Accept-Language/);
+  });
+
+  it('keeps error messages unlocalized, without Content-Language', async () => {
+    const res = await request(app).get('/missing').set('Accept-Language', 'fr');
+    expect(res.status).toBe(404);
+    expect(res.headers['content-language']).toBeUndefined();
+  });
+
+  it('negotiates no language without the languages option', async () => {
+    const plain = buildApp(express);
+    const res = await request(plain).get('/plain').set('Accept-Language', 'fr');
+    expect(res.body).toEqual({ language: 'none' });
+    expect(res.headers['content-language']).toBeUndefined();
+  });
+});

@@ -1,0 +1,155 @@
+import { createServer } from 'node:http';
+import { conditionalRequests } from '@resourceful/conditional-requests';
+import { errorHandler } from '@resourceful/error-envelope';
+import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import fc from 'fast-check';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import {
+  CONTENT_NEGOTIATION_DEFAULTS,
+  contentNegotiation,
+  MAX_ACCEPT_HEADER_ELEMENTS,
+  MAX_ACCEPT_HEADER_LENGTH,
+} from '../src/index.js';
+import { buildApp } from './app.js';
+
+const HEADERS = ['Accept', 'Accept-Charset', 'Accept-Language', 'Accept-Encoding'] as const;
+
+describeEachExpress('hostile Accept* headers', (express) => {
+  // Node refuses headers over 16 KiB with 431 by default; a service reading bigger ones
+  // (payments-api allows 64 KiB) must still parse them cheaply.
+  const app = createServer(
+    { maxHeaderSize: 256 * 1024 },
+    buildApp(express, { jsonp: true, languages: ['en', 'fr'] }),
+  );
+
+  describe.each(HEADERS)('%s', (name) => {
+    it.each([
+      ['64 KiB of one range', 'a'.repeat(64 * 1024)],
+      [
+        'thousands of ranges',
+        Array.from({ length: 3000 }, (_, i) => `x/y${i};q=0.${i % 10}`).join(','),
+      ],
+      ['an unclosed quote before many commas', `a/b;x="${','.repeat(20_000)}`],
+    ])('answers 400 naming the header for %s', async (_title, value) => {
+      const res = await request(app).get('/card').set(name, value);
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: name });
+    });
+
+    it(`reads a header of ${MAX_ACCEPT_HEADER_LENGTH} characters and ${MAX_ACCEPT_HEADER_ELEMENTS} elements`, async () => {
+      const element = name === 'Accept' ? '*/*' : '*';
+      const elements = Array.from({ length: MAX_ACCEPT_HEADER_ELEMENTS }, () => element);
+      const value = elements.join(',').padEnd(MAX_ACCEPT_HEADER_LENGTH, ' ');
+      const res = await request(app).get('/card').set(name, value);
+      expect(res.status).toBe(200);
+    });
+  });
+
+  it.each([
+    ['Accept', 'application/json;q=abc'],
+    ['Accept', 'application/json;;;=;q'],
+    ['Accept', '*/*;q=0.5;q=0.7;level=1;foo="a,b"'],
+    ['Accept', '/,/;,'],
+    ['Accept-Charset', ';;;,'],
+    ['Accept-Encoding', 'gzip;q=2, br;q=-1'],
+    ['Accept-Language', 'q=1;fr'],
+  ])('never answers 5xx for %s: %s', async (name, value) => {
+    const res = await request(app).get('/card').set(name, value);
+    expect(res.status).toBeLessThan(500);
+  });
+
+  it('never answers 5xx for random Accept* values (seeded)', async () => {
+    const token = fc.stringMatching(/^[\x20-\x7e]{0,60}$/);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom(...HEADERS), token), { maxLength: 4 }),
+        async (headers) => {
+          let req = request(app).get('/card?callback=cb');
+          for (const [name, value] of headers) req = req.set(name, value);
+          const res = await req;
+          expect(res.status).toBeLessThan(500);
+        },
+      ),
+      { seed: 7, numRuns: 120 },
+    );
+  });
+});
+
+describeEachExpress('where it is mounted', (express) => {
+  function faults(build: (app: ReturnType<typeof express>) => void) {
+    const seen: unknown[] = [];
+    const app = express();
+    build(app);
+    app.get('/x', (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.use(errorHandler({ onError: ({ cause }) => seen.push(cause) }));
+    return { app, seen };
+  }
+
+  it('fails loudly (500, ERR_CONTENT_NEGOTIATION_ORDER) after conditionalRequests()', async () => {
+    const { app, seen } = faults((a) => {
+      a.use(conditionalRequests());
+      a.use(contentNegotiation());
+    });
+    const res = await request(app).get('/x');
+    expect(res.status).toBe(500);
+    expect(seen).toHaveLength(1);
+    expect((seen[0] as { code?: string }).code).toBe('ERR_CONTENT_NEGOTIATION_ORDER');
+    expect(String((seen[0] as Error).message)).toMatch(/before conditionalRequests/);
+  });
+
+  it('fails loudly after a body parser', async () => {
+    const { app, seen } = faults((a) => {
+      a.use(express.json());
+      a.use(contentNegotiation());
+    });
+    const res = await request(app).post('/x').send({ a: 1 });
+    expect(res.status).toBe(500);
+    expect(String((seen[0] as Error).message)).toMatch(/before the body parsers/);
+  });
+});
+
+describe('options', () => {
+  it.each([[undefined], [{}], [{ xml: undefined, jsonp: undefined, compression: undefined }]])(
+    'accepts the defaults %j',
+    (options) => {
+      expect(() => contentNegotiation(options)).not.toThrow();
+    },
+  );
+
+  it('documents its defaults', () => {
+    expect(CONTENT_NEGOTIATION_DEFAULTS).toEqual({
+      xml: true,
+      jsonp: false,
+      threshold: 0,
+      level: -1,
+      maxBodyBytes: 102400,
+    });
+  });
+
+  it.each([
+    [{ jsnop: true }, /unknown option "jsnop".*Did you mean "jsonp"/],
+    [{ xml: 'yes' }, /"xml" must be true or false/],
+    [{ languages: [] }, /"languages" must be a non-empty array/],
+    [{ languages: ['en', 'not a tag'] }, /"languages" must be language tags such as "en"/],
+    [{ compression: { threshold: -1 } }, /"compression.threshold"/],
+    [{ compression: { level: 12 } }, /"compression.level"/],
+    [{ compression: { treshold: 1 } }, /unknown option "treshold".*Did you mean "threshold"/],
+    [{ maxBodyBytes: 0 }, /"maxBodyBytes" must be a positive integer/],
+    [null, /options must be an object/],
+  ])('refuses %j at construction, with a stable code', (options, message) => {
+    expect(() => contentNegotiation(options as never)).toThrow(message);
+    expect(() => contentNegotiation(options as never)).toThrow(
+      expect.objectContaining({ code: expect.stringMatching(/^ERR_RESOURCEFUL_/) }),
+    );
+  });
+
+  it('does not change the options object', () => {
+    const options = Object.freeze({
+      languages: Object.freeze(['en']),
+      compression: Object.freeze({}),
+    });
+    expect(() => contentNegotiation(options)).not.toThrow();
+  });
+});
