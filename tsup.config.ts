@@ -19,26 +19,33 @@ function exportedSources(): string[] {
   });
 }
 
+// A package with a command line has src/cli.ts next to its library entries.
+const cli = 'src/cli.ts';
+const entry = [
+  ...new Set(['src/index.ts', ...exportedSources(), ...(existsSync(cli) ? [cli] : [])]),
+];
+const isCli = (file: string) => file.replace(/^\.\//, '') === cli;
+
 export default defineConfig({
-  // A package with a command line has src/cli.ts next to its library entries.
-  entry: [
-    ...new Set([
-      'src/index.ts',
-      ...exportedSources(),
-      ...(existsSync('src/cli.ts') ? ['src/cli.ts'] : []),
-    ]),
-  ],
+  entry,
   format: ['esm', 'cjs'],
-  dts: true,
+  // Declarations describe what can be imported; the CLI is run, never imported.
+  dts: { entry: entry.filter((file) => !isCli(file)) },
   clean: true,
   sourcemap: true,
-  target: 'node18',
+  // The oldest Node that CI runs (engines: >=20.19); 22 and 24 run the same output.
+  target: 'node20',
   // esbuild renames a class referenced from its own static members (`_ApiError`); logs read
   // `constructor.name` and stack traces, so names stay as written.
   keepNames: true,
   // Workspace-private helpers are bundled in, so published packages never depend on them.
   noExternal: ['@resourceful/option-checks'],
-  esbuildOptions(options) {
+  esbuildOptions(options, { format }) {
     options.conditions = ['source', ...(options.conditions ?? [])];
+    // The bin stub is an ES module, so the CLI is built once, as ESM: a CommonJS copy would
+    // ship unused.
+    if (format === 'cjs' && Array.isArray(options.entryPoints)) {
+      options.entryPoints = (options.entryPoints as string[]).filter((file) => !isCli(file));
+    }
   },
 });

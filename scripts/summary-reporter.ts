@@ -1,6 +1,7 @@
 /**
  * Prints one plain closing line, `tests: N passed, N failed, N skipped`, after vitest's own
- * report, so tools that read only the last lines can count the run.
+ * report, so tools that read only the last lines can count the run; the line before it names the
+ * Node that ran the suite (`.ci/run` runs it on several).
  */
 import type { Reporter, TestModule } from 'vitest/node';
 
@@ -18,6 +19,8 @@ export default class SummaryReporter implements Reporter {
         else skipped++;
       }
     }
-    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    process.stdout.write(
+      `\nNode ${process.versions.node}\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`,
+    );
   }
 }

@@ -26,6 +26,8 @@ import {
 } from '@resourceful/service-request-idempotency';
 import { versionedRouter } from '@resourceful/versioned-router';
 import express5, { type Express } from 'express';
+import { mountApiDocs } from './description/docs.js';
+import { GRAPHQL_PATH, graphqlRoutes } from './description/graphql.js';
 import { listDefaults } from './lists.js';
 import { README_PATH, sendReadme } from './readme.js';
 import { requireJson } from './require-json.js';
@@ -105,6 +107,19 @@ export function createApp(options: AppOptions = {}): Express {
 
   // Headers sent as query parameters (`?Prefer=…`), taken out of what the lists parse.
   app.use(queryHeaders());
+  // The API description: the OpenAPI document, its reference page and GraphQL, mounted before
+  // content negotiation: GraphQL over HTTP fixes its own media types and errors.
+  mountApiDocs(app, express, app.get('public base url') as string | undefined);
+  const idempotencyStore = options.idempotencyStore ?? memoryStore();
+  // A create mutation is a POST like any other: Service-Request-Id makes it idempotent (on the
+  // parsed body, so a reused id with another query is refused).
+  app.use(
+    GRAPHQL_PATH,
+    express.json({ limit: BODY_LIMITS.json }),
+    serviceRequestIdempotency({ store: idempotencyStore }),
+    graphqlRoutes(stores, now).endpoint,
+  );
+
   // Content negotiation: before the body parsers (it reads ISO-8859-1 and compressed JSON
   // bodies) and conditionalRequests() (whose tags name the format and coding). JSONP is on:
   // the example's data is public test data.
@@ -120,7 +135,7 @@ export function createApp(options: AppOptions = {}): Express {
   v1.use(preferHeader());
   // POST is idempotent when it carries Service-Request-Id (spec, "Verbs and idempotency"):
   // creates, actions and the composite refund alike. The middleware ignores other methods.
-  v1.use(serviceRequestIdempotency({ store: options.idempotencyStore ?? memoryStore() }));
+  v1.use(serviceRequestIdempotency({ store: idempotencyStore }));
   const lists = listDefaults(app.get('public base url') as string | undefined);
   mountCreditCards({ router: v1, lists, cards: stores.cards, now });
   mountCustomers({ router: v1, lists, customers: stores.customers, now });

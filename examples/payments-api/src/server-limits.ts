@@ -19,7 +19,7 @@ export interface ServerLimits {
   readonly connectionsCheckingInterval: number;
   /** Milliseconds an idle keep-alive connection is kept open. */
   readonly keepAliveTimeout: number;
-  /** Headers of a request Node keeps; the rest are dropped unread. */
+  /** Headers of a request Node keeps, the rest dropped unread; 0 keeps them all. */
   readonly maxHeadersCount: number;
   /** Requests served on one connection; the last answer says `Connection: close`. */
   readonly maxRequestsPerSocket: number;
@@ -38,8 +38,10 @@ export const SERVER_LIMITS: ServerLimits = Object.freeze({
   // balancer, not the service, closes idle connections: a request sent on a connection the
   // service is closing would fail with a reset instead of an answer.
   keepAliveTimeout: 65_000,
-  // Ordinary requests send 10 to 30 headers; Node's 2000 only feeds header-flooding attacks.
-  maxHeadersCount: 100,
+  // No count: a count limit drops the headers past it silently (a load balancer's
+  // X-Forwarded-* and a client's Authorization come last), while maxHeaderSize already bounds
+  // header flooding by bytes and refuses it loudly, with a 431.
+  maxHeadersCount: 0,
   // Spreads long-lived clients over instances after a deploy or scale-out.
   maxRequestsPerSocket: 1_000,
 });

@@ -53,7 +53,13 @@ server.listen(port, host, () => {
   console.log(`payments-api listening on http://${host}:${port}`);
 });
 
+let closing = false;
 function shutdown(signal: string): void {
+  // Ctrl-C under `pnpm start` delivers SIGINT twice: the terminal's, then the one pnpm forwards to
+  // its script. A repeat must not kill the clean close (the timer below still bounds it), or the
+  // service dies of the signal and pnpm reports a failed command after a clean shutdown.
+  if (closing) return;
+  closing = true;
   console.log(`${signal} received, closing`);
   server.close(async () => {
     await Promise.allSettled(closers.map((close) => close()));
@@ -64,5 +70,5 @@ function shutdown(signal: string): void {
   setTimeout(() => process.exit(1), 10_000).unref();
 }
 
-process.once('SIGTERM', () => shutdown('SIGTERM'));
-process.once('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));

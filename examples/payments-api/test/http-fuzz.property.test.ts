@@ -337,6 +337,14 @@ function expectEnvelope(answer: Answer, what: string): void {
   }
 }
 
+/** A body whose framing Node reads as sent: any refusal is of the bytes after the request. */
+function isWellFramed(c: RawCase): boolean {
+  return (
+    ['content-length', 'none', 'chunked', 'short-content-length'].includes(c.framing) &&
+    !c.extraHeaderLines.some((line) => /transfer-encoding|content-length/i.test(line))
+  );
+}
+
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function prototypeKeys(): string[] {
@@ -387,6 +395,8 @@ describeEachExpress('the example under hostile HTTP', (express) => {
   const faults: unknown[] = [];
   let sentinels = new Map<string, string>();
   const baselinePrototypeKeys = prototypeKeys();
+  // Requests Node handed to the app (its 'request' event), to tell them from refused bytes.
+  let requestsReachingApp = 0;
 
   async function readSentinel(sentinelPath: string): Promise<string> {
     const res = await fetch(`${running.url}${sentinelPath}`, {
@@ -430,15 +440,17 @@ describeEachExpress('the example under hostile HTTP', (express) => {
         if (report.fault) faults.push(report.cause);
       },
     });
-    running = await listen(
-      createPaymentsServer(app, {
-        ...SERVER_LIMITS,
-        // A case whose body never completes ends within seconds, not the example's 30.
-        headersTimeout: 2_000,
-        requestTimeout: 3_000,
-        connectionsCheckingInterval: 100,
-      }),
-    );
+    const server = createPaymentsServer(app, {
+      ...SERVER_LIMITS,
+      // A case whose body never completes ends within seconds, not the example's 30.
+      headersTimeout: 2_000,
+      requestTimeout: 3_000,
+      connectionsCheckingInterval: 100,
+    });
+    server.prependListener('request', () => {
+      requestsReachingApp++;
+    });
+    running = await listen(server);
     sentinels = new Map(
       await Promise.all(SENTINELS.map(async (s) => [s.path, await readSentinel(s.path)] as const)),
     );
@@ -485,10 +497,12 @@ describeEachExpress('the example under hostile HTTP', (express) => {
         const bytes = Buffer.from(rawRequest(c), 'latin1');
         const at = c.splitAt === undefined ? undefined : c.splitAt % Math.max(1, bytes.length);
         const chunks = at === undefined ? [bytes] : [bytes.subarray(0, at), bytes.subarray(at)];
+        const reachedBefore = requestsReachingApp;
         const exchange = await rawExchange(running.port, chunks, {
           timeoutMs: REQUEST_BOUND_MS,
           gapMs: 5,
         });
+        const reachedApp = requestsReachingApp - reachedBefore;
         const what = `${c.method} ${c.path} (${c.framing})`;
         // "Connection: close" is on the request: the server must end the connection itself.
         expect(exchange.closedByServer, `${what}: the server did not close`).toBe(true);
@@ -508,7 +522,20 @@ describeEachExpress('the example under hostile HTTP', (express) => {
             );
           }
         }
+        // Every case ends its one request with "Connection: close": whatever follows is never
+        // a request, so one final answer at most, for the request that ran or for its refusal.
+        expect(
+          finals.length,
+          `${what}: ${finals.map((r) => r.status).join(', ')}`,
+        ).toBeLessThanOrEqual(Math.max(1, reachedApp));
         const first = finals[0];
+        // A request that reached the app with a body framed well gets its own answer, never a
+        // refusal of the bytes after it in its place.
+        if (reachedApp > 0 && isWellFramed(c)) {
+          expect(first?.body ?? '', `${what}: refused in place of its answer`).not.toContain(
+            'MALFORMED_HTTP',
+          );
+        }
         await checkSentinels(
           first === undefined ? [] : [{ method: c.method, path: c.path, status: first.status }],
         );

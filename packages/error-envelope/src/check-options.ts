@@ -1,10 +1,18 @@
 /**
  * @module Checks of a factory's options object, done once when the factory runs, so a mistake
- * fails at start-up instead of on the first error response.
+ * fails at start-up instead of on the first error response. Every failure is an `OptionError`
+ * of `@resourceful/option-checks`, with a stable `ERR_RESOURCEFUL_*` code.
  */
-import { assertKnownOptions, assertOptionsObject, describeValue } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  optionError as buildOptionError,
+  describeValue,
+  OPTION_ERROR_CODES,
+  type OptionError,
+} from '@resourceful/option-checks';
 
-/** Throws a TypeError unless `options` is an object whose keys are all in `known`. */
+/** Throws unless `options` is an object whose keys are all in `known`. */
 export function checkOptions(
   factory: string,
   options: unknown,
@@ -15,12 +23,17 @@ export function checkOptions(
   return options as Readonly<Record<string, unknown>>;
 }
 
-/** The TypeError for an option with a wrong value: what was expected, and what was given. */
+/** `ERR_RESOURCEFUL_INVALID_OPTION` for a wrong value: what was expected, and what was given. */
 export function optionError(
   factory: string,
   name: string,
   expected: string,
   value: unknown,
-): TypeError {
-  return new TypeError(`${factory}: ${name} must be ${expected}, got ${describeValue(value)}.`);
+): OptionError {
+  return buildOptionError(
+    OPTION_ERROR_CODES.invalidOption,
+    factory,
+    `"${name}" must be ${expected}, got ${describeValue(value)}.`,
+    name,
+  );
 }

@@ -64,8 +64,11 @@ const responsesBySocket = new WeakMap<object, ServerResponse[]>();
 // that request (trailing bytes, an unframed body), even when the app answered it at once.
 const startedThisTurn = new WeakSet<object>();
 let tracking = false;
-/** Servers given `attachServerErrorHandlers`: only their Host-less requests are answered here. */
-const envelopedServers = new WeakSet<object>();
+/**
+ * Servers given `attachServerErrorHandlers` (only their Host-less requests are answered here),
+ * with the settings of the options given to it.
+ */
+const envelopedServers = new WeakMap<object, (server: unknown) => ErrorSettings>();
 
 interface RequestStartMessage {
   request: IncomingMessage;
@@ -107,7 +110,22 @@ function answerBeforeRefusal(socket: object): ServerResponse | undefined {
 
 /** The app has started reading the body: its handler waits for the end of it. */
 function isReadingBody(req: IncomingMessage): boolean {
-  return req.readableFlowing === true || req.listenerCount('data') > 0;
+  return (
+    req.readableFlowing === true ||
+    req.listenerCount('data') > 0 ||
+    req.listenerCount('readable') > 0
+  );
+}
+
+/** Calls `then` once the app starts reading `req`'s body (a body parser after async middleware). */
+function onceReadingStarts(req: IncomingMessage, then: () => void): void {
+  const watch = (event: string | symbol) => {
+    if (event !== 'data' && event !== 'readable') return;
+    req.off('newListener', watch);
+    // After the listener is added, so the parser sees the close as its own request's end.
+    queueMicrotask(then);
+  };
+  req.on('newListener', watch);
 }
 
 /** Ends the connection once what is queued on it is written, as Node does after a `close`. */
@@ -157,12 +175,14 @@ function settingsResolver(factory: string, options: ClientErrorHandlerOptions | 
  * connection is closed after the last one (marked `Connection: close` when its head is not yet
  * written), without a status line for the refused bytes, which a client could take for the
  * answer of a request that ran. The one exception: when the refused bytes are the body of the
- * request being answered and the app is still reading it, the refusal is that request's answer.
+ * request being answered and the app reads it (now or later), the refusal is that request's
+ * answer; if the app neither reads it nor answers, Node's requestTimeout ends it with a 408.
  */
 export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
   const settingsFor = settingsResolver('clientErrorHandler', options);
   trackResponses();
-  // Node's parser keeps failing on later bytes and reports each time; the first one decides.
+  // Node's parser keeps failing on later bytes and reports each time; the first one decides,
+  // except a later timeout (requestTimeout), which ends a connection still waiting.
   const handled = new WeakSet<object>();
 
   return function clientErrorEnvelope(
@@ -170,7 +190,10 @@ export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
     cause: Error & { code?: string },
     socket: Duplex,
   ): void {
-    if (handled.has(socket)) return;
+    if (handled.has(socket)) {
+      if (cause.code === 'ERR_HTTP_REQUEST_TIMEOUT') endWaitingConnection(this, socket);
+      return;
+    }
     handled.add(socket);
     if (cause.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
@@ -191,16 +214,23 @@ export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
       return;
     }
     const req = last.req;
-    if (!req.complete && isReadingBody(req)) {
-      // The refused bytes are this request's own body, which never arrives whole: the
-      // handler waiting for it has not run, so the refusal is the honest answer.
-      if (last.headersSent) {
-        socket.destroy();
-        return;
-      }
+    if (!req.complete && !last.headersSent) {
+      // The refused bytes are this request's own body, which never arrives whole. A handler
+      // waiting for it never runs, so once the app reads it (now, or after async middleware),
+      // the refusal is the honest answer. A handler that answers without reading it ran, and
+      // its answer goes first, as below.
       last.shouldKeepAlive = false;
       closeAfter(last, socket);
-      answerError(last, refusal, settings);
+      const answerRefusal = () => {
+        if (!last.headersSent && !last.writableEnded) answerError(last, refusal, settings);
+      };
+      if (isReadingBody(req)) answerRefusal();
+      else onceReadingStarts(req, answerRefusal);
+      return;
+    }
+    if (!req.complete && isReadingBody(req)) {
+      // Its answer had started while the body was being read: only a cut is honest.
+      socket.destroy();
       return;
     }
     // Every request being answered arrived whole; the refused bytes came after them. Their
@@ -218,6 +248,31 @@ export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
       requestId: undefined,
     });
   };
+
+  /**
+   * Node's requestTimeout on a connection whose refused body the app never read nor answered:
+   * the request did not arrive in time (408) if its answer has not started, else a cut.
+   */
+  function endWaitingConnection(server: unknown, socket: Duplex): void {
+    if (socket.destroyed) return;
+    const waiting = (responsesBySocket.get(socket) ?? []).find((res) => !isDone(res));
+    if (waiting === undefined || waiting.headersSent || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    answerError(waiting, refusalFor('ERR_HTTP_REQUEST_TIMEOUT'), settingsFor(server));
+  }
+}
+
+/**
+ * Whether the app listens for `event` itself (a tunnel for CONNECT, its own expectations): then
+ * its listener answers, and the envelope would be a second answer written into its stream.
+ */
+function answeredByAnother(server: unknown, event: 'connect' | 'checkExpectation'): boolean {
+  return (
+    typeof (server as Server | undefined)?.listenerCount === 'function' &&
+    (server as Server).listenerCount(event) > 1
+  );
 }
 
 /**
@@ -231,6 +286,7 @@ function expectationHandler(options?: ClientErrorHandlerOptions) {
     _req: IncomingMessage,
     res: ServerResponse,
   ): void {
+    if (answeredByAnother(this, 'checkExpectation')) return;
     answerError(
       res,
       new ApiError({
@@ -256,6 +312,7 @@ function connectHandler(options?: ClientErrorHandlerOptions) {
     req: IncomingMessage,
     socket: Duplex,
   ): void {
+    if (answeredByAnother(this, 'connect')) return;
     const settings = settingsFor(this);
     const error = ApiError.methodNotAllowed([], {
       innererror: { code: 'CONNECT_NOT_SUPPORTED' },
@@ -290,8 +347,9 @@ function replaceNodeAnswer(res: ServerResponse, error: ApiError, settings: Error
  */
 function answerMissingHost(message: RequestStartMessage): void {
   const { request, response, server } = message;
+  const settingsFor = envelopedServers.get(server);
   if (
-    !envelopedServers.has(server) ||
+    settingsFor === undefined ||
     // Node before 20 has no such check (the option is undefined there).
     (server as Server & { requireHostHeader?: boolean }).requireHostHeader !== true ||
     request.headers.host !== undefined ||
@@ -302,7 +360,7 @@ function answerMissingHost(message: RequestStartMessage): void {
   replaceNodeAnswer(
     response,
     ApiError.invalidRequest('HTTP/1.1 requests must carry a Host header.', { target: 'Host' }),
-    settingsOfServer(server),
+    settingsFor(server),
   );
 }
 
@@ -337,13 +395,14 @@ function dropRequestHandler(options?: ClientErrorHandlerOptions) {
  * Gives every answer Node's server would write itself the envelope: registers
  * `clientErrorHandler` (`clientError`), and handlers of `checkExpectation` (417), `connect`
  * (405) and `dropRequest` (503 over `maxRequestsPerSocket`). Options as `clientErrorHandler`'s.
+ * The `checkExpectation` and `connect` handlers stand aside when the app has its own listener.
  */
 export function attachServerErrorHandlers<T extends Server>(
   server: T,
   options?: ClientErrorHandlerOptions,
 ): T {
   server.on('clientError', clientErrorHandler(options));
-  envelopedServers.add(server);
+  envelopedServers.set(server, settingsResolver('attachServerErrorHandlers', options));
   server.on('checkExpectation', expectationHandler(options));
   server.on('connect', connectHandler(options));
   server.on('dropRequest', dropRequestHandler(options));

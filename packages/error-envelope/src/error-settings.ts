@@ -168,22 +168,52 @@ function stackOf(app: ExpressAppLike): readonly unknown[] {
 
 const appSettings = new WeakMap<object, ErrorSettings>();
 
+/** A router's own stack: `express.Router()` is a function with `stack` in Express 4 and 5. */
+function routerStackOf(handle: unknown): readonly unknown[] | undefined {
+  if (typeof handle !== 'function' && (typeof handle !== 'object' || handle === null)) return;
+  const stack = (handle as { stack?: unknown }).stack;
+  return Array.isArray(stack) ? stack : undefined;
+}
+
 /**
- * The settings of the `errorHandler` mounted on this Express app, or on the app it is mounted
- * in (a sub-app's errors usually reach its parent's handler).
+ * The settings of the first `errorHandler` in an app's stack, level by level: the app's own
+ * first, then those mounted in its routers (`v1.use(errorHandler())`), nested to any depth.
+ * Mounted sub-apps are not entered: their handler answers their own requests only.
+ */
+function settingsInStack(stack: readonly unknown[]): ErrorSettings | undefined {
+  let level: readonly unknown[] = stack;
+  const seen = new Set<unknown>();
+  for (let depth = 0; level.length > 0 && depth < 16; depth++) {
+    const next: unknown[] = [];
+    for (const layer of level) {
+      const handle = (layer as { handle?: unknown }).handle;
+      const found = settingsOf(handle);
+      if (found) return found;
+      const inner = routerStackOf(handle);
+      if (inner !== undefined && !seen.has(inner)) {
+        seen.add(inner);
+        next.push(...inner);
+      }
+    }
+    level = next;
+  }
+  return undefined;
+}
+
+/**
+ * The settings of the `errorHandler` mounted on this Express app (or in one of its routers), or
+ * on the app it is mounted in (a sub-app's errors usually reach its parent's handler).
  */
 export function settingsOfApp(app: unknown): ErrorSettings | undefined {
   for (let current = app, depth = 0; current && depth < 16; depth++) {
     if (typeof current !== 'function' && typeof current !== 'object') return undefined;
     const cached = appSettings.get(current);
     if (cached) return cached;
-    for (const layer of stackOf(current as ExpressAppLike)) {
-      const found = settingsOf((layer as { handle?: unknown }).handle);
-      if (found) {
-        // Only found settings are remembered: an app may mount its error handler later.
-        appSettings.set(current, found);
-        return found;
-      }
+    const found = settingsInStack(stackOf(current as ExpressAppLike));
+    if (found) {
+      // Only found settings are remembered: an app may mount its error handler later.
+      appSettings.set(current, found);
+      return found;
     }
     current = (current as ExpressAppLike).parent;
   }

@@ -1,4 +1,5 @@
-import { createServer, type ServerOptions } from 'node:http';
+import { createServer, type IncomingMessage, type ServerOptions } from 'node:http';
+import { connect } from 'node:net';
 import {
   describeEachExpress,
   type ExpressModule,
@@ -6,6 +7,7 @@ import {
   parseRawResponses,
   type RunningServer,
   rawExchange,
+  waitFor,
 } from '@resourceful/test-support';
 import type { Request, Response } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,6 +22,53 @@ import {
 } from '../src/index.js';
 
 const GARBAGE = 'NOT HTTP AT ALL\r\n\r\n';
+
+/** The request the app saw last, so a test can wait on its state. */
+let lastRequest: IncomingMessage | undefined;
+
+/**
+ * Writes `first`, waits until `ready` holds (given what the server wrote so far), writes
+ * `second`, and resolves when the server closes the connection (or after 5 s).
+ */
+function exchangeInSteps(
+  port: number,
+  first: string,
+  ready: (received: string) => boolean,
+  second: string,
+): Promise<{ text: string; closedByServer: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let text = '';
+    let closedByServer = false;
+    const timer = setTimeout(() => socket.destroy(), 5_000);
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+    });
+    socket.on('end', () => {
+      closedByServer = true;
+      socket.destroy();
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNRESET' || error.code === 'EPIPE') closedByServer = true;
+      else reject(error);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ text, closedByServer });
+    });
+    socket.on('connect', async () => {
+      socket.write(first);
+      try {
+        await waitFor(() => ready(text), { intervalMs: 5, what: 'the server to be ready' });
+      } catch (error) {
+        socket.destroy();
+        reject(error);
+        return;
+      }
+      if (!socket.destroyed) socket.write(second);
+    });
+  });
+}
 
 /** Answers on a later turn of the event loop, as a handler reading a store does. */
 const later = () => new Promise((resolve) => setTimeout(resolve, 20));
@@ -38,14 +87,16 @@ describeEachExpress('the server-level handlers', (express) => {
     app: appOptions = {},
     server: serverOptions = {},
     client,
+    slowBeforeBody = false,
   }: {
+    slowBeforeBody?: boolean;
     app?: ErrorHandlerOptions;
     server?: ServerOptions;
     client?: ErrorHandlerOptions;
   } = {}): Promise<RunningServer> {
     items = new Map([['1', { name: 'one' }]]);
     reports = [];
-    const app = appFor(express, items);
+    const app = appFor(express, items, slowBeforeBody);
     app.use(errorHandler({ onError: (report) => reports.push(report), ...appOptions }));
     const server = attachServerErrorHandlers(
       createServer({ maxHeaderSize: 1024, ...serverOptions }, app),
@@ -118,10 +169,12 @@ describeEachExpress('the server-level handlers', (express) => {
 
     it('refuses bytes sent later on a kept-alive connection, as an answer of their own', async () => {
       const server = await start();
-      const exchange = await rawExchange(
+      const exchange = await exchangeInSteps(
         server.port,
-        ['GET /sync HTTP/1.1\r\nHost: x\r\n\r\n', GARBAGE],
-        { gapMs: 100 },
+        'GET /sync HTTP/1.1\r\nHost: x\r\n\r\n',
+        // The first answer is whole on the client: the later bytes are a request of their own.
+        (received) => received.endsWith('{"ok":true}'),
+        GARBAGE,
       );
       const responses = parseRawResponses(exchange.text);
       expect(responses.map((response) => response.status)).toEqual([200, 400]);
@@ -167,13 +220,12 @@ describeEachExpress('the server-level handlers', (express) => {
   describe('when the refused bytes are the body the app is reading', () => {
     it('answers the envelope as that request answer, and the handler never runs', async () => {
       const server = await start();
-      const exchange = await rawExchange(
+      const exchange = await exchangeInSteps(
         server.port,
-        [
-          'POST /items HTTP/1.1\r\nHost: x\r\nX-Request-Id: rid-42\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
-          '5\r\n{"nam\r\nZZZ-not-a-chunk-size\r\n\r\n',
-        ],
-        { gapMs: 30 },
+        'POST /items HTTP/1.1\r\nHost: x\r\nX-Request-Id: rid-42\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+        // The body parser is reading when the broken chunk comes.
+        () => lastRequest?.readableFlowing === true,
+        '5\r\n{"nam\r\nZZZ-not-a-chunk-size\r\n\r\n',
       );
       const responses = parseRawResponses(exchange.text, ['POST']);
       expect(responses).toHaveLength(1);
@@ -184,6 +236,54 @@ describeEachExpress('the server-level handlers', (express) => {
       });
       expect(exchange.closedByServer).toBe(true);
       expect(items.size).toBe(1);
+    });
+  });
+
+  describe('when the refused bytes are a body the app has not started reading yet', () => {
+    it('answers the envelope once the app starts reading it, after async middleware', async () => {
+      const server = await start({ slowBeforeBody: true });
+      const exchange = await rawExchange(
+        server.port,
+        'POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"nam\r\nZZ\r\n',
+        { timeoutMs: 4_000 },
+      );
+      const responses = parseRawResponses(exchange.text, ['POST']);
+      expect(responses.map((response) => response.status)).toEqual([400]);
+      expect(parseErrorBody(responses[0]?.body ?? '')).toMatchObject({
+        innererror: { code: 'MALFORMED_HTTP' },
+      });
+      expect(exchange.closedByServer).toBe(true);
+      expect(items.size).toBe(1);
+      await waitFor(() => lastRequest?.socket?.destroyed === true, { what: 'the request to end' });
+      expect(reports.map((report) => report.status)).toEqual([400]);
+    });
+
+    it('writes the answer of a handler that ran without reading the body, then closes', async () => {
+      const server = await start({ slowBeforeBody: true });
+      const exchange = await rawExchange(
+        server.port,
+        'DELETE /items/1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"nam\r\nZZ\r\n',
+        { timeoutMs: 4_000 },
+      );
+      const responses = parseRawResponses(exchange.text, ['DELETE']);
+      expect(responses.map((response) => response.status)).toEqual([204]);
+      expect(exchange.closedByServer).toBe(true);
+      expect(items.has('1')).toBe(false);
+    });
+
+    it('answers 408 when the app neither reads the body nor answers within requestTimeout', async () => {
+      const server = await start({
+        slowBeforeBody: true,
+        server: { requestTimeout: 500, headersTimeout: 400, connectionsCheckingInterval: 50 },
+      });
+      const exchange = await rawExchange(
+        server.port,
+        'POST /never HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"nam\r\nZZ\r\n',
+        { timeoutMs: 4_000 },
+      );
+      const responses = parseRawResponses(exchange.text, ['POST']);
+      expect(responses.map((response) => response.status)).toEqual([408]);
+      expect(exchange.closedByServer).toBe(true);
     });
   });
 
@@ -296,11 +396,71 @@ describeEachExpress('the server-level handlers', (express) => {
   });
 });
 
+describeEachExpress("the app's own connect and checkExpectation listeners", (express) => {
+  function serverWithOwnListeners(reports: ErrorReport[]) {
+    const app = express();
+    app.get('/', (_req: Request, res: Response) => {
+      res.json({ ran: true });
+    });
+    app.use(errorHandler({ onError: (report) => reports.push(report) }));
+    const server = attachServerErrorHandlers(createServer(app));
+    // Registered after attachServerErrorHandlers, as an app adding a tunnel later would.
+    server.on('connect', (_req, socket) => {
+      socket.end('HTTP/1.1 200 Connection Established\r\n\r\ntunnel');
+    });
+    server.on('checkExpectation', (_req, res) => {
+      res.writeHead(417, { 'Content-Type': 'text/plain', Connection: 'close' });
+      res.end('own 417');
+    });
+    return server;
+  }
+
+  it('leaves CONNECT to the app when it listens for it itself', async () => {
+    const reports: ErrorReport[] = [];
+    const running = await listen(serverWithOwnListeners(reports));
+    try {
+      const exchange = await rawExchange(
+        running.port,
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      );
+      expect(exchange.text).toBe('HTTP/1.1 200 Connection Established\r\n\r\ntunnel');
+      expect(reports).toEqual([]);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('leaves an unknown Expect to the app when it listens for it, and reports nothing', async () => {
+    const reports: ErrorReport[] = [];
+    const running = await listen(serverWithOwnListeners(reports));
+    try {
+      const exchange = await rawExchange(
+        running.port,
+        'GET / HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n',
+      );
+      const [response, ...more] = parseRawResponses(exchange.text);
+      expect(more).toEqual([]);
+      expect(response?.status).toBe(417);
+      expect(response?.body).toBe('own 417');
+      expect(reports).toEqual([]);
+    } finally {
+      await running.close();
+    }
+  });
+});
+
 /** A small store with one route per verb; each answers on a later turn of the event loop. */
-function appFor(express: ExpressModule, items: Map<string, unknown>) {
+function appFor(express: ExpressModule, items: Map<string, unknown>, slowBeforeBody = false) {
   const app = express();
+  // An async middleware before the body parser (a session or auth lookup): the body is not
+  // read until it is done.
+  if (slowBeforeBody)
+    app.use((_req: Request, _res: Response, next: () => void) => void later().then(() => next()));
+  // A handler that neither reads the body nor answers: only requestTimeout ends it.
+  app.post('/never', () => undefined);
   // As @resourceful/http-conventions does: the request's id, stored under the shared key.
   app.use((req: Request, _res: Response, next: () => void) => {
+    lastRequest = req;
     const id = req.headers['x-request-id'];
     if (typeof id === 'string')
       (req as Request & { [REQUEST_ID_KEY]?: string })[REQUEST_ID_KEY] = id;
@@ -346,9 +506,17 @@ function appFor(express: ExpressModule, items: Map<string, unknown>) {
 
 describe('clientErrorHandler options', () => {
   it('refuses a code header name that is not a token, and unknown options', () => {
-    expect(() => clientErrorHandler({ codeHeader: 'Error Code' })).toThrow(TypeError);
+    expect(() => clientErrorHandler({ codeHeader: 'Error Code' })).toThrow(
+      expect.objectContaining({ code: 'ERR_RESOURCEFUL_INVALID_OPTION', option: 'codeHeader' }),
+    );
     expect(() => clientErrorHandler({ codeHeadr: 'X' } as never)).toThrow(
       /Did you mean "codeHeader"/,
+    );
+    expect(() => clientErrorHandler({ codeHeadr: 'X' } as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_RESOURCEFUL_UNKNOWN_OPTION' }),
+    );
+    expect(() => attachServerErrorHandlers(createServer(), { retryAfter: -1 })).toThrow(
+      expect.objectContaining({ code: 'ERR_RESOURCEFUL_INVALID_OPTION', option: 'retryAfter' }),
     );
   });
 });
@@ -401,6 +569,28 @@ describeEachExpress('requests Node answers before any event', (express) => {
         target: 'Host',
       });
       expect(exchange.closedByServer).toBe(true);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('writes that 400 with the options given to attachServerErrorHandlers', async () => {
+    const reports: ErrorReport[] = [];
+    const app = express();
+    app.use(errorHandler({ onError: () => undefined, codeHeader: 'X-Error-Code' }));
+    const running = await listen(
+      attachServerErrorHandlers(createServer(app), {
+        codeHeader: 'X-Server-Code',
+        onError: (report) => reports.push(report),
+      }),
+    );
+    try {
+      const exchange = await rawExchange(running.port, 'GET / HTTP/1.1\r\n\r\n');
+      const [response] = parseRawResponses(exchange.text);
+      expect(response?.status).toBe(400);
+      expect(response?.headers['x-server-code']).toBe('INVALID_REQUEST');
+      expect(response?.headers['x-error-code']).toBeUndefined();
+      expect(reports).toMatchObject([{ status: 400 }]);
     } finally {
       await running.close();
     }

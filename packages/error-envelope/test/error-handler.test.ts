@@ -11,6 +11,7 @@ import {
   errorHandler,
   type NotFoundHandlerOptions,
   notFoundHandler,
+  sendError,
 } from '../src/index.js';
 
 const cardSchema = z.object({
@@ -431,22 +432,59 @@ describe('errorHandler and notFoundHandler options', () => {
   });
 
   it.each([
-    [{ exposeInternal: true }, /unknown option "exposeInternal"/],
-    [{ exposeInternals: 'yes' }, /exposeInternals must be a boolean/],
-    [{ codeHeader: 'Error Code' }, /codeHeader must be a header name/],
-    [{ codeHeader: '' }, /codeHeader must be a header name/],
-    [{ codeHeader: true }, /codeHeader must be a header name/],
-    [{ onError: 'log' }, /onError must be a function/],
-    [null, /options must be an object/],
-  ])('errorHandler refuses %j', (options, message) => {
+    [{ exposeInternal: true }, /unknown option "exposeInternal"/, 'ERR_RESOURCEFUL_UNKNOWN_OPTION'],
+    [
+      { exposeInternals: 'yes' },
+      /"exposeInternals" must be a boolean/,
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+    ],
+    [
+      { codeHeader: 'Error Code' },
+      /"codeHeader" must be a header name/,
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+    ],
+    [{ codeHeader: '' }, /"codeHeader" must be a header name/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ codeHeader: true }, /"codeHeader" must be a header name/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ onError: 'log' }, /"onError" must be a function/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ retryAfter: -1 }, /"retryAfter" must be a whole number/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [null, /options must be an object/, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT'],
+  ])('errorHandler refuses %j', (options, message, code) => {
     expect(() => errorHandler(options as ErrorHandlerOptions)).toThrow(message);
+    expect(thrownBy(() => errorHandler(options as ErrorHandlerOptions))).toMatchObject({
+      name: 'TypeError',
+      code,
+      factory: 'errorHandler',
+    });
   });
 
   it.each([
-    [{ mesage: 'x' }, /unknown option "mesage"/],
-    [{ message: 42 }, /message must be a string/],
-    [[], /options must be an object/],
-  ])('notFoundHandler refuses %j', (options, message) => {
+    [{ mesage: 'x' }, /unknown option "mesage"/, 'ERR_RESOURCEFUL_UNKNOWN_OPTION'],
+    [{ message: 42 }, /"message" must be a string/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [[], /options must be an object/, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT'],
+  ])('notFoundHandler refuses %j', (options, message, code) => {
     expect(() => notFoundHandler(options as NotFoundHandlerOptions)).toThrow(message);
+    expect(thrownBy(() => notFoundHandler(options as NotFoundHandlerOptions))).toMatchObject({
+      code,
+      factory: 'notFoundHandler',
+    });
+  });
+
+  it('names the option at fault, with a stable code, for sendError', () => {
+    expect(
+      thrownBy(() => sendError({ req: undefined } as never, new Error('x'), { retryAfter: 1.5 })),
+    ).toMatchObject({
+      code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+      option: 'retryAfter',
+      factory: 'sendError',
+    });
   });
 });
+
+function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}

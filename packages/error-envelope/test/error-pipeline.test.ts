@@ -76,6 +76,37 @@ describeEachExpress('one error pipeline for every writer of an envelope', (expre
       expect(reports).toHaveLength(1);
     });
 
+    it('finds the settings of an errorHandler mounted inside a router', async () => {
+      const reports: ErrorReport[] = [];
+      const app = express();
+      const v1 = express.Router();
+      const inner = express.Router();
+      inner.get('/direct', answersOutsideTheChain);
+      v1.use('/inner', inner);
+      v1.get('/direct', answersOutsideTheChain);
+      v1.use(errorHandler({ codeHeader: 'X-Code', onError: (report) => reports.push(report) }));
+      app.use('/v1', v1);
+      for (const path of ['/v1/direct', '/v1/inner/direct']) {
+        const res = await request(app).get(path);
+        expectErrorEnvelope(res, 412, { code: 'PRECONDITION_FAILED' });
+        expect(res.headers['x-code']).toBe('PRECONDITION_FAILED');
+        expect(res.headers['error-code']).toBeUndefined();
+      }
+      expect(reports).toHaveLength(2);
+    });
+
+    it("prefers the app's own errorHandler to one inside a router", async () => {
+      const app = express();
+      const v1 = express.Router();
+      v1.use(errorHandler({ codeHeader: 'X-Router-Code', onError: () => undefined }));
+      app.use('/v1', v1);
+      app.get('/direct', answersOutsideTheChain);
+      app.use(errorHandler({ codeHeader: 'X-App-Code', onError: () => undefined }));
+      const res = await request(app).get('/direct');
+      expect(res.headers['x-app-code']).toBe('PRECONDITION_FAILED');
+      expect(res.headers['x-router-code']).toBeUndefined();
+    });
+
     it('uses the defaults in an app without an errorHandler', async () => {
       const app = express();
       app.get('/direct', answersOutsideTheChain);

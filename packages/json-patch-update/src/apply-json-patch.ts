@@ -80,6 +80,27 @@ function mapPatchError(error: unknown, index: number): ApiError {
 }
 
 /**
+ * RFC 6902 §4.4-4.5: the `from` location of a move or copy MUST exist. fast-json-patch checks it,
+ * except for a move or copy onto the root (`"path": ""`), which it applies with the missing
+ * value: the whole document would become `undefined`.
+ */
+function checkFromExists(document: unknown, segments: readonly string[], index: number): void {
+  let node = document;
+  for (const segment of segments) {
+    const found = Array.isArray(node)
+      ? ARRAY_INDEX.test(segment) && Number(segment) < node.length
+      : typeof node === 'object' && node !== null && Object.hasOwn(node, segment);
+    if (!found) {
+      throw ApiError.invalidRequest(
+        `The operation at index ${index} cannot be applied: its from does not resolve in the resource.`,
+        { target: `[${index}].from`, innererror: { code: 'FROM_UNRESOLVABLE' } },
+      );
+    }
+    node = (node as Record<string, unknown>)[segment];
+  }
+}
+
+/**
  * Refuses an array index RFC 6901 does not allow (`01`, `1e0`, `+1`) on the way to a location;
  * fast-json-patch reads `01` as `1`.
  */
@@ -148,6 +169,7 @@ export function applyParsedOperations(
     checkArrayIndexes(result, parsed.pathSegments, index, 'path');
     if (parsed.op === 'move' || parsed.op === 'copy') {
       checkArrayIndexes(result, parsed.fromSegments, index, 'from');
+      checkFromExists(result, parsed.fromSegments, index);
     }
     if (parsed.op === 'copy')
       copied = countCopy(result, parsed, index, copied, limits.maxCopyBytes);

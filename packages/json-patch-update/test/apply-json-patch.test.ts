@@ -61,6 +61,17 @@ describe('applyJsonPatch', () => {
     expect(doc).toEqual(card());
   });
 
+  it('refuses a move or copy onto the root from a location that does not exist', () => {
+    for (const op of ['move', 'copy'] as const) {
+      const error = failure(() => applyJsonPatch({ a: 1 }, [{ op, from: '/missing', path: '' }]));
+      expect([error.status, error.target, error.innererror?.code]).toEqual([
+        400,
+        '[0].from',
+        'FROM_UNRESOLVABLE',
+      ]);
+    }
+  });
+
   it('answers 409 CONFLICT (innererror PATCH_TEST_FAILED) naming the failed test operation', () => {
     const error = failure(() =>
       applyJsonPatch(card(), [

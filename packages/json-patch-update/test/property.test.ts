@@ -21,6 +21,11 @@ const operation = fc.oneof(
 
 const documentArb = fc.dictionary(key, json, { maxKeys: 5 });
 
+const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value) ?? 'null');
+
+// Seeded, so a CI run is repeatable; FAST_CHECK_SEED explores others.
+const seed = Number(process.env.FAST_CHECK_SEED ?? 20261123);
+
 describe('applyJsonPatch (property)', () => {
   it('applies a random patch fully or changes nothing and throws an ApiError', () => {
     fc.assert(
@@ -53,7 +58,7 @@ describe('applyJsonPatch (property)', () => {
           if (readOnly) expect((result as Record<string, unknown>)?.id).toEqual(before.id);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: 500, seed },
     );
   });
 
@@ -66,7 +71,7 @@ describe('applyJsonPatch (property)', () => {
         expect(() => applyJsonPatch(doc, failing)).toThrow(ApiError);
         expect(doc).toEqual(before);
       }),
-      { numRuns: 300 },
+      { numRuns: 300, seed },
     );
   });
 
@@ -82,9 +87,11 @@ describe('applyJsonPatch (property)', () => {
             return; // a failing patch is covered above
           }
         }
-        expect(applyJsonPatch(doc, patch)).toEqual(stepwise);
+        // Compared as the JSON they are sent as: -0 and 0 are one JSON number, and a copy of
+        // the document may hold either.
+        expect(asJson(applyJsonPatch(doc, patch))).toEqual(asJson(stepwise));
       }),
-      { numRuns: 300 },
+      { numRuns: 300, seed },
     );
   });
 });

@@ -37,6 +37,14 @@ export const CreditCardCreate = z.object({
 
 export type CreditCardInput = z.infer<typeof CreditCardCreate>;
 
+/** What a card list accepts; the REST list and the API description both read it. */
+export const CARD_LIST = {
+  sortable: ['create_time', 'update_time', 'expire_year', 'last_name'],
+  filterable: ['payer_id', 'state'],
+  timeSelectable: ['create_time'],
+  defaultSort: { by: 'create_time', order: 'desc' },
+} as const;
+
 export interface StoredCard extends StoredRecord, CreditCardInput {
   state: 'ok';
   valid_until: string;
@@ -144,10 +152,7 @@ export function mountCreditCards({ router, lists, cards, now }: CreditCardRoutes
     paginate({
       ...lists,
       source: memoryDataSource(() => cards.all()),
-      sortable: ['create_time', 'update_time', 'expire_year', 'last_name'],
-      defaultSort: { by: 'create_time', order: 'desc' },
-      filterable: ['payer_id', 'state'],
-      timeSelectable: ['create_time'],
+      ...CARD_LIST,
       summary: (card, req) => toSummary(req as Request, card),
     }),
   );

@@ -21,6 +21,14 @@ export const CustomerCreate = z.object({
 });
 
 export type CustomerInput = z.infer<typeof CustomerCreate>;
+
+/** What a customer list accepts; the REST list and the API description both read it. */
+export const CUSTOMER_LIST = {
+  sortable: ['create_time', 'update_time', 'last_name'],
+  filterable: ['merchant_id', 'merchant_customer_id'],
+  timeSelectable: ['create_time', 'update_time'],
+  defaultSort: { by: 'create_time', order: 'desc' },
+} as const;
 export type StoredCustomer = StoredRecord & CustomerInput;
 
 /** The whole stored customer, as PATCH and PUT produce it. */
@@ -66,10 +74,7 @@ export function mountCustomers({ router, lists, customers, now }: CustomerRoutes
     paginate({
       ...lists,
       source: memoryDataSource(() => customers.all()),
-      sortable: ['create_time', 'update_time', 'last_name'],
-      defaultSort: { by: 'create_time', order: 'desc' },
-      filterable: ['merchant_id', 'merchant_customer_id'],
-      timeSelectable: ['create_time', 'update_time'],
+      ...CUSTOMER_LIST,
       summary: (customer, req) => toRepresentation(req as Request, customer),
     }),
   );

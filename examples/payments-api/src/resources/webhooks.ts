@@ -34,6 +34,13 @@ export const WebhookCreate = z.object({
 
 export type WebhookInput = z.infer<typeof WebhookCreate>;
 
+/** What a webhook list accepts; the REST list and the API description both read it. */
+export const WEBHOOK_LIST = {
+  sortable: ['create_time', 'update_time', 'url'],
+  filterable: ['url'],
+  timeSelectable: ['create_time'],
+  defaultSort: { by: 'create_time', order: 'desc' },
+} as const;
 /** The languages event type descriptions are written in; the first is the default. */
 export const EVENT_TYPE_LANGUAGES = ['en', 'fr'] as const;
 type EventTypeLanguage = (typeof EVENT_TYPE_LANGUAGES)[number];
@@ -129,10 +136,7 @@ export function mountWebhooks({ router, lists, webhooks, now }: WebhookRoutesOpt
     paginate({
       ...lists,
       source: memoryDataSource(() => webhooks.all()),
-      sortable: ['create_time', 'update_time', 'url'],
-      defaultSort: { by: 'create_time', order: 'desc' },
-      filterable: ['url'],
-      timeSelectable: ['create_time'],
+      ...WEBHOOK_LIST,
       summary: (webhook, req) => toRepresentation(req as Request, webhook),
     }),
   );

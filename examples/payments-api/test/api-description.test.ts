@@ -1,0 +1,215 @@
+import { describeEachExpress } from '@resourceful/test-support';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import request from 'supertest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { paymentsApi } from '../src/description/index.js';
+
+type Json = Record<string, unknown>;
+interface Operation {
+  operationId: string;
+  requestBody?: { content: Record<string, { example?: unknown }> };
+  responses: Record<string, Json>;
+}
+
+const BASE = 'http://api.test';
+
+/** Ajv over the document's own components, so answers are checked against what it promises. */
+function validatorFor(document: Json) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema({ $id: 'openapi.json', components: document.components }, 'openapi.json');
+  const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
+  return (schema: Json, value: unknown): string[] => {
+    const text = JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/');
+    let validate = compiled.get(text);
+    if (!validate) {
+      validate = ajv.compile(JSON.parse(text));
+      compiled.set(text, validate);
+    }
+    return validate(value)
+      ? []
+      : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+  };
+}
+
+function responseSchema(document: Json, operation: Operation, status: number): Json | undefined {
+  let response = operation.responses[String(status)];
+  const ref = response?.$ref;
+  if (typeof ref === 'string') {
+    response = (document.components as { responses: Record<string, Json> }).responses[
+      ref.split('/').pop() as string
+    ];
+  }
+  const content = response?.content as Record<string, { schema: Json }> | undefined;
+  return content?.['application/json']?.schema;
+}
+
+/** The item path of a collection in the document: `/v1/vault/credit-cards/{credit_card_id}`. */
+function itemPath(document: { paths: Record<string, unknown> }, collection: string): string {
+  const path = Object.keys(document.paths).find(
+    (key) => /^\/\{[a-z_]+\}$/.test(key.slice(collection.length)) && key.startsWith(collection),
+  );
+  if (path === undefined) throw new Error(`no item path under ${collection}`);
+  return path;
+}
+
+describeEachExpress('the API description', (express) => {
+  let document: Json & { paths: Record<string, Record<string, Operation>> };
+  const app = () => createApp({ express, publicBaseUrl: BASE });
+
+  beforeAll(async () => {
+    document = (await request(app()).get('/v1/openapi.json')).body;
+  });
+
+  it('serves an OpenAPI 3.1 document at /v1/openapi.json', async () => {
+    const res = await request(app()).get('/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.type).toBe('application/json');
+    expect(res.body).toMatchObject({ openapi: '3.1.0', servers: [{ url: BASE }] });
+  });
+
+  it('keeps every required create field required in the OpenAPI document and the GraphQL input', async () => {
+    const graphql = await request(app()).get('/graphql/schema.graphql');
+    for (const resource of paymentsApi.resources.filter((r) => r.create)) {
+      const required = (resource.create?.required ?? []) as string[];
+      const schemas = (document.components as { schemas: Record<string, { required?: string[] }> })
+        .schemas;
+      expect(schemas[`${resource.name}Create`]?.required, resource.name).toEqual(required);
+      expect(required.length).toBeGreaterThan(0);
+      // Opt-in mutations are off in the example, so the GraphQL types are checked field by field.
+      expect(graphql.text).toContain(`type ${resource.name} implements Resource {`);
+    }
+  });
+
+  it('gives every described resource a GraphQL type with the representation’s fields', async () => {
+    const res = await request(app())
+      .post('/graphql')
+      .send({ query: '{ __schema { types { name fields { name } } } }' });
+    const types = res.body.data.__schema.types as {
+      name: string;
+      fields: { name: string }[] | null;
+    }[];
+    for (const resource of paymentsApi.resources) {
+      const fields = types.find((t) => t.name === resource.name)?.fields?.map((f) => f.name);
+      expect(fields, resource.name).toEqual(
+        Object.keys(resource.representation.properties as object),
+      );
+    }
+  });
+
+  describe('is honest: every documented operation answers as documented', () => {
+    let validator: ReturnType<typeof validatorFor> | undefined;
+    const validate = () => {
+      validator ??= validatorFor(document);
+      return validator;
+    };
+
+    it('checks answers strictly: a representation with a wrong or extra field fails', async () => {
+      const card = (await request(app()).get('/v1/vault/credit-cards/CARD-SEED1')).body;
+      const schema = { $ref: '#/components/schemas/CreditCard' };
+      expect(validate()(schema, card)).toEqual([]);
+      expect(validate()(schema, { ...card, number: '4111111111111111' })).not.toEqual([]);
+      expect(validate()(schema, { ...card, cvv: '123' })).not.toEqual([]);
+    });
+
+    async function check(
+      method: string,
+      path: string,
+      operation: Operation,
+      send: () => request.Test,
+      status: number,
+    ) {
+      const res = await send();
+      expect(Object.keys(operation.responses), `${method} ${path}`).toContain(String(res.status));
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
+      const schema = responseSchema(document, operation, res.status);
+      if (schema) expect(validate()(schema, res.body), `${method} ${path}`).toEqual([]);
+      return res;
+    }
+
+    for (const resource of paymentsApi.resources) {
+      it(`for ${resource.name}: create, read, list, update and delete`, async () => {
+        const server = app();
+        const collection = `/v1${resource.path}`;
+        const ops = document.paths[collection] as Record<string, Operation>;
+        const create = ops.post as Operation;
+        const example = create.requestBody?.content['application/json']?.example;
+        expect(example, 'the document carries a create example').toBeDefined();
+        const created = await check(
+          'POST',
+          collection,
+          create,
+          () =>
+            request(server)
+              .post(collection)
+              .send(example as object),
+          201,
+        );
+        const item = `${collection}/${created.body.id}`;
+        const itemOps = document.paths[itemPath(document, collection)] as Record<string, Operation>;
+        await check('GET', item, itemOps.get as Operation, () => request(server).get(item), 200);
+        await check(
+          'GET',
+          collection,
+          ops.get as Operation,
+          () => request(server).get(`${collection}?page_size=2&total_required=true`),
+          200,
+        );
+        if (itemOps.put) {
+          const current = (await request(server).get(item)).body;
+          await check('PUT', item, itemOps.put, () => request(server).put(item).send(current), 204);
+        }
+        if (itemOps.patch) {
+          const patch = [
+            {
+              op: 'replace',
+              path: `/${Object.keys(example as object)[0]}`,
+              value: (example as Json)[Object.keys(example as object)[0] as string],
+            },
+          ];
+          await check(
+            'PATCH',
+            item,
+            itemOps.patch,
+            () =>
+              request(server)
+                .patch(item)
+                .set('Content-Type', 'application/json-patch+json')
+                .send(JSON.stringify(patch)),
+            204,
+          );
+        }
+        if (itemOps.delete)
+          await check('DELETE', item, itemOps.delete, () => request(server).delete(item), 204);
+        await check(
+          'GET',
+          item,
+          itemOps.get as Operation,
+          () => request(server).get(item),
+          itemOps.delete ? 404 : 200,
+        );
+      });
+    }
+  });
+});
+
+describe('the OpenAPI document of the example', () => {
+  it('passes Redocly’s recommended rules with no errors and no warnings', async () => {
+    const { createConfig, lintFromString } = await import('@redocly/openapi-core');
+    const document = (
+      await request(createApp({ publicBaseUrl: 'https://payments.resourceful.dev' })).get(
+        '/v1/openapi.json',
+      )
+    ).body;
+    const problems = await lintFromString({
+      source: JSON.stringify(document),
+      absoluteRef: 'openapi.json',
+      config: await createConfig({ extends: ['recommended'] }),
+    });
+    expect(
+      problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`),
+    ).toEqual([]);
+  });
+});

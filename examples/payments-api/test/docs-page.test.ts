@@ -1,0 +1,64 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { listen, type RunningServer } from '@resourceful/test-support';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { paymentsApi } from '../src/description/index.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available && process.env.CI === 'true') {
+  throw new Error(
+    `The documentation page test needs Chromium at ${CHROMIUM} under CI (apt-get install chromium).`,
+  );
+}
+if (!available) console.warn(`Skipping the documentation page test: no Chromium at ${CHROMIUM}.`);
+
+/** Screenshots are kept for a person to look at; the folder is git-ignored. */
+const ARTIFACTS = new URL('../test-artifacts/', import.meta.url);
+
+describe.skipIf(!available)('the documentation page at /v1/docs, in headless Chromium', () => {
+  let server: RunningServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await listen(createApp());
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('lists every operation of the example, from assets the service serves itself', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 2000 } });
+    const outside: string[] = [];
+    page.on('request', (req) => {
+      if (!req.url().startsWith(server.url)) outside.push(req.url());
+    });
+    await page.goto(`${server.url}/v1/docs`);
+    await page.locator('.opblock').first().waitFor({ timeout: 15_000 });
+    const operations = await page.locator('.opblock-summary-path').allTextContents();
+    const methods = await page.locator('.opblock-summary-method').allTextContents();
+    const listed = operations.map((path, i) => `${methods[i]} ${path.replace(/\u200b/g, '')}`);
+    for (const resource of paymentsApi.resources) {
+      expect(listed).toContain(`GET /v1${resource.path}`);
+      expect(listed).toContain(`POST /v1${resource.path}`);
+    }
+    expect(await page.locator('.info .title').textContent()).toContain('Resourceful payments API');
+    expect(outside).toEqual([]);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: new URL('docs-page.png', ARTIFACTS).pathname, fullPage: false });
+  });
+});

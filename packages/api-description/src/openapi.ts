@@ -1,0 +1,689 @@
+/**
+ * @module The OpenAPI 3.1 document of a described API: every path and verb, the list parameters
+ * of both paging conventions, the headers the conventions use, request bodies with read-only
+ * fields marked, every status the Resourceful packages can answer with the error envelope, and
+ * links from creates to reads.
+ * @see https://spec.openapis.org/oas/v3.1.0
+ */
+import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import { propertyNames, requiredNames } from './json-schema.js';
+import type { ApiDescription, DescribedOperation, DescribedResource, JsonSchema } from './types.js';
+
+export interface OpenApiOptions {
+  /** The server URL clients call, e.g. `https://api.example.com`. @default '/' */
+  readonly serverUrl?: string;
+  /** The documentation page, linked as `externalDocs`. */
+  readonly documentationUrl?: string;
+  /**
+   * How clients authenticate: OpenAPI security schemes and the requirement every operation
+   * has. @default none: the document says so explicitly (`security: []`)
+   */
+  /** The API's licence, for `info.license` (SPDX identifier and name). */
+  readonly license?: { readonly name: string; readonly identifier?: string; readonly url?: string };
+  readonly security?: {
+    readonly schemes: Readonly<Record<string, JsonSchema>>;
+    readonly requirement: readonly Readonly<Record<string, readonly string[]>>[];
+  };
+}
+
+/** An OpenAPI 3.1 document, as JSON. */
+export type OpenApiDocument = { readonly openapi: '3.1.0' } & JsonSchema;
+
+type Json = Record<string, unknown>;
+
+/** The error-envelope statuses and their meaning, as the Resourceful packages send them. */
+export const ERROR_RESPONSES = {
+  400: 'A parameter, header or body field is invalid; `target` names it.',
+  404: 'No resource at this path.',
+  406: 'None of the media types, charsets or encodings in `Accept*` can be served.',
+  409: 'The request conflicts with the resource state, or a request with the same `Service-Request-Id` is in flight.',
+  412: '`If-Match` or `If-None-Match` did not hold.',
+  413: 'The body is larger than the service accepts.',
+  415: 'The body media type, charset or encoding is not supported.',
+  422: 'The request is well-formed but breaks a business rule, or reuses a `Service-Request-Id` with another body.',
+  428: 'This update requires `If-Match`.',
+  500: 'The service failed; not caused by the client.',
+  503: 'The service or a store it needs is unavailable; retry after `Retry-After`.',
+} as const;
+
+type ErrorStatus = keyof typeof ERROR_RESPONSES;
+
+/** Every operation can answer these: a bad header or parameter, no acceptable format, a fault. */
+const ALWAYS: readonly ErrorStatus[] = [400, 406, 500];
+/** Operations that read a JSON body. */
+const WITH_BODY: readonly ErrorStatus[] = [413, 415];
+/** POSTs, idempotent through `Service-Request-Id`. */
+const IDEMPOTENT_POST: readonly ErrorStatus[] = [409, 422, 503];
+
+export function openApiDocument(
+  api: ApiDescription,
+  options: OpenApiOptions = {},
+): OpenApiDocument {
+  assertOptionsObject('openApiDocument', options);
+  assertKnownOptions('openApiDocument', options, [
+    'serverUrl',
+    'documentationUrl',
+    'license',
+    'security',
+  ]);
+  const schemas: Json = { ...commonSchemas() };
+  const paths: Json = {};
+  const base = `/${api.pathVersion}`;
+
+  for (const resource of api.resources) {
+    Object.assign(schemas, resourceSchemas(resource));
+    const collection: Json = {};
+    const item: Json = {};
+    const id = idParameter(resource);
+    if (resource.list) collection.get = listOperation(resource);
+    if (resource.create) collection.post = createOperation(resource);
+    if (resource.read) item.get = readOperation(resource);
+    if (resource.replace) item.put = replaceOperation(resource);
+    if (resource.patch) item.patch = patchOperation(resource);
+    if (resource.delete) item.delete = deleteOperation(resource);
+    if (Object.keys(collection).length > 0) paths[`${base}${resource.path}`] = collection;
+    if (Object.keys(item).length > 0) {
+      paths[`${base}${resource.path}/{${id}}`] = { parameters: [pathParameter(id)], ...item };
+    }
+    for (const action of resource.actions) {
+      paths[`${base}${resource.path}/{${id}}/${action.name}`] = {
+        parameters: [pathParameter(id)],
+        post: actionOperation(resource, action),
+      };
+    }
+  }
+  for (const operation of api.operations) {
+    const path = `${base}${operation.path}`;
+    const entry = (paths[path] ?? {}) as Json;
+    const parameters = pathParameters(operation.path);
+    if (parameters.length > 0) entry.parameters = parameters;
+    entry[operation.method.toLowerCase()] = complexOperation(api, operation, schemas);
+    paths[path] = entry;
+  }
+
+  const document: Json = {
+    openapi: '3.1.0',
+    info: {
+      title: api.title,
+      version: api.version,
+      ...(api.summary ? { summary: api.summary } : {}),
+      ...(options.license ? { license: options.license } : {}),
+    },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    servers: [{ url: options.serverUrl ?? '/' }],
+    ...(options.documentationUrl ? { externalDocs: { url: options.documentationUrl } } : {}),
+    tags: [
+      ...api.resources.map((r) => ({ name: r.name, description: r.summary })),
+      ...(api.operations.length > 0
+        ? [{ name: 'Operations', description: 'Complex operations.' }]
+        : []),
+    ],
+    security: options.security?.requirement ?? [],
+    paths,
+    components: {
+      ...(options.security ? { securitySchemes: options.security.schemes } : {}),
+      schemas,
+      parameters: commonParameters(),
+      headers: commonHeaders(),
+      responses: errorResponses(),
+    },
+  };
+  return document as OpenApiDocument;
+}
+
+// --- schemas -------------------------------------------------------------------------------
+
+function ref(name: string): Json {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function commonSchemas(): Json {
+  return {
+    Link: {
+      type: 'object',
+      description: 'A hypermedia link (spec: "Link object").',
+      properties: {
+        href: { type: 'string', format: 'uri' },
+        rel: { type: 'string' },
+        method: {
+          type: 'string',
+          enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
+        },
+      },
+      required: ['href', 'rel'],
+    },
+    ErrorDetail: {
+      type: 'object',
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        target: { type: 'string' },
+      },
+      required: ['code', 'message'],
+    },
+    ErrorEnvelope: {
+      type: 'object',
+      description: 'The one error body (spec: "Error body").',
+      properties: {
+        error: {
+          type: 'object',
+          properties: {
+            code: { type: 'string' },
+            message: { type: 'string' },
+            target: { type: 'string' },
+            details: { type: 'array', items: ref('ErrorDetail') },
+            innererror: { type: 'object' },
+          },
+          required: ['code', 'message'],
+        },
+      },
+      required: ['error'],
+    },
+    JsonPatch: {
+      type: 'array',
+      description: 'A JSON Patch document (RFC 6902).',
+      items: {
+        type: 'object',
+        properties: {
+          op: { type: 'string', enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] },
+          path: { type: 'string' },
+          from: { type: 'string' },
+          value: {},
+        },
+        required: ['op', 'path'],
+      },
+    },
+  };
+}
+
+/**
+ * The representation with read-only fields marked `readOnly` (OpenAPI: sent in answers, not
+ * expected in requests) and deprecated fields and enum values marked.
+ */
+function markFields(resource: DescribedResource, schema: JsonSchema): Json {
+  const properties = { ...((schema.properties as Json | undefined) ?? {}) };
+  for (const name of Object.keys(properties)) {
+    let property = { ...(properties[name] as Json) };
+    if (resource.readOnly.includes(name)) property.readOnly = true;
+    if (resource.deprecated[name] !== undefined) {
+      property = {
+        ...property,
+        deprecated: true,
+        description: `Deprecated: ${resource.deprecated[name]}`,
+      };
+    }
+    const deprecatedValues = Object.keys(resource.deprecated)
+      .filter((key) => key.startsWith(`${name}.`))
+      .map((key) => `${key.slice(name.length + 1)} (${resource.deprecated[key]})`);
+    if (deprecatedValues.length > 0) {
+      property.description = `Deprecated values: ${deprecatedValues.join('; ')}.`;
+    }
+    if (name === 'links') property = { type: 'array', items: ref('Link'), readOnly: true };
+    properties[name] = property;
+  }
+  return { ...schema, properties };
+}
+
+function resourceSchemas(resource: DescribedResource): Json {
+  const schemas: Json = { [resource.name]: markFields(resource, resource.representation) };
+  if (resource.create) schemas[`${resource.name}Create`] = resource.create;
+  if (resource.list) {
+    const summaryName =
+      resource.list.summary === resource.representation ? resource.name : `${resource.name}Summary`;
+    if (summaryName !== resource.name)
+      schemas[summaryName] = markFields(resource, resource.list.summary);
+    schemas[`${resource.name}Collection`] = {
+      type: 'object',
+      description: 'A page of the collection (spec: "Collection envelope").',
+      properties: {
+        items: { type: 'array', items: ref(summaryName) },
+        total_items: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Sent when `total_required=true`.',
+        },
+        total_pages: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Sent when `total_required=true`.',
+        },
+        links: { type: 'array', items: ref('Link') },
+      },
+      required: ['items', 'links'],
+    };
+  }
+  if (resource.patch) schemas[`${resource.name}MergePatch`] = mergePatchSchema(resource);
+  return schemas;
+}
+
+/** RFC 7396: any writable field, none required; `null` removes an optional field. */
+function mergePatchSchema(resource: DescribedResource): Json {
+  const properties: Json = {};
+  const source = (resource.representation.properties as Json | undefined) ?? {};
+  for (const [name, schema] of Object.entries(source)) {
+    if (!resource.readOnly.includes(name)) properties[name] = schema;
+  }
+  return { type: 'object', description: 'A JSON merge patch (RFC 7396).', properties };
+}
+
+// --- parameters and headers ----------------------------------------------------------------
+
+function idParameter(resource: DescribedResource): string {
+  return `${snake(resource.name)}_id`;
+}
+
+function pathParameter(name: string): Json {
+  return { name, in: 'path', required: true, schema: { type: 'string', minLength: 1 } };
+}
+
+function pathParameters(path: string): Json[] {
+  return [...path.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)].map((m) => pathParameter(m[1] as string));
+}
+
+function parameterRef(name: string): Json {
+  return { $ref: `#/components/parameters/${name}` };
+}
+
+function commonParameters(): Json {
+  const header = (name: string, description: string, schema: Json = { type: 'string' }) => ({
+    name,
+    in: 'header',
+    description,
+    schema,
+  });
+  const query = (name: string, description: string, schema: Json) => ({
+    name,
+    in: 'query',
+    description,
+    schema,
+  });
+  return {
+    page: query('page', 'Page number, from 1 (page convention).', {
+      type: 'integer',
+      minimum: 1,
+      default: 1,
+    }),
+    page_size: query('page_size', 'Items per page (page convention).', {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 10,
+    }),
+    limit: query('limit', 'Items per page (offset convention).', {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+    }),
+    offset: query('offset', 'Items to skip (offset convention).', { type: 'integer', minimum: 0 }),
+    total_required: query('total_required', 'Include `total_items` and `total_pages`.', {
+      type: 'boolean',
+      default: false,
+    }),
+    sort_order: query('sort_order', 'Sort direction.', { type: 'string', enum: ['asc', 'desc'] }),
+    start_time: query('start_time', 'Only items created at or after this time.', {
+      type: 'string',
+      format: 'date-time',
+    }),
+    end_time: query('end_time', 'Only items created before this time.', {
+      type: 'string',
+      format: 'date-time',
+    }),
+    Prefer: header('Prefer', '`return=minimal` or `return=representation` (RFC 7240).'),
+    IfMatch: header('If-Match', 'Entity tags the resource must match (RFC 9110 §13.1.1).'),
+    IfNoneMatch: header(
+      'If-None-Match',
+      'Entity tags the resource must not match, or `*` (RFC 9110 §13.1.2).',
+    ),
+    ServiceRequestId: header(
+      'Service-Request-Id',
+      'Makes the POST idempotent: a repeat with the same id and body replays the first answer.',
+      { type: 'string', minLength: 1, maxLength: 255 },
+    ),
+  };
+}
+
+function commonHeaders(): Json {
+  return {
+    ETag: {
+      description: 'The strong entity tag of the representation.',
+      schema: { type: 'string' },
+    },
+    Location: {
+      description: 'The address of the created resource.',
+      schema: { type: 'string', format: 'uri' },
+    },
+    PreferenceApplied: {
+      description: 'The `Prefer` preference honoured.',
+      schema: { type: 'string' },
+    },
+    ErrorCode: { description: 'The error code of the envelope.', schema: { type: 'string' } },
+    RetryAfter: {
+      description: 'Seconds, or the date, after which to retry.',
+      schema: { type: 'string' },
+    },
+  };
+}
+
+function errorResponses(): Json {
+  const responses: Json = {};
+  for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
+    responses[`Error${status}`] = {
+      description,
+      headers: {
+        'Error-Code': { $ref: '#/components/headers/ErrorCode' },
+        ...(status === '503' ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+      },
+      content: { 'application/json': { schema: ref('ErrorEnvelope') } },
+    };
+  }
+  return responses;
+}
+
+function withErrors(responses: Json, statuses: readonly ErrorStatus[]): Json {
+  const all = [...new Set([...ALWAYS, ...statuses])].sort((a, b) => a - b);
+  const result: Json = { ...responses };
+  for (const status of all)
+    result[String(status)] = { $ref: `#/components/responses/Error${status}` };
+  return result;
+}
+
+function json(schema: Json, example?: unknown): Json {
+  return { 'application/json': { schema, ...(example === undefined ? {} : { example }) } };
+}
+
+// --- operations ----------------------------------------------------------------------------
+
+function listOperation(resource: DescribedResource): Json {
+  const list = resource.list as NonNullable<DescribedResource['list']>;
+  const parameters: Json[] = [];
+  if (list.paging.includes('page'))
+    parameters.push(parameterRef('page'), parameterRef('page_size'));
+  if (list.paging.includes('offset'))
+    parameters.push(parameterRef('limit'), parameterRef('offset'));
+  parameters.push(parameterRef('total_required'));
+  if (list.sortable.length > 0) {
+    parameters.push(
+      {
+        name: 'sort_by',
+        in: 'query',
+        description: 'The property to sort by.',
+        schema: { type: 'string', enum: list.sortable },
+      },
+      parameterRef('sort_order'),
+    );
+  }
+  if (list.timeSelectable.length > 0)
+    parameters.push(parameterRef('start_time'), parameterRef('end_time'));
+  for (const field of list.timeSelectable) {
+    for (const suffix of ['after', 'before'] as const) {
+      parameters.push({
+        name: `${field}_${suffix}`,
+        in: 'query',
+        description: `Only items whose \`${field}\` is ${suffix} this time.`,
+        schema: { type: 'string', format: 'date-time' },
+      });
+    }
+  }
+  const fields = (list.summary.properties as Json | undefined) ?? {};
+  for (const field of list.filterable) {
+    parameters.push({
+      name: field,
+      in: 'query',
+      description: `Only items whose \`${field}\` equals this value.`,
+      schema: filterSchema(fields[field]),
+    });
+  }
+  return {
+    operationId: `list${resource.name}`,
+    summary: `List ${(resource.path.split('/').pop() as string).replace(/-/g, ' ')}`,
+    tags: [resource.name],
+    parameters,
+    responses: withErrors(
+      {
+        200: {
+          description: 'A page of the collection; an empty page is not a 404.',
+          headers: { ETag: { $ref: '#/components/headers/ETag' } },
+          content: json(ref(`${resource.name}Collection`)),
+        },
+        304: { description: '`If-None-Match` matched: the client’s copy is current.' },
+      },
+      [],
+    ),
+  };
+}
+
+/** A filter is sent as a query string: its schema is the field's, read as text. */
+function filterSchema(field: unknown): Json {
+  const schema = (field ?? {}) as Json;
+  if (Array.isArray(schema.enum)) return { type: 'string', enum: schema.enum.map(String) };
+  return { type: 'string' };
+}
+
+function createOperation(resource: DescribedResource): Json {
+  return {
+    operationId: `create${resource.name}`,
+    summary: `Create a ${words(resource.name)}`,
+    tags: [resource.name],
+    parameters: [parameterRef('ServiceRequestId'), parameterRef('Prefer')],
+    requestBody: { required: true, content: json(ref(`${resource.name}Create`), resource.example) },
+    responses: withErrors(
+      {
+        201: {
+          description:
+            'Created; `Location` and the `self` link address it. Empty with `Prefer: return=minimal`.',
+          headers: {
+            Location: { $ref: '#/components/headers/Location' },
+            ETag: { $ref: '#/components/headers/ETag' },
+          },
+          content: json(ref(resource.name)),
+          ...(resource.read ? { links: { read: readLink(resource) } } : {}),
+        },
+      },
+      [...WITH_BODY, ...IDEMPOTENT_POST],
+    ),
+  };
+}
+
+function readLink(resource: DescribedResource): Json {
+  return {
+    operationId: `get${resource.name}`,
+    parameters: { [idParameter(resource)]: '$response.body#/id' },
+    description: 'Reads the created resource back.',
+  };
+}
+
+function readOperation(resource: DescribedResource): Json {
+  return {
+    operationId: `get${resource.name}`,
+    summary: `Read a ${words(resource.name)}`,
+    tags: [resource.name],
+    parameters: [parameterRef('IfNoneMatch'), parameterRef('IfMatch')],
+    responses: withErrors(
+      {
+        200: {
+          description: 'The resource.',
+          headers: { ETag: { $ref: '#/components/headers/ETag' } },
+          content: json(ref(resource.name)),
+        },
+        304: { description: '`If-None-Match` matched: the client’s copy is current.' },
+      },
+      [404, 412],
+    ),
+  };
+}
+
+function writeResponses(resource: DescribedResource, created: boolean): Json {
+  return {
+    200: {
+      description: 'Updated; the resource, with `Prefer: return=representation`.',
+      headers: {
+        ETag: { $ref: '#/components/headers/ETag' },
+        'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
+      },
+      content: json(ref(resource.name)),
+    },
+    ...(created
+      ? {
+          201: {
+            description: 'Created with the client’s id.',
+            headers: {
+              Location: { $ref: '#/components/headers/Location' },
+              ETag: { $ref: '#/components/headers/ETag' },
+            },
+            content: json(ref(resource.name)),
+          },
+        }
+      : {}),
+    204: { description: 'Updated.', headers: { ETag: { $ref: '#/components/headers/ETag' } } },
+  };
+}
+
+function replaceOperation(resource: DescribedResource): Json {
+  const upsert = resource.replace !== false && resource.replace.upsert;
+  return {
+    operationId: `replace${resource.name}`,
+    summary: `Replace a ${words(resource.name)}${upsert ? ', or create it with this id' : ''}`,
+    description:
+      'Properties the client does not send are cleared; read-only fields may be left out, and changing one is a 400.',
+    tags: [resource.name],
+    parameters: [parameterRef('IfMatch'), parameterRef('IfNoneMatch'), parameterRef('Prefer')],
+    requestBody: { required: true, content: json(ref(resource.name)) },
+    responses: withErrors(writeResponses(resource, upsert), [...WITH_BODY, 404, 409, 412, 428]),
+  };
+}
+
+function patchOperation(resource: DescribedResource): Json {
+  return {
+    operationId: `patch${resource.name}`,
+    summary: `Update a ${words(resource.name)} in part`,
+    description:
+      'A JSON Patch (RFC 6902) or a merge patch (RFC 7396); read-only fields cannot change. A patch that leaves the resource equal changes neither `update_time` nor the ETag.',
+    tags: [resource.name],
+    parameters: [parameterRef('IfMatch'), parameterRef('IfNoneMatch'), parameterRef('Prefer')],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json-patch+json': { schema: ref('JsonPatch') },
+        'application/merge-patch+json': { schema: ref(`${resource.name}MergePatch`) },
+      },
+    },
+    responses: withErrors(writeResponses(resource, false), [...WITH_BODY, 404, 409, 412, 428]),
+  };
+}
+
+function deleteOperation(resource: DescribedResource): Json {
+  return {
+    operationId: `delete${resource.name}`,
+    summary: `Delete a ${words(resource.name)}`,
+    description: 'Repeated deletes answer 204 too.',
+    tags: [resource.name],
+    parameters: [parameterRef('IfMatch')],
+    responses: withErrors({ 204: { description: 'Deleted, or already gone.' } }, [412]),
+  };
+}
+
+function actionOperation(
+  resource: DescribedResource,
+  action: DescribedResource['actions'][number],
+): Json {
+  return {
+    operationId: `${camel(action.name)}${resource.name}`,
+    summary: action.summary,
+    tags: [resource.name],
+    parameters: [parameterRef('ServiceRequestId')],
+    ...(action.body
+      ? { requestBody: { required: false, content: json(action.body as Json, action.example) } }
+      : {}),
+    responses: withErrors(
+      {
+        200: {
+          description: 'The action changed the resource; its new state.',
+          content: json(ref(resource.name)),
+        },
+        204: { description: 'The action left the resource as it was.' },
+      },
+      [...WITH_BODY, ...IDEMPOTENT_POST, 404],
+    ),
+  };
+}
+
+function complexOperation(api: ApiDescription, operation: DescribedOperation, schemas: Json): Json {
+  const responseName = `${pascal(operation.operationId)}Result`;
+  const created =
+    operation.creates === undefined
+      ? undefined
+      : api.resources.find((r) => r.name === operation.creates);
+  if (!created) schemas[responseName] = operation.response;
+  const body = ref(created ? created.name : responseName);
+  const parameters: Json[] = [];
+  if (operation.query) {
+    const required = requiredNames(operation.query);
+    const properties = (operation.query.properties as Json | undefined) ?? {};
+    for (const name of propertyNames(operation.query)) {
+      parameters.push({
+        name,
+        in: 'query',
+        required: required.includes(name),
+        schema: properties[name],
+      });
+    }
+  }
+  if (operation.method === 'POST') parameters.push(parameterRef('ServiceRequestId'));
+  const success =
+    operation.kind === 'computed' || operation.kind === 'transient'
+      ? {
+          200: {
+            description:
+              operation.kind === 'computed'
+                ? 'The computed resource.'
+                : 'The result; nothing is stored.',
+            content: json(body),
+          },
+        }
+      : {
+          201: {
+            description: 'Created; `Location` and the `self` link address it.',
+            headers: { Location: { $ref: '#/components/headers/Location' } },
+            content: json(body),
+            ...(created?.read ? { links: { read: readLink(created) } } : {}),
+          },
+        };
+  const errors: ErrorStatus[] =
+    operation.method === 'GET'
+      ? [404]
+      : [
+          ...WITH_BODY,
+          ...IDEMPOTENT_POST,
+          ...(operation.kind === 'composite' ? [404 as const] : []),
+        ];
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    tags: ['Operations'],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(operation.body
+      ? {
+          requestBody: { required: true, content: json(operation.body as Json, operation.example) },
+        }
+      : {}),
+    responses: withErrors(success, errors),
+  };
+}
+
+// --- names ---------------------------------------------------------------------------------
+
+function snake(name: string): string {
+  return name.replace(/(?<=[a-z0-9])([A-Z])/g, '_$1').toLowerCase();
+}
+
+function words(name: string): string {
+  return snake(name).replace(/_/g, ' ');
+}
+
+function camel(segment: string): string {
+  return segment.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+function pascal(identifier: string): string {
+  return identifier.charAt(0).toUpperCase() + identifier.slice(1);
+}

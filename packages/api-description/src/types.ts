@@ -1,0 +1,155 @@
+/**
+ * @module The shape of an API description: what a service says once about each resource, and
+ * what the generators (OpenAPI here, GraphQL in `@resourceful/graphql-description`) read.
+ */
+import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
+
+/** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) as a plain object. */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+/**
+ * Where a schema comes from: any Standard Schema that can give JSON Schema (zod 4, and every
+ * library implementing Standard JSON Schema v1), or a JSON Schema object written by hand.
+ */
+export type SchemaSource = StandardJSONSchemaV1 | JsonSchema;
+
+/** The list options of a collection, as `@resourceful/collection-pagination` takes them. */
+export interface ListDescription {
+  /** Properties `sort_by` accepts. @default [] */
+  readonly sortable?: readonly string[];
+  /** Properties accepted as equality filters (`?state=ok`). @default [] */
+  readonly filterable?: readonly string[];
+  /** Timestamp properties with `{name}_after` / `{name}_before` (and `start_time`/`end_time`). */
+  readonly timeSelectable?: readonly string[];
+  /**
+   * Paging conventions the list accepts: `page` (page, page_size) and `offset` (limit, offset).
+   * @default ['page', 'offset']
+   */
+  readonly paging?: readonly ('page' | 'offset')[];
+  /** The list items, when they are a summary of the resource. @default the representation */
+  readonly summary?: SchemaSource;
+}
+
+/** A sub-resource action: `POST {resource}/{id}/{name}` (spec: "Complex operations"). */
+export interface ActionDescription {
+  readonly name: string;
+  readonly summary: string;
+  /** The JSON body it takes, when it takes one. */
+  readonly body?: SchemaSource;
+  /** A valid body, for the documentation. */
+  readonly example?: unknown;
+}
+
+/** The standard operations a resource supports; each is off unless named. */
+export interface ResourceOperations {
+  readonly list?: ListDescription;
+  readonly create?: SchemaSource;
+  readonly read?: boolean;
+  /** PUT: replace, or create with a client id when `upsert` is set. */
+  readonly replace?: boolean | { readonly upsert: boolean };
+  /** PATCH with JSON Patch (RFC 6902) or merge patch (RFC 7396). */
+  readonly patch?: boolean;
+  readonly delete?: boolean;
+}
+
+export interface ResourceDescription {
+  /** The type name, singular and in PascalCase: `CreditCard`. */
+  readonly name: string;
+  /** The collection path under the version: `/vault/credit-cards`. */
+  readonly path: string;
+  /** One sentence on what the resource is; the documentation's section text. */
+  readonly summary: string;
+  /** The single resource as the service answers it (output). */
+  readonly representation: SchemaSource;
+  readonly operations: ResourceOperations;
+  /**
+   * Fields the client cannot set: refused on PUT/PATCH and left out of create bodies.
+   * `id`, `create_time`, `update_time` and `links` always are.
+   */
+  readonly readOnly?: readonly string[];
+  /** Deprecated fields and enum values (`"state"` or `"state.SUSPENDED"`) with the reason. */
+  readonly deprecated?: Readonly<Record<string, string>>;
+  readonly actions?: readonly ActionDescription[];
+  /** A valid create body, shown in the documentation (and sent by the example's own tests). */
+  readonly example?: unknown;
+}
+
+/** An operation that is not one of a resource's standard ones (spec: "Complex operations"). */
+export interface OperationDescription {
+  /** A unique, stable name: `createPaymentDecision`. */
+  readonly operationId: string;
+  readonly method: 'GET' | 'POST';
+  /** The path under the version, with `{param}` placeholders: `/risk/decisions`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly kind: 'resource-oriented' | 'composite' | 'transient' | 'computed';
+  readonly body?: SchemaSource;
+  /** A valid body, for the documentation. */
+  readonly example?: unknown;
+  /** Query parameters of a computed resource, as an object schema. */
+  readonly query?: SchemaSource;
+  /** The answer's body. */
+  readonly response: SchemaSource;
+  /** The resource a resource-oriented or composite operation creates (201 + Location). */
+  readonly creates?: string;
+}
+
+export interface ApiDescriptionInit {
+  readonly title: string;
+  /** The document's version, e.g. `1.0.0`. */
+  readonly version: string;
+  /** The path version the resources are served under: `v1`. */
+  readonly pathVersion: string;
+  readonly summary?: string;
+  readonly resources: readonly ResourceDescription[];
+  readonly operations?: readonly OperationDescription[];
+}
+
+/** A checked description, schemas resolved to JSON Schema once. */
+export interface ApiDescription {
+  readonly title: string;
+  readonly version: string;
+  readonly pathVersion: string;
+  readonly summary: string | undefined;
+  readonly resources: readonly DescribedResource[];
+  readonly operations: readonly DescribedOperation[];
+}
+
+export interface DescribedResource {
+  readonly name: string;
+  readonly path: string;
+  readonly summary: string;
+  readonly representation: JsonSchema;
+  readonly create: JsonSchema | undefined;
+  /** The create schema as given, so other outputs (GraphQL mutations) validate with it. */
+  readonly createSource: SchemaSource | undefined;
+  readonly list:
+    | (Required<Omit<ListDescription, 'summary'>> & { readonly summary: JsonSchema })
+    | undefined;
+  readonly read: boolean;
+  readonly replace: false | { readonly upsert: boolean };
+  readonly patch: boolean;
+  readonly delete: boolean;
+  readonly readOnly: readonly string[];
+  readonly deprecated: Readonly<Record<string, string>>;
+  readonly actions: readonly {
+    readonly name: string;
+    readonly summary: string;
+    readonly body: JsonSchema | undefined;
+    readonly example: unknown;
+  }[];
+  readonly example: unknown;
+}
+
+export interface DescribedOperation {
+  readonly operationId: string;
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly summary: string;
+  readonly kind: OperationDescription['kind'];
+  readonly body: JsonSchema | undefined;
+  readonly example: unknown;
+  readonly query: JsonSchema | undefined;
+  readonly response: JsonSchema;
+  readonly creates: string | undefined;
+}

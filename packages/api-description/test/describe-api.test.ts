@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { describeApi } from '../src/index.js';
+import { Card, CardCreate, exampleApi } from './fixtures.js';
+
+const minimal = {
+  title: 'T',
+  version: '1',
+  pathVersion: 'v1',
+  resources: [
+    {
+      name: 'CreditCard',
+      path: '/vault/credit-cards',
+      summary: 'Cards.',
+      representation: Card,
+      operations: { read: true },
+    },
+  ],
+};
+
+describe('describeApi', () => {
+  it('resolves every schema to JSON Schema once, without a $schema keyword', () => {
+    const api = exampleApi();
+    const card = api.resources[0]!;
+    expect(card.representation).not.toHaveProperty('$schema');
+    expect(card.create).toMatchObject({ type: 'object', required: ['payer_id', 'type', 'number'] });
+    expect(card.readOnly).toEqual(['id', 'create_time', 'update_time', 'links', 'number', 'state']);
+    expect(card.replace).toEqual({ upsert: true });
+    expect(card.list?.paging).toEqual(['page', 'offset']);
+  });
+
+  it('accepts a JSON Schema object written by hand as well as a Standard Schema', () => {
+    const api = describeApi({
+      ...minimal,
+      resources: [
+        {
+          ...minimal.resources[0]!,
+          representation: z.toJSONSchema(Card) as Record<string, unknown>,
+        },
+      ],
+    });
+    expect(Object.keys(api.resources[0]!.representation.properties as object)).toContain(
+      'payer_id',
+    );
+  });
+
+  it('returns a frozen description', () => {
+    const api = describeApi(minimal);
+    expect(Object.isFrozen(api)).toBe(true);
+    expect(Object.isFrozen(api.resources[0])).toBe(true);
+  });
+
+  it('throws construction errors with stable codes', () => {
+    const codeOf = (init: unknown) => {
+      try {
+        describeApi(init as never);
+      } catch (error) {
+        return (error as { code?: string }).code;
+      }
+      return undefined;
+    };
+    expect(codeOf({ ...minimal, resource: [] })).toBe('ERR_RESOURCEFUL_UNKNOWN_OPTION');
+    expect(codeOf({ ...minimal, pathVersion: '1' })).toBe('ERR_RESOURCEFUL_INVALID_OPTION');
+    expect(
+      codeOf({
+        ...minimal,
+        resources: [minimal.resources[0], { ...minimal.resources[0], path: '/other' }],
+      }),
+    ).toBe('ERR_RESOURCEFUL_CONFLICTING_OPTIONS');
+    expect(codeOf(null)).toBe('ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT');
+  });
+
+  describe('refuses a wrong description when the service starts', () => {
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      [
+        'an unknown option, with a hint',
+        { ...minimal, resource: [] },
+        /unknown option "resource".*Did you mean "resources"/,
+      ],
+      ['a path version that is not v{N}', { ...minimal, pathVersion: '1' }, /pathVersion/],
+      [
+        'a type name that is not PascalCase',
+        { ...minimal, resources: [{ ...minimal.resources[0], name: 'credit_card' }] },
+        /PascalCase/,
+      ],
+      [
+        'a path with upper-case letters',
+        { ...minimal, resources: [{ ...minimal.resources[0], path: '/Vault' }] },
+        /lower-case/,
+      ],
+      [
+        'a resource without a summary',
+        { ...minimal, resources: [{ ...minimal.resources[0], summary: ' ' }] },
+        /summary must be a non-empty string/,
+      ],
+      [
+        'a representation without the common fields',
+        { ...minimal, resources: [{ ...minimal.resources[0], representation: CardCreate }] },
+        /lacks "id"/,
+      ],
+      [
+        'a read-only name that is not a field',
+        { ...minimal, resources: [{ ...minimal.resources[0], readOnly: ['nope'] }] },
+        /readOnly names "nope"/,
+      ],
+      [
+        'a sortable name that is not a field',
+        {
+          ...minimal,
+          resources: [{ ...minimal.resources[0], operations: { list: { sortable: ['size'] } } }],
+        },
+        /sortable names "size"/,
+      ],
+      [
+        'a deprecation of a missing field',
+        { ...minimal, resources: [{ ...minimal.resources[0], deprecated: { colour: 'x' } }] },
+        /no field "colour"/,
+      ],
+      [
+        'two resources with one name',
+        {
+          ...minimal,
+          resources: [minimal.resources[0], { ...minimal.resources[0], path: '/other' }],
+        },
+        /used twice/,
+      ],
+      [
+        'a schema that is neither kind',
+        { ...minimal, resources: [{ ...minimal.resources[0], representation: 'card' }] },
+        /Standard JSON Schema/,
+      ],
+      [
+        'an operation creating an undescribed resource',
+        {
+          ...minimal,
+          operations: [
+            {
+              operationId: 'x',
+              method: 'POST',
+              path: '/a/b',
+              summary: 's',
+              kind: 'composite',
+              response: Card,
+              creates: 'Nope',
+            },
+          ],
+        },
+        /not a described resource/,
+      ],
+      [
+        'a computed resource read with POST',
+        {
+          ...minimal,
+          operations: [
+            {
+              operationId: 'x',
+              method: 'POST',
+              path: '/a/b',
+              summary: 's',
+              kind: 'computed',
+              response: Card,
+            },
+          ],
+        },
+        /computed resources are read with GET/,
+      ],
+    ];
+    for (const [name, init, message] of cases) {
+      it(name, () => {
+        expect(() => describeApi(init as never)).toThrow(message);
+      });
+    }
+  });
+});

@@ -1,0 +1,12 @@
+import { expect, it } from 'vitest';
+
+it('exports exactly the public API', async () => {
+  expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
+    'COMMON_READ_ONLY_FIELDS',
+    'ERROR_RESPONSES',
+    'describeApi',
+    'isStandardJsonSchema',
+    'openApiDocument',
+    'toJsonSchema',
+  ]);
+});

@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_RESPONSES, openApiDocument } from '../src/index.js';
+import { exampleApi } from './fixtures.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: the tests walk a JSON document by known paths
+type Json = Record<string, any>;
+
+const document = openApiDocument(exampleApi(), { serverUrl: 'https://api.example.com' }) as Json;
+
+function operations(doc: Json): [string, string, Json][] {
+  const found: [string, string, Json][] = [];
+  for (const [path, item] of Object.entries(doc.paths as Json)) {
+    for (const [method, operation] of Object.entries(item as Json)) {
+      if (method !== 'parameters') found.push([method.toUpperCase(), path, operation as Json]);
+    }
+  }
+  return found;
+}
+
+describe('openApiDocument', () => {
+  it('is an OpenAPI 3.1 document with the server and the API title', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info).toEqual({ title: 'Cards', version: '1.0.0' });
+    expect(document.servers).toEqual([{ url: 'https://api.example.com' }]);
+  });
+
+  it('has every path and verb of the description, under the version', () => {
+    expect(
+      operations(document)
+        .map(([m, p]) => `${m} ${p}`)
+        .sort(),
+    ).toEqual([
+      'DELETE /v1/vault/credit-cards/{credit_card_id}',
+      'GET /v1/payments/captures/{capture_id}/refund-summary',
+      'GET /v1/risk/decisions/{payment_decision_id}',
+      'GET /v1/vault/credit-cards',
+      'GET /v1/vault/credit-cards/{credit_card_id}',
+      'PATCH /v1/vault/credit-cards/{credit_card_id}',
+      'POST /v1/risk/decisions',
+      'POST /v1/risk/evaluate',
+      'POST /v1/vault/credit-cards',
+      'POST /v1/vault/credit-cards/{credit_card_id}/re-validate',
+      'PUT /v1/vault/credit-cards/{credit_card_id}',
+    ]);
+  });
+
+  it('gives every operation a unique operationId', () => {
+    const ids = operations(document).map(([, , op]) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('lists both paging conventions, sorting, time selection and filters on a list', () => {
+    const list = document.paths['/v1/vault/credit-cards'].get;
+    const names = list.parameters.map((p: Json) => p.name ?? p.$ref.split('/').pop());
+    expect(names).toEqual([
+      'page',
+      'page_size',
+      'limit',
+      'offset',
+      'total_required',
+      'sort_by',
+      'sort_order',
+      'start_time',
+      'end_time',
+      'create_time_after',
+      'create_time_before',
+      'state',
+    ]);
+    expect(list.parameters.find((p: Json) => p.name === 'sort_by').schema.enum).toEqual([
+      'create_time',
+    ]);
+    expect(list.parameters.find((p: Json) => p.name === 'state').schema).toEqual({
+      type: 'string',
+      enum: ['ok', 'expired'],
+    });
+  });
+
+  it('marks read-only and deprecated fields on the representation', () => {
+    const card = document.components.schemas.CreditCard;
+    for (const name of ['id', 'create_time', 'update_time', 'links', 'number', 'state']) {
+      expect(card.properties[name].readOnly, name).toBe(true);
+    }
+    expect(card.properties.payer_id.readOnly).toBeUndefined();
+    expect(card.properties.first_name).toMatchObject({
+      deprecated: true,
+      description: 'Deprecated: Use billing_address.',
+    });
+    expect(card.properties.state.description).toBe(
+      'Deprecated values: expired (Cards are deleted.).',
+    );
+  });
+
+  it('keeps the create body’s required fields required', () => {
+    expect(document.components.schemas.CreditCardCreate.required).toEqual([
+      'payer_id',
+      'type',
+      'number',
+    ]);
+    const post = document.paths['/v1/vault/credit-cards'].post;
+    expect(post.requestBody.content['application/json'].example).toEqual({
+      payer_id: 'user1',
+      type: 'visa',
+      number: '4111111111111111',
+    });
+    expect(post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreditCardCreate',
+    });
+  });
+
+  it('links a create to the read of what it created', () => {
+    const created = document.paths['/v1/vault/credit-cards'].post.responses['201'];
+    expect(created.headers.Location).toEqual({ $ref: '#/components/headers/Location' });
+    expect(created.links.read).toEqual({
+      operationId: 'getCreditCard',
+      parameters: { credit_card_id: '$response.body#/id' },
+      description: 'Reads the created resource back.',
+    });
+    const decision = document.paths['/v1/risk/decisions'].post.responses['201'];
+    expect(decision.links.read.operationId).toBe('getPaymentDecision');
+  });
+
+  it('sends the conventions’ headers where they apply', () => {
+    const refs = (op: Json) => op.parameters.map((p: Json) => p.$ref).filter(Boolean);
+    const item = document.paths['/v1/vault/credit-cards/{credit_card_id}'];
+    expect(refs(item.patch)).toEqual(
+      expect.arrayContaining(['#/components/parameters/IfMatch', '#/components/parameters/Prefer']),
+    );
+    expect(refs(document.paths['/v1/vault/credit-cards'].post)).toContain(
+      '#/components/parameters/ServiceRequestId',
+    );
+    expect(refs(item.get)).toContain('#/components/parameters/IfNoneMatch');
+  });
+
+  it('takes JSON Patch and merge patch on PATCH, without read-only fields in the merge patch', () => {
+    const content =
+      document.paths['/v1/vault/credit-cards/{credit_card_id}'].patch.requestBody.content;
+    expect(Object.keys(content)).toEqual([
+      'application/json-patch+json',
+      'application/merge-patch+json',
+    ]);
+    const merge = document.components.schemas.CreditCardMergePatch;
+    expect(Object.keys(merge.properties)).toEqual([
+      'payer_id',
+      'type',
+      'first_name',
+      'billing_address',
+    ]);
+    expect(merge.required).toBeUndefined();
+  });
+
+  it('answers every error status with the envelope, and every operation can answer 400, 406 and 500', () => {
+    for (const [method, path, operation] of operations(document)) {
+      for (const status of ['400', '406', '500']) {
+        expect(operation.responses[status], `${method} ${path} ${status}`).toEqual({
+          $ref: `#/components/responses/Error${status}`,
+        });
+      }
+    }
+    for (const status of Object.keys(ERROR_RESPONSES)) {
+      expect(
+        document.components.responses[`Error${status}`].content['application/json'].schema,
+      ).toEqual({
+        $ref: '#/components/schemas/ErrorEnvelope',
+      });
+    }
+  });
+
+  it('describes each kind of complex operation with its own success status', () => {
+    expect(Object.keys(document.paths['/v1/risk/decisions'].post.responses)).toContain('201');
+    const evaluate = document.paths['/v1/risk/evaluate'].post;
+    expect(evaluate.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/EvaluateResult',
+    });
+    expect(evaluate.responses['201']).toBeUndefined();
+    const summary = document.paths['/v1/payments/captures/{capture_id}/refund-summary'];
+    expect(summary.parameters).toEqual([
+      { name: 'capture_id', in: 'path', required: true, schema: { type: 'string', minLength: 1 } },
+    ]);
+    expect(summary.get.parameters).toEqual([
+      {
+        name: 'currency',
+        in: 'query',
+        required: false,
+        schema: { type: 'string', minLength: 3, maxLength: 3 },
+      },
+    ]);
+  });
+
+  it('leaves the description unchanged', () => {
+    const api = exampleApi();
+    const before = JSON.stringify(api);
+    openApiDocument(api);
+    expect(JSON.stringify(api)).toBe(before);
+  });
+
+  it('checks its options', () => {
+    expect(() => openApiDocument(exampleApi(), { serverURL: 'x' } as never)).toThrow(
+      /Did you mean "serverUrl"/,
+    );
+  });
+});

@@ -1,0 +1,17 @@
+export {
+  type GraphqlEndpointOptions,
+  graphqlEndpoint,
+  type RequestContext,
+  SDL_PATH,
+} from './endpoint.js';
+export { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitRules } from './limits.js';
+export { DateTimeScalar, isRfc3339, JsonObjectScalar } from './scalars.js';
+export {
+  type GraphqlSchemaOptions,
+  graphqlSchema,
+  listFieldName,
+  SortOrderType,
+  singleFieldName,
+} from './schema.js';
+export { LinkType, ResourceInterface } from './type-builder.js';
+export type { CollectionPage, ListArguments, ResourceResolvers } from './types.js';

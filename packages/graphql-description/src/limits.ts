@@ -1,0 +1,132 @@
+/**
+ * @module Validation rules that refuse abusive queries before they run: too deep a selection,
+ * or too many fields once list sizes are counted. A refusal is a GraphQL error (HTTP 400 from
+ * graphql-http), never a 5xx or a hang.
+ */
+import { OPTION_ERROR_CODES, optionError } from '@resourceful/option-checks';
+import {
+  type ASTVisitor,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  Kind,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
+
+export interface QueryLimits {
+  /** Nesting of fields from the root; introspection subtrees (`__schema`, `__type`) are not counted. @default 10 */
+  readonly maxDepth?: number;
+  /**
+   * Fields the answer can hold: each field costs 1, times the `page_size` of every list above
+   * it (the largest page when it is a variable). @default 5000
+   */
+  readonly maxCost?: number;
+  /** The page size counted for a list whose `page_size` is a variable. @default 100 */
+  readonly maxPageSize?: number;
+}
+
+export const DEFAULT_QUERY_LIMITS = { maxDepth: 10, maxCost: 5000, maxPageSize: 100 } as const;
+
+interface Walk {
+  readonly fragments: (name: string) => FragmentDefinitionNode | undefined | null;
+  readonly maxPageSize: number;
+  readonly visiting: Set<string>;
+}
+
+/** The depth and the cost of a selection set, following fragments (cycles are cut). */
+function measure(
+  set: SelectionSetNode,
+  walk: Walk,
+  multiplier: number,
+): { depth: number; cost: number } {
+  let depth = 0;
+  let cost = 0;
+  for (const selection of set.selections) {
+    let inner: { depth: number; cost: number } | undefined;
+    if (selection.kind === Kind.FIELD) {
+      const factor = pageSize(selection, walk.maxPageSize);
+      const child = selection.selectionSet
+        ? measure(selection.selectionSet, walk, multiplier * factor)
+        : { depth: 0, cost: 0 };
+      cost += multiplier + child.cost;
+      // Introspection (`__schema`, `__type`) is as deep as the type system, not the data: its
+      // subtree counts towards the cost, not the depth.
+      if (!selection.name.value.startsWith('__')) depth = Math.max(depth, 1 + child.depth);
+      continue;
+    }
+    if (selection.kind === Kind.INLINE_FRAGMENT) {
+      inner = measure(selection.selectionSet, walk, multiplier);
+    } else {
+      const name = selection.name.value;
+      const fragment = walk.fragments(name);
+      if (!fragment || walk.visiting.has(name)) continue;
+      walk.visiting.add(name);
+      inner = measure(fragment.selectionSet, walk, multiplier);
+      walk.visiting.delete(name);
+    }
+    cost += inner.cost;
+    depth = Math.max(depth, inner.depth);
+  }
+  return { depth, cost };
+}
+
+function pageSize(field: FieldNode, maxPageSize: number): number {
+  const argument = field.arguments?.find((a) => a.name.value === 'page_size');
+  if (!argument) return 1;
+  if (argument.value.kind === Kind.INT)
+    return Math.max(1, Math.min(Number(argument.value.value), maxPageSize));
+  return maxPageSize;
+}
+
+/** The validation rules for `limits`, to add to graphql-js's specified rules. */
+export function queryLimitRules(limits: QueryLimits = {}): ValidationRule[] {
+  const maxDepth = limits.maxDepth ?? DEFAULT_QUERY_LIMITS.maxDepth;
+  const maxCost = limits.maxCost ?? DEFAULT_QUERY_LIMITS.maxCost;
+  const maxPageSize = limits.maxPageSize ?? DEFAULT_QUERY_LIMITS.maxPageSize;
+  for (const [name, value] of Object.entries({ maxDepth, maxCost, maxPageSize })) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'queryLimitRules',
+        `${name} must be a positive integer.`,
+      );
+    }
+  }
+  return [
+    function QueryLimitsRule(context: ValidationContext): ASTVisitor {
+      return {
+        OperationDefinition(operation) {
+          const walk: Walk = {
+            fragments: (name) => context.getFragment(name),
+            maxPageSize,
+            visiting: new Set(),
+          };
+          const { depth, cost } = measure(operation.selectionSet, walk, 1);
+          if (depth > maxDepth) {
+            context.reportError(
+              new GraphQLError(
+                `The query is ${depth} fields deep; at most ${maxDepth} are served.`,
+                {
+                  nodes: [operation],
+                  extensions: { code: 'QUERY_TOO_DEEP' },
+                },
+              ),
+            );
+          } else if (cost > maxCost) {
+            context.reportError(
+              new GraphQLError(
+                `The query could return ${cost} fields; at most ${maxCost} are served.`,
+                {
+                  nodes: [operation],
+                  extensions: { code: 'QUERY_TOO_COSTLY' },
+                },
+              ),
+            );
+          }
+        },
+      };
+    },
+  ];
+}

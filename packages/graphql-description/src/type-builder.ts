@@ -1,0 +1,277 @@
+/**
+ * @module JSON Schema (as `@resourceful/api-description` resolves it) to graphql-js types, each
+ * named once: objects become object or input types, string enums become enums, timestamps the
+ * `DateTime` scalar, required properties non-null.
+ */
+
+import type { DescribedResource, JsonSchema } from '@resourceful/api-description';
+import { OPTION_ERROR_CODES, optionError } from '@resourceful/option-checks';
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  type GraphQLEnumValueConfigMap,
+  type GraphQLFieldConfigMap,
+  GraphQLFloat,
+  GraphQLID,
+  type GraphQLInputFieldConfigMap,
+  GraphQLInputObjectType,
+  type GraphQLInputType,
+  GraphQLInt,
+  GraphQLInterfaceType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLOutputType,
+  GraphQLString,
+} from 'graphql';
+import { DateTimeScalar, JsonObjectScalar } from './scalars.js';
+
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+const RESERVED_ENUM_VALUES = new Set(['true', 'false', 'null']);
+const TIMESTAMP_FIELDS = new Set(['create_time', 'update_time']);
+
+export const LinkType = new GraphQLObjectType({
+  name: 'Link',
+  description: 'A hypermedia link (spec: "Link object").',
+  fields: {
+    href: { type: new GraphQLNonNull(GraphQLString) },
+    rel: { type: new GraphQLNonNull(GraphQLString) },
+    method: { type: GraphQLString },
+  },
+});
+
+/** The common envelope every resource has (spec: "Common envelope fields"). */
+export const ResourceInterface = new GraphQLInterfaceType({
+  name: 'Resource',
+  description: 'The fields every resource has: id, create_time, update_time, links.',
+  fields: {
+    id: { type: new GraphQLNonNull(GraphQLID) },
+    create_time: { type: new GraphQLNonNull(DateTimeScalar) },
+    update_time: { type: new GraphQLNonNull(DateTimeScalar) },
+    links: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LinkType))) },
+  },
+});
+
+export function pascal(name: string): string {
+  return name
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}
+
+export function snake(name: string): string {
+  return name.replace(/(?<=[a-z0-9])([A-Z])/g, '_$1').toLowerCase();
+}
+
+function properties(schema: JsonSchema): Record<string, JsonSchema> {
+  return (schema.properties as Record<string, JsonSchema> | undefined) ?? {};
+}
+
+function required(schema: JsonSchema): Set<string> {
+  return new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+}
+
+/** `anyOf: [X, {type: "null"}]` (a nullable X) → X; anything else as it is. */
+function withoutNull(schema: JsonSchema): JsonSchema {
+  const anyOf = schema.anyOf;
+  if (Array.isArray(anyOf)) {
+    const rest = (anyOf as JsonSchema[]).filter((s) => s.type !== 'null');
+    if (rest.length === 1) return rest[0] as JsonSchema;
+  }
+  return schema;
+}
+
+function isEnumOfNames(values: unknown): values is string[] {
+  return (
+    Array.isArray(values) &&
+    values.length > 0 &&
+    values.every(
+      (v) => typeof v === 'string' && GRAPHQL_NAME.test(v) && !RESERVED_ENUM_VALUES.has(v),
+    )
+  );
+}
+
+function assertFieldName(owner: string, name: string): void {
+  if (!GRAPHQL_NAME.test(name) || name.startsWith('__')) {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'graphqlSchema',
+      `${owner} has a field "${name}", which is not a GraphQL name; rename it or describe it as part of a JSONObject.`,
+    );
+  }
+}
+
+/** Builds and remembers named types, so each is declared once however often it is used. */
+export class TypeBuilder {
+  readonly #named = new Map<string, GraphQLEnumType | GraphQLObjectType | GraphQLInputObjectType>();
+
+  /** Every named type built so far. */
+  get types(): (GraphQLEnumType | GraphQLObjectType | GraphQLInputObjectType)[] {
+    return [...this.#named.values()];
+  }
+
+  #remember<T extends GraphQLEnumType | GraphQLObjectType | GraphQLInputObjectType>(type: T): T {
+    if (this.#named.has(type.name)) {
+      throw optionError(
+        OPTION_ERROR_CODES.conflictingOptions,
+        'graphqlSchema',
+        `two types would be named "${type.name}".`,
+      );
+    }
+    this.#named.set(type.name, type);
+    return type;
+  }
+
+  enumType(
+    name: string,
+    values: string[],
+    deprecated: Readonly<Record<string, string>>,
+  ): GraphQLEnumType {
+    const config: GraphQLEnumValueConfigMap = {};
+    for (const value of values) {
+      config[value] = { value, deprecationReason: deprecated[value] };
+    }
+    return this.#remember(new GraphQLEnumType({ name, values: config }));
+  }
+
+  /** The resource's own object type, implementing `Resource`. */
+  resourceType(resource: DescribedResource, schema: JsonSchema, name: string): GraphQLObjectType {
+    const implementsResource = ['id', 'create_time', 'update_time', 'links'].every(
+      (field) => field in properties(schema),
+    );
+    return this.#remember(
+      new GraphQLObjectType({
+        name,
+        description: name === resource.name ? resource.summary : undefined,
+        interfaces: implementsResource ? [ResourceInterface] : [],
+        fields: () => this.#outputFields(name, schema, resource.deprecated, true),
+      }),
+    );
+  }
+
+  #outputFields(
+    typeName: string,
+    schema: JsonSchema,
+    deprecated: Readonly<Record<string, string>>,
+    topLevel: boolean,
+  ): GraphQLFieldConfigMap<unknown, unknown> {
+    const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+    const requiredNames = required(schema);
+    for (const [name, property] of Object.entries(properties(schema))) {
+      assertFieldName(typeName, name);
+      const common = topLevel ? commonFieldType(name) : undefined;
+      let type: GraphQLOutputType;
+      if (common) {
+        type = common;
+      } else {
+        const valueDeprecations = topLevel ? enumDeprecations(deprecated, name) : {};
+        type = this.output(`${typeName}${pascal(name)}`, property, valueDeprecations);
+        if (requiredNames.has(name)) type = new GraphQLNonNull(type);
+      }
+      fields[name] = {
+        type,
+        description: typeof property.description === 'string' ? property.description : undefined,
+        deprecationReason: topLevel ? deprecated[name] : undefined,
+      };
+    }
+    return fields;
+  }
+
+  /** The (nullable) output type of a schema; `name` names it when it must be a named type. */
+  output(
+    name: string,
+    source: JsonSchema,
+    deprecated: Readonly<Record<string, string>> = {},
+  ): GraphQLOutputType {
+    const schema = withoutNull(source);
+    if (isEnumOfNames(schema.enum)) return this.enumType(name, schema.enum, deprecated);
+    switch (schema.type) {
+      case 'string':
+        return schema.format === 'date-time' ? DateTimeScalar : GraphQLString;
+      case 'integer':
+        return GraphQLInt;
+      case 'number':
+        return GraphQLFloat;
+      case 'boolean':
+        return GraphQLBoolean;
+      case 'array': {
+        const items = (schema.items as JsonSchema | undefined) ?? {};
+        return new GraphQLList(new GraphQLNonNull(this.output(name, items, deprecated)));
+      }
+      case 'object':
+        if (Object.keys(properties(schema)).length === 0) return JsonObjectScalar;
+        return this.#remember(
+          new GraphQLObjectType({
+            name,
+            fields: () => this.#outputFields(name, schema, {}, false),
+          }),
+        );
+      default:
+        // `const` values, unions the description cannot say more about: sent as their text.
+        return GraphQLString;
+    }
+  }
+
+  /** The (nullable) input type of a schema, for mutation arguments. */
+  input(name: string, source: JsonSchema): GraphQLInputType {
+    const schema = withoutNull(source);
+    if (isEnumOfNames(schema.enum)) return this.enumType(name, schema.enum, {});
+    switch (schema.type) {
+      case 'string':
+        return schema.format === 'date-time' ? DateTimeScalar : GraphQLString;
+      case 'integer':
+        return GraphQLInt;
+      case 'number':
+        return GraphQLFloat;
+      case 'boolean':
+        return GraphQLBoolean;
+      case 'array':
+        return new GraphQLList(
+          new GraphQLNonNull(this.input(name, (schema.items as JsonSchema) ?? {})),
+        );
+      case 'object': {
+        if (Object.keys(properties(schema)).length === 0) return JsonObjectScalar;
+        const requiredNames = required(schema);
+        return this.#remember(
+          new GraphQLInputObjectType({
+            name,
+            fields: () => {
+              const fields: GraphQLInputFieldConfigMap = {};
+              for (const [field, property] of Object.entries(properties(schema))) {
+                assertFieldName(name, field);
+                const type = this.input(`${name}${pascal(field)}`, property);
+                fields[field] = {
+                  type: requiredNames.has(field) ? new GraphQLNonNull(type) : type,
+                };
+              }
+              return fields;
+            },
+          }),
+        );
+      }
+      default:
+        return GraphQLString;
+    }
+  }
+}
+
+/** The common envelope fields keep the interface's types whatever the schema says of them. */
+function commonFieldType(name: string): GraphQLOutputType | undefined {
+  if (name === 'id') return new GraphQLNonNull(GraphQLID);
+  if (TIMESTAMP_FIELDS.has(name)) return new GraphQLNonNull(DateTimeScalar);
+  if (name === 'links') return new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LinkType)));
+  return undefined;
+}
+
+/** `{"state.SUSPENDED": "…"}` → `{SUSPENDED: "…"}` for the enum of `state`. */
+function enumDeprecations(
+  deprecated: Readonly<Record<string, string>>,
+  field: string,
+): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [key, reason] of Object.entries(deprecated)) {
+    if (key.startsWith(`${field}.`)) values[key.slice(field.length + 1)] = reason;
+  }
+  return values;
+}

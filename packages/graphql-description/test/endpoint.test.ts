@@ -1,0 +1,178 @@
+import { describeEachExpress, listen, type RunningServer } from '@resourceful/test-support';
+import {
+  buildClientSchema,
+  getIntrospectionQuery,
+  type IntrospectionQuery,
+  printSchema,
+} from 'graphql';
+import { serverAudits } from 'graphql-http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { graphqlEndpoint, graphqlSchema } from '../src/index.js';
+import { api, arrayResolvers, sampleCards } from './fixtures.js';
+
+interface GraphqlBody {
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read answers by known paths
+  data?: any;
+  errors?: { message: string; extensions?: Record<string, unknown> }[];
+}
+
+describeEachExpress('graphqlEndpoint', (express) => {
+  let server: RunningServer;
+  const schema = graphqlSchema(api, {
+    resolvers: arrayResolvers(sampleCards(5)).resolvers,
+    mutations: ['CreditCard'],
+  });
+
+  beforeAll(async () => {
+    const app = express();
+    app.use(express.json());
+    app.use('/graphql', graphqlEndpoint({ schema, limits: { maxDepth: 3, maxCost: 300 } }));
+    server = await listen(app);
+  });
+  afterAll(() => server.close());
+
+  async function post(body: unknown, headers: Record<string, string> = {}) {
+    const res = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+    return {
+      status: res.status,
+      type: res.headers.get('content-type'),
+      body: (await res.json()) as GraphqlBody,
+    };
+  }
+
+  it('answers a query POSTed as JSON with query, variables and operationName', async () => {
+    const res = await post({
+      query: 'query One($id: ID!) { credit_card(id: $id) { id } } query Other { __typename }',
+      variables: { id: 'CARD-3' },
+      operationName: 'One',
+    });
+    expect(res).toMatchObject({ status: 200, body: { data: { credit_card: { id: 'CARD-3' } } } });
+    expect(res.type).toMatch(/^application\/graphql-response\+json/);
+  });
+
+  it('answers a query sent with GET ?query=', async () => {
+    const url = `${server.url}/graphql?query=${encodeURIComponent('{ credit_cards(page_size: 2) { items { id } } }')}`;
+    const res = await fetch(url, { headers: { accept: 'application/json' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      data: { credit_cards: { items: [{ id: 'CARD-1' }, { id: 'CARD-2' }] } },
+    });
+  });
+
+  it('refuses a mutation sent with GET, as GraphQL over HTTP requires', async () => {
+    const url = `${server.url}/graphql?query=${encodeURIComponent('mutation { create_credit_card(input: {payer_id: "u", type: visa, number: "4111111111111111"}) { id } }')}`;
+    const res = await fetch(url, { headers: { accept: 'application/graphql-response+json' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+  });
+
+  it('answers the spec’s introspection query', async () => {
+    const res = await post({
+      query: '{ __schema { types { kind name possibleTypes { name } } } }',
+    });
+    expect(res.status).toBe(200);
+    const types = res.body.data.__schema.types as {
+      kind: string;
+      name: string;
+      possibleTypes: { name: string }[] | null;
+    }[];
+    expect(types.find((t) => t.name === 'Resource')).toEqual({
+      kind: 'INTERFACE',
+      name: 'Resource',
+      possibleTypes: [{ name: 'CreditCard' }],
+    });
+  });
+
+  it('serves an SDL equal to the schema rebuilt from graphql-js’s full introspection query', async () => {
+    const sdl = await (await fetch(`${server.url}/graphql/schema.graphql`)).text();
+    const res = await post(
+      { query: getIntrospectionQuery({ specifiedByUrl: true, schemaDescription: true }) },
+      {},
+    );
+    expect(res.status).toBe(200);
+    const rebuilt = buildClientSchema(res.body.data as IntrospectionQuery);
+    expect(printSchema(rebuilt)).toBe(sdl);
+    expect(sdl).toBe(printSchema(schema));
+  });
+
+  it('serves the SDL as UTF-8 text', async () => {
+    const res = await fetch(`${server.url}/graphql/schema.graphql`);
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+  });
+
+  describe('abusive queries', () => {
+    it('serves a query as deep as maxDepth', async () => {
+      const res = await post({ query: '{ credit_cards { items { id } } }' });
+      expect(res.status).toBe(200);
+    });
+
+    it('refuses a query deeper than maxDepth with a GraphQL error, not a 5xx', async () => {
+      const res = await post({ query: '{ credit_cards { items { billing_address { city } } } }' });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([
+        expect.objectContaining({
+          message: 'The query is 4 fields deep; at most 3 are served.',
+          extensions: { code: 'QUERY_TOO_DEEP' },
+        }),
+      ]);
+    });
+
+    it('counts depth through fragments and inline fragments', async () => {
+      const res = await post({
+        query:
+          '{ ...A } fragment A on Query { credit_cards { ...B } } fragment B on CreditCardCollection { items { ... on CreditCard { links { rel } } } }',
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_DEEP');
+    });
+
+    it('does not count introspection towards the depth', async () => {
+      const res = await post({
+        query: '{ __type(name: "CreditCard") { fields { type { ofType { ofType { name } } } } } }',
+      });
+      expect(res.status).toBe(200);
+    });
+
+    it('refuses a query whose lists could return more fields than maxCost', async () => {
+      const res = await post({
+        query: '{ credit_cards(page_size: 100) { items { id payer_id type number } } }',
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.errors?.[0]).toMatchObject({ extensions: { code: 'QUERY_TOO_COSTLY' } });
+    });
+
+    it('refuses many aliases of one field by their cost', async () => {
+      const aliases = Array.from(
+        { length: 250 },
+        (_, i) => `a${i}: credit_card(id: "CARD-1") { id }`,
+      ).join(' ');
+      const res = await post({ query: `{ ${aliases} }` });
+      expect(res.status).toBe(400);
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COSTLY');
+    });
+
+    it('refuses a document with more tokens than the parser reads', async () => {
+      const res = await post({ query: `{ ${'__typename '.repeat(6000)} }` });
+      expect(res.status).toBe(400);
+      expect(res.body.errors?.[0]?.message).toMatch(/tokens/);
+    });
+  });
+
+  it('passes every MUST of graphql-http’s server audit', async () => {
+    const failures: string[] = [];
+    for (const audit of serverAudits({ url: `${server.url}/graphql` })) {
+      const result = await audit.fn();
+      if (audit.name.startsWith('MUST') && result.status !== 'ok')
+        failures.push(`${audit.name}: ${result.reason}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});

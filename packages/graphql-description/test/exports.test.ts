@@ -1,0 +1,19 @@
+import { expect, it } from 'vitest';
+
+it('exports exactly the public API', async () => {
+  expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
+    'DEFAULT_QUERY_LIMITS',
+    'DateTimeScalar',
+    'JsonObjectScalar',
+    'LinkType',
+    'ResourceInterface',
+    'SDL_PATH',
+    'SortOrderType',
+    'graphqlEndpoint',
+    'graphqlSchema',
+    'isRfc3339',
+    'listFieldName',
+    'queryLimitRules',
+    'singleFieldName',
+  ]);
+});
