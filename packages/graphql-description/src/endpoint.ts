@@ -3,26 +3,31 @@
  * JSON body, GET with `?query=` for queries), the query limits, a token bound on the parser,
  * and the schema's SDL as text at `{mount}/schema.graphql`.
  */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   assertKnownOptions,
   assertOptionsObject,
   OPTION_ERROR_CODES,
   optionError,
 } from '@resourceful/option-checks';
-import type { NextFunction, Request, Response } from 'express';
 import { type GraphQLSchema, parse, printSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
 import { type QueryLimits, queryLimitRules } from './limits.js';
 
-/** The context resolvers receive by default: the Express request, for links and credentials. */
+/**
+ * The context resolvers receive by default: the request (an Express request when mounted in an
+ * Express app), for links and credentials. Typed against node:http so that the package's types
+ * need no Express types.
+ */
 export interface RequestContext extends Record<PropertyKey, unknown> {
-  readonly req: Request;
+  readonly req: IncomingMessage;
 }
 
 export interface GraphqlEndpointOptions<Context extends Record<PropertyKey, unknown>> {
   readonly schema: GraphQLSchema;
   /** The resolvers' context for a request. @default (req) => ({ req }) */
-  readonly context?: (req: Request) => Context;
+  readonly context?: (req: IncomingMessage) => Context;
   /** Depth and cost bounds. @default DEFAULT_QUERY_LIMITS */
   readonly limits?: QueryLimits;
   /** Tokens the parser reads before refusing a document (graphql-js `maxTokens`). @default 5000 */
@@ -47,29 +52,39 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
   }
   const rules = queryLimitRules(options.limits);
   const sdl = printSchema(options.schema);
-  const context = options.context ?? ((req: Request) => ({ req }) as unknown as Context);
+  const context = options.context ?? ((req: IncomingMessage) => ({ req }) as unknown as Context);
   const handle = createHandler<Context>({
     schema: options.schema,
-    context: (req) => context(req.raw),
+    context: (req) => context(req.raw as IncomingMessage),
     validationRules: (_req, _args, specified) => [...specified, ...rules],
     parse: (source) => parse(source, { maxTokens }),
   });
 
-  return function graphqlEndpointMiddleware(req: Request, res: Response, next: NextFunction): void {
-    if (req.path === SDL_PATH) {
+  return function graphqlEndpointMiddleware(
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: (error?: unknown) => void,
+  ): void {
+    // Under a mount (`app.use('/graphql', …)`) Express strips the mount path from `req.url`.
+    const path = (req.url ?? '/').split('?', 1)[0];
+    if (path === SDL_PATH) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         next();
         return;
       }
-      res.type('text/plain; charset=utf-8').send(sdl);
+      res.statusCode = 200;
+      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+      res.setHeader('Content-Length', Buffer.byteLength(sdl));
+      res.end(req.method === 'HEAD' ? undefined : sdl);
       return;
     }
-    if (req.path !== '/') {
+    if (path !== '/' && path !== '') {
       next();
       return;
     }
-    // graphql-http answers every outcome itself (GraphQL over HTTP fixes those answers);
-    // only a fault of the handler reaches the app's error pipeline.
-    Promise.resolve(handle(req, res, next)).catch(next);
+    // graphql-http answers every outcome itself (GraphQL over HTTP fixes those answers); only a
+    // fault of the handler reaches the app's error pipeline. Its Express adapter reads `req.body`
+    // when a body parser ran and the stream otherwise; both are plain node:http underneath.
+    Promise.resolve(handle(req as never, res as never, next)).catch(next);
   };
 }

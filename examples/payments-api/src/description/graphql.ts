@@ -15,7 +15,6 @@ import {
   graphqlEndpoint,
   graphqlSchema,
   type ListArguments,
-  type RequestContext,
 } from '@resourceful/graphql-description';
 import type { Request } from 'express';
 import { absoluteUrl } from '../links.js';
@@ -25,6 +24,11 @@ import * as customers from '../resources/customers.js';
 import * as webhooks from '../resources/webhooks.js';
 import type { Stores } from '../stores.js';
 import { paymentsApi } from './index.js';
+
+/** The resolvers' context: the Express request the endpoint was mounted under. */
+interface ExampleContext extends Record<PropertyKey, unknown> {
+  readonly req: Request;
+}
 
 /** Where the example serves GraphQL (design: `POST /graphql`, `GET /graphql?query=`). */
 export const GRAPHQL_PATH = '/graphql';
@@ -49,7 +53,7 @@ function listResolver<T>(
   source: DataSource<T>,
   summary: (req: Request, record: T) => unknown,
 ) {
-  return async (args: ListArguments, { req }: RequestContext): Promise<CollectionPage> => {
+  return async (args: ListArguments, { req }: ExampleContext): Promise<CollectionPage> => {
     const params = listQuery(args);
     const query = parseCollectionQuery(params, spec);
     const [total, rows] = await Promise.all([source.count(query), source.fetchPage(query)]);
@@ -67,14 +71,14 @@ function readResolver<T extends StoredRecord>(
   collection: MemoryCollection<T>,
   represent: (req: Request, record: T) => unknown,
 ) {
-  return (id: string, { req }: RequestContext) => {
+  return (id: string, { req }: ExampleContext) => {
     const record = collection.get(id);
     return record === undefined ? undefined : represent(req, record);
   };
 }
 
 export function graphqlRoutes(stores: Stores, now: () => Date) {
-  const schema = graphqlSchema<RequestContext>(paymentsApi, {
+  const schema = graphqlSchema<ExampleContext>(paymentsApi, {
     resolvers: {
       CreditCard: {
         read: readResolver(stores.cards, cards.toRepresentation),
@@ -115,5 +119,12 @@ export function graphqlRoutes(stores: Stores, now: () => Date) {
     },
     mutations: ['CreditCard'],
   });
-  return { schema, endpoint: graphqlEndpoint<RequestContext>({ schema }) };
+  return {
+    schema,
+    // Mounted in the Express app, the request is Express's.
+    endpoint: graphqlEndpoint<ExampleContext>({
+      schema,
+      context: (req) => ({ req: req as Request }),
+    }),
+  };
 }
