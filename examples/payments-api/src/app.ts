@@ -10,6 +10,12 @@ import {
   errorHandler,
   notFoundHandler,
 } from '@resourceful/error-envelope';
+import {
+  allowedMethods,
+  queryHeaders,
+  requestId,
+  responseDate,
+} from '@resourceful/http-conventions';
 import { type ClusterCredentials, serviceProxy } from '@resourceful/k8s-service-proxy';
 import { preferHeader } from '@resourceful/prefer-header';
 import { mountOperations } from '@resourceful/resource-operations';
@@ -23,6 +29,7 @@ import express5, { type Express } from 'express';
 import { mountApiDocs } from './description/docs.js';
 import { GRAPHQL_PATH, graphqlRoutes } from './description/graphql.js';
 import { listDefaults } from './lists.js';
+import { README_PATH, sendReadme } from './readme.js';
 import { requireJson } from './require-json.js';
 import { mountBillingAgreements } from './resources/billing-agreements.js';
 import { mountCreditCards } from './resources/credit-cards.js';
@@ -51,6 +58,8 @@ export interface AppOptions {
   onError?: ErrorHandlerOptions['onError'];
   /** Where `Service-Request-Id` responses are kept. @default an in-memory store */
   idempotencyStore?: IdempotencyStore;
+  /** `Link: <…>; rel="help"` of every OPTIONS answer. @default README_PATH (this README) */
+  helpUrl?: string;
   /** Relay `RELAY_PATH` to a cluster service through the control plane's service proxy. */
   serviceRelay?: ServiceRelayOptions;
 }
@@ -79,7 +88,13 @@ export function createApp(options: AppOptions = {}): Express {
   const stores = createStores();
   if (options.seed ?? true) seed(stores, now());
 
+  // http-conventions (issue 13): a request id and an RFC 3339 Date on every answer, 414 for
+  // long URLs, OPTIONS and 405 from the routes below (before them, so no handler runs).
+  app.use(requestId());
+  app.use(responseDate({ now }));
   app.use(limitUrlLength);
+  app.use(allowedMethods({ help: options.helpUrl ?? README_PATH }));
+  app.get(README_PATH, sendReadme);
 
   if (options.serviceRelay !== undefined) {
     // Before the body parsers: the relay streams bodies of any media type to the service.
@@ -90,6 +105,8 @@ export function createApp(options: AppOptions = {}): Express {
     );
   }
 
+  // Headers sent as query parameters (`?Prefer=…`), taken out of what the lists parse.
+  app.use(queryHeaders());
   // The API description: the OpenAPI document, its reference page and GraphQL, mounted before
   // content negotiation: GraphQL over HTTP fixes its own media types and errors.
   mountApiDocs(app, express, app.get('public base url') as string | undefined);

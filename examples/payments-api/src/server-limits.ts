@@ -6,7 +6,7 @@
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { attachServerErrorHandlers } from '@resourceful/error-envelope';
-import { MAX_HEADER_SIZE } from './url-length.js';
+import { answerLongUrls, MAX_HEADER_SIZE } from './url-length.js';
 
 export interface ServerLimits {
   /** Bytes of request line and headers Node reads; beyond, a 431 envelope. */
@@ -64,5 +64,6 @@ export function createPaymentsServer(
   server.keepAliveTimeout = keepAliveTimeout;
   server.maxHeadersCount = maxHeadersCount;
   server.maxRequestsPerSocket = maxRequestsPerSocket;
-  return attachServerErrorHandlers(server);
+  // A request line too long for the parser gets a 414, not the 431 of oversized headers.
+  return answerLongUrls(attachServerErrorHandlers(server));
 }

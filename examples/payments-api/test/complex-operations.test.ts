@@ -265,7 +265,7 @@ describeEachExpress('complex operations', (express) => {
         const server = app();
         const res = await refund(server, capture, total, currency);
         expectErrorEnvelope(res, 422, { code: 'UNPROCESSABLE_ENTITY', target });
-        expect(res.body.error.innererror).toEqual({ code });
+        expect(res.body.error.innererror).toMatchObject({ code });
         const after = await request(server).get(`/v1/payments/captures/${capture}`);
         expect(after.body.state).toBe('completed');
       });
@@ -275,7 +275,7 @@ describeEachExpress('complex operations', (express) => {
         await refund(server, 'CAPTURE-SEED1', '10.00');
         const res = await refund(server, 'CAPTURE-SEED1', '0.01');
         expectErrorEnvelope(res, 422, { target: 'capture_id' });
-        expect(res.body.error.innererror).toEqual({ code: 'CAPTURE_FULLY_REFUNDED' });
+        expect(res.body.error.innererror).toMatchObject({ code: 'CAPTURE_FULLY_REFUNDED' });
       });
     });
 

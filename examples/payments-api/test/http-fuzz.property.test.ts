@@ -400,6 +400,8 @@ describeEachExpress('the example under hostile HTTP', (express) => {
 
   async function readSentinel(sentinelPath: string): Promise<string> {
     const res = await fetch(`${running.url}${sentinelPath}`, {
+      // A fixed request id: error envelopes carry it, and a fresh one per read would differ.
+      headers: { 'X-Request-Id': 'sentinel-read' },
       signal: AbortSignal.timeout(REQUEST_BOUND_MS),
     });
     return `${res.status} ${await res.text()}`;

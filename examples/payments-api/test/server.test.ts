@@ -15,10 +15,14 @@ describe('the service process', () => {
     expect(await service.stop()).toBe(0);
   });
 
-  it('answers 414 for a 20 kB URL and 431 for 100 kB of headers, both as envelopes', async () => {
+  it('serves a 32 kB URL, answers 414 for 100 kB and 431 for 100 kB of headers, as envelopes', async () => {
     service = await startService();
+    const served = await fetch(
+      `${service.url}/v1/vault/credit-cards/CARD-SEED1?padding=${'a'.repeat(32_000)}`,
+    );
+    expect(served.status).toBe(200);
     const longUrl = await fetch(
-      `${service.url}/v1/vault/credit-cards?payer_id=${'a'.repeat(20_000)}`,
+      `${service.url}/v1/vault/credit-cards?payer_id=${'a'.repeat(100_000)}`,
     );
     expect(longUrl.status).toBe(414);
     expect(((await longUrl.json()) as { error: { code: string } }).error.code).toBe('URI_TOO_LONG');

@@ -195,6 +195,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
-  const req: IncomingMessage | undefined = res.req;
-  res.end(req?.method === 'HEAD' ? undefined : text);
+  // Node sends no body for HEAD (RFC 9110 §9.3.2) but the body still goes through `res.end`,
+  // so middleware that derives headers from it (an ETag) gives HEAD the same headers as GET.
+  res.end(text);
 }

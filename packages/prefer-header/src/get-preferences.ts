@@ -1,8 +1,10 @@
 /**
  * @module Reading a request's preferences: the `Prefer` header, or the `Prefer` query parameter
- * when no header was sent (the spec lets any header travel as a same-named query parameter).
+ * when no header was sent (the spec lets any header travel as a same-named query parameter;
+ * `@resourceful/http-conventions` does the copying, for every package alike).
  */
 import type { IncomingMessage } from 'node:http';
+import { takeQueryHeaders } from '@resourceful/http-conventions';
 import { type ParsePreferOptions, type Preferences, parsePrefer } from './parse-prefer.js';
 
 export interface GetPreferencesOptions extends ParsePreferOptions {
@@ -30,18 +32,17 @@ function headerLines(req: IncomingMessage): readonly string[] | undefined {
   return typeof joined === 'string' ? [joined] : joined;
 }
 
-function queryValues(url: string | undefined, name: string): string[] {
-  if (url === undefined) return [];
-  const start = url.indexOf('?');
-  if (start === -1) return [];
-  const hash = url.indexOf('#', start);
-  const query = url.slice(start + 1, hash === -1 ? undefined : hash);
-  const wanted = name.toLowerCase();
-  const values: string[] = [];
-  for (const [key, value] of new URLSearchParams(query)) {
-    if (key.toLowerCase() === wanted) values.push(value);
+/**
+ * The `Prefer` parameters of the query, copied into the header when it is absent (and taken out
+ * of the URL, so collection parsers do not see them). A value the copy refuses (a control
+ * character, over 8 KiB) is left alone: preferences are optional, the request goes on without.
+ */
+function queryParameterValues(req: IncomingMessage, parameter: string) {
+  try {
+    return takeQueryHeaders(req, [{ header: 'prefer', parameter }]);
+  } catch {
+    return [];
   }
-  return values;
 }
 
 /**
@@ -56,9 +57,10 @@ export function getPreferences(
   if (cached !== undefined) return cached;
   const queryParameter = options.queryParameter ?? PREFER_QUERY_PARAMETER;
   let lines = headerLines(req);
-  if (lines === undefined && queryParameter !== false) {
-    const values = queryValues(req.url, queryParameter);
-    if (values.length > 0) lines = values;
+  if (queryParameter !== false) {
+    const [fromQuery] = queryParameterValues(req, queryParameter);
+    // Each parameter is read like one field line, as before the copy joined them.
+    if (fromQuery?.copied) lines = fromQuery.values;
   }
   const preferences = parsePrefer(lines, { maxLength: options.maxLength });
   cache.set(req, preferences);

@@ -96,6 +96,16 @@ describeEachExpress('preferHeader', (express) => {
       expect(res.body).toEqual({ return: 'minimal' });
     });
 
+    it('is taken out of the query the routes see', async () => {
+      const outer = express();
+      outer.use(preferHeader());
+      outer.get('/cards', (req: Request, res: Response) => {
+        res.json({ query: req.query, url: req.originalUrl, return: req.preferences?.return });
+      });
+      const res = await request(outer).get('/cards?page=2&Prefer=return=minimal');
+      expect(res.body).toEqual({ query: { page: '2' }, url: '/cards?page=2', return: 'minimal' });
+    });
+
     it('can be renamed or turned off', async () => {
       const renamed = await request(app({ queryParameter: 'preference' })).get(
         '/x?Prefer=wait=1&preference=return=minimal',

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export function sendJson(
-  req: IncomingMessage,
+  _req: IncomingMessage,
   res: ServerResponse,
   status: number,
   body: unknown,
@@ -15,7 +15,8 @@ export function sendJson(
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(req.method === 'HEAD' ? undefined : text);
+  // Node sends no body for HEAD, but middleware deriving headers from it (an ETag) sees it.
+  res.end(text);
 }
 
 /** RFC 9110 §15.3.5: 204 has no content, so neither a body nor Content-Type/Length. */

@@ -3,6 +3,7 @@
  * any header, from a query parameter of the same name).
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { type QueryHeader, takeQueryHeaders } from '@resourceful/http-conventions';
 import { DEFAULT_MAX_ID_LENGTH, ID_PATTERN } from './constants.js';
 
 export interface ReadRequestIdOptions {
@@ -39,34 +40,45 @@ export function parseRequestId(
 }
 
 interface RequestLike {
-  readonly headers: IncomingHttpHeaders;
-  readonly url?: string | undefined;
+  headers: IncomingHttpHeaders;
+  url?: string | undefined;
+  originalUrl?: string | undefined;
 }
 
-function queryValues(url: string | undefined, names: readonly string[]): [string, string][] {
-  const queryStart = url?.indexOf('?') ?? -1;
-  if (url === undefined || queryStart < 0) return [];
-  const wanted = new Map(names.map((name) => [name.toLowerCase(), name]));
-  const found: [string, string][] = [];
-  for (const [key, value] of new URLSearchParams(url.slice(queryStart + 1))) {
-    const name = wanted.get(key.toLowerCase());
-    if (name !== undefined) found.push([name, value]);
+/**
+ * The id's query parameters, through the one mechanism every package shares: copied into the
+ * header when it is absent, taken out of the URL. `undefined` when a value cannot be a header
+ * at all (a control character): that id is invalid.
+ */
+function queryRecords(
+  req: RequestLike,
+  names: readonly string[],
+): Map<string, QueryHeader> | undefined {
+  try {
+    const records = takeQueryHeaders(req, names);
+    return new Map(records.map((record) => [record.header, record]));
+  } catch {
+    return undefined;
   }
-  return found;
 }
 
 /** Reads the id from every configured header and query parameter; they must agree. */
 export function readRequestId(req: RequestLike, options: ReadRequestIdOptions): RequestIdResult {
   const values: [source: string, value: string][] = [];
+  const fromQuery = options.query ? queryRecords(req, options.names) : new Map();
+  if (fromQuery === undefined) return { kind: 'invalid', source: options.names[0] ?? 'query' };
   for (const name of options.names) {
+    const record = fromQuery.get(name.toLowerCase());
     const raw = req.headers[name.toLowerCase()];
-    if (raw === undefined) continue;
-    // Node joins repeated headers with ", ", which no valid id contains; an array is only
-    // possible for a few well-known names, but is handled the same way.
-    if (Array.isArray(raw)) return { kind: 'ambiguous', source: name };
-    values.push([name, String(raw)]);
+    if (record?.copied !== true && raw !== undefined) {
+      // Node joins repeated headers with ", ", which no valid id contains; an array is only
+      // possible for a few well-known names, but is handled the same way.
+      if (Array.isArray(raw)) return { kind: 'ambiguous', source: name };
+      values.push([name, String(raw)]);
+    }
+    // Each query value on its own, so a header and a parameter that disagree are caught.
+    for (const value of record?.values ?? []) values.push([name, value]);
   }
-  if (options.query) values.push(...queryValues(req.url, options.names));
   if (values.length === 0) return { kind: 'absent' };
 
   let found: { id: string; source: string } | undefined;

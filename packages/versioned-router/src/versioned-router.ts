@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, type ErrorDetail } from '@resourceful/error-envelope';
+import { takeQueryHeaders } from '@resourceful/http-conventions';
 import { appendLink, appendVary } from './header-values.js';
 import { MOUNTED_VERSIONS, type MountedVersion } from './mounted-versions.js';
 import {
@@ -31,7 +32,6 @@ interface SplitUrl {
   /** `http://host` of an absolute-form request target, else `''`. */
   protohost: string;
   pathname: string;
-  query: string;
 }
 
 function splitUrl(url: string): SplitUrl {
@@ -47,26 +47,13 @@ function splitUrl(url: string): SplitUrl {
   }
   const rest = url.slice(protohost.length);
   const queryStart = rest.indexOf('?');
-  return {
-    protohost,
-    pathname: queryStart === -1 ? rest : rest.slice(0, queryStart),
-    query: queryStart === -1 ? '' : rest.slice(queryStart + 1),
-  };
+  return { protohost, pathname: queryStart === -1 ? rest : rest.slice(0, queryStart) };
 }
 
 function firstSegment(pathname: string): string {
   if (!pathname.startsWith('/')) return '';
   const end = pathname.indexOf('/', 1);
   return end === -1 ? pathname.slice(1) : pathname.slice(1, end);
-}
-
-function queryValue(query: string, name: string): string | undefined {
-  if (query === '') return undefined;
-  const wanted = name.toLowerCase();
-  for (const [key, value] of new URLSearchParams(query)) {
-    if (key.toLowerCase() === wanted) return value;
-  }
-  return undefined;
 }
 
 /** Versions are echoed only when short and made of `v`, digits and dots. */
@@ -212,13 +199,16 @@ export function versionedRouter(options: VersionedRouterOptions): VersionedRoute
     }
     // The answer to an unversioned path depends on the header from here on.
     appendVary(res, header);
+    // The same-named query parameter stands in for an absent header (spec: any header may be
+    // sent as a query parameter); http-conventions copies it, as for every package.
+    try {
+      takeQueryHeaders(req, [header]);
+    } catch (error) {
+      next(error);
+      return;
+    }
     const sent = req.headers[headerKey];
-    const requested =
-      sent !== undefined
-        ? Array.isArray(sent)
-          ? sent.join(', ')
-          : sent
-        : queryValue(url.query, header);
+    const requested = Array.isArray(sent) ? sent.join(', ') : sent;
     if (requested === undefined) {
       next();
       return;

@@ -285,6 +285,15 @@ describeEachExpress('versionedRouter', (express) => {
       expect(both.body).toMatchObject({ version: 'v2.1' });
     });
 
+    it('takes the query parameter out of the URL the version router sees', async () => {
+      const res = await request(withHeader()).get('/vault/credit-cards?x=1&API-VERSION=v2.1');
+      expect(res.body).toMatchObject({
+        version: 'v2.1',
+        url: '/vault/credit-cards?x=1',
+        originalUrl: '/vault/credit-cards?x=1',
+      });
+    });
+
     it('answers 400 UNSUPPORTED_VERSION naming the header for an unknown version', async () => {
       for (const value of ['v3', 'latest', 'v1, v2.1', '__proto__', 'v', 'x'.repeat(2000)]) {
         const res = await request(withHeader())

@@ -1,0 +1,96 @@
+/**
+ * @module OPTIONS and 405 from the app's real routes. The spec's verb table: OPTIONS "returns
+ * at least the supported verbs" and "may add a `Link` header with rel help"; RFC 9110 §15.5.6:
+ * a 405 "MUST generate an Allow header field". An unknown path stays the app's 404.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '@resourceful/error-envelope';
+import { checkOptions, isHeaderValue, optionError } from './options.js';
+import { allowList, servedMethods } from './route-methods.js';
+
+export interface AllowedMethodsOptions {
+  /**
+   * The API's documentation, sent on every OPTIONS answer as `Link: <help>; rel="help"`
+   * (RFC 8288; `help` is an IANA link relation). `false` sends no Link. @default false
+   */
+  help?: string | false;
+}
+
+type Next = (err?: unknown) => void;
+
+interface ExpressRequest extends IncomingMessage {
+  app?: unknown;
+  originalUrl?: string;
+}
+
+function pathname(url: string): string {
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  // absolute-form request target (RFC 9112 §3.2.2)
+  if (path.startsWith('/')) return path;
+  const scheme = path.indexOf('://');
+  if (scheme === -1) return path;
+  const slash = path.indexOf('/', scheme + 3);
+  return slash === -1 ? '/' : path.slice(slash);
+}
+
+function helpLink(help: unknown): string | undefined {
+  if (help === undefined || help === false) return undefined;
+  if (typeof help !== 'string' || help === '' || /[<>\s"]/.test(help) || !isHeaderValue(help)) {
+    throw optionError(
+      'allowedMethods',
+      'help',
+      'a URL such as "https://api.example.com/docs"',
+      help,
+    );
+  }
+  try {
+    new URL(help, 'http://base.invalid');
+  } catch {
+    throw optionError('allowedMethods', 'help', 'a URL', help);
+  }
+  return `<${help}>; rel="help"`;
+}
+
+/**
+ * Answers OPTIONS with `Allow` (and `Link rel="help"`), and a method the path does not serve
+ * with a 405 envelope carrying `Allow`. Mount it on the app before the routes: Express's own
+ * OPTIONS answer (`text/plain`) and the handlers (and their side effects) never run for those.
+ * Paths with no route (404s, middleware such as proxies) and `.all()` routes pass through.
+ */
+export function allowedMethods(options: AllowedMethodsOptions = {}) {
+  const checked = checkOptions<AllowedMethodsOptions>('allowedMethods', options, ['help']);
+  const link = helpLink(checked.help);
+
+  return function allowedMethodsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
+    const method = req.method ?? 'GET';
+    // OPTIONS needs every method; any other request only whether its own is served.
+    const served = servedMethods(
+      req.app,
+      pathname(req.originalUrl ?? req.url ?? '/'),
+      method === 'OPTIONS' ? undefined : method,
+    );
+    if (served.anyMethod) {
+      next();
+      return;
+    }
+    const allow = allowList(served);
+    if (allow.length === 0) {
+      next();
+      return;
+    }
+    if (method === 'OPTIONS') {
+      // RFC 9110 §9.3.7: no content to describe beyond the headers, hence 204.
+      res.statusCode = 204;
+      res.setHeader('Allow', allow.join(', '));
+      if (link !== undefined) res.setHeader('Link', link);
+      res.end();
+      return;
+    }
+    if (!allow.includes(method)) {
+      next(ApiError.methodNotAllowed(allow));
+      return;
+    }
+    next();
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * @module The methods an Express 4 or 5 app serves at a path, read from its live router stack:
+ * routes, routers mounted with `use` (at any depth), and `versionedRouter` middleware (which
+ * lists its per-version routers under a registered symbol).
+ *
+ * Both majors give each layer `match(path)`, which sets `layer.path` to the matched part;
+ * `layer.route.methods` lists a route's methods (`_all` for `.all()`); a router keeps its
+ * layers in `handle.stack`. Mounted sub-apps hide their router behind a closure and are not
+ * seen (their paths pass through untouched).
+ */
+
+/** Where `@resourceful/versioned-router` lists its versions (read without importing it). */
+const MOUNTED_VERSIONS = Symbol.for('@resourceful/versioned-router/versions');
+
+interface Layer {
+  route?: { methods?: Record<string, boolean | undefined> };
+  handle?: unknown;
+  /** Express 4 and router 2.0/2.1: a boolean, `path` set on the layer; router 2.2+: the match. */
+  match?: (path: string) => boolean | { path?: string } | null | undefined;
+  path?: string;
+}
+
+interface MountedVersion {
+  readonly name: string;
+  readonly handler: unknown;
+}
+
+/** What an app serves at one path. */
+export interface ServedMethods {
+  /** Upper-case methods of the routes matching the path, as registered. */
+  readonly methods: ReadonlySet<string>;
+  /** True when a route matching the path takes every method (`.all()`). */
+  readonly anyMethod: boolean;
+}
+
+const MAX_DEPTH = 32;
+
+function stackOf(value: unknown): readonly Layer[] | undefined {
+  if ((typeof value === 'function' || typeof value === 'object') && value !== null) {
+    const stack = (value as { stack?: unknown }).stack;
+    if (Array.isArray(stack)) return stack as Layer[];
+  }
+  return undefined;
+}
+
+/** The root layer stack of an Express 4 (`_router`) or 5 (`router`) app, or of a router. */
+export function appStack(appOrRouter: unknown): readonly Layer[] {
+  const own = stackOf(appOrRouter);
+  if (own !== undefined) return own;
+  if ((typeof appOrRouter !== 'function' && typeof appOrRouter !== 'object') || !appOrRouter) {
+    return [];
+  }
+  const app = appOrRouter as { lazyrouter?: unknown; _router?: unknown; router?: unknown };
+  // Express 4's `app.router` getter throws; its router is `_router`, made with the first route.
+  if (typeof app.lazyrouter === 'function') return stackOf(app._router) ?? [];
+  return stackOf(app.router) ?? [];
+}
+
+/** The part of `path` the layer matched, or `undefined` when it does not match. */
+function matchedPart(layer: Layer, path: string): string | undefined {
+  if (typeof layer.match !== 'function') return undefined;
+  let result: ReturnType<NonNullable<Layer['match']>>;
+  try {
+    result = layer.match(path);
+  } catch {
+    // A malformed %-escape in a path parameter: the router itself answers 400 for it.
+    return undefined;
+  }
+  if (!result) return undefined;
+  if (typeof result === 'object') return result.path ?? '';
+  return layer.path ?? '';
+}
+
+/**
+ * Express 4 and `route.all()` record `_all`; Express 5's `app.all()` registers the route for
+ * each of the ~30 methods Node knows instead. No resource serves that many on purpose.
+ */
+const ALL_METHODS_THRESHOLD = 20;
+
+/** `v1`, `v1.0` and `V1` alike, as versioned-router resolves them. */
+function versionKey(segment: string): string | undefined {
+  const match = /^[vV](0|[1-9]\d{0,8})(?:\.(0|[1-9]\d{0,8}))?$/.exec(segment);
+  return match === null ? undefined : `${match[1]}.${match[2] ?? '0'}`;
+}
+
+function rest(path: string, matched: string): string {
+  const remainder = path.slice(matched.length);
+  return remainder.startsWith('/') ? remainder : `/${remainder}`;
+}
+
+interface Found {
+  methods: Set<string>;
+  anyMethod: boolean;
+  /** Stop walking once this method is known to be served (a request that will pass anyway). */
+  readonly enough: string | undefined;
+}
+
+function isEnough(found: Found): boolean {
+  if (found.anyMethod) return true;
+  if (found.enough === undefined) return false;
+  return found.methods.has(found.enough) || (found.enough === 'HEAD' && found.methods.has('GET'));
+}
+
+function collect(stack: readonly Layer[], path: string, found: Found, depth: number): void {
+  if (depth > MAX_DEPTH) return;
+  for (const layer of stack) {
+    if (isEnough(found)) return;
+    if (layer.route !== undefined) {
+      if (matchedPart(layer, path) === undefined) continue;
+      const methods = Object.entries(layer.route.methods ?? {}).filter(([, on]) => on);
+      if (methods.length > ALL_METHODS_THRESHOLD) found.anyMethod = true;
+      for (const [method] of methods) {
+        if (method === '_all') found.anyMethod = true;
+        else found.methods.add(method.toUpperCase());
+      }
+      continue;
+    }
+    const inner = stackOf(layer.handle);
+    const versions = (layer.handle as { [MOUNTED_VERSIONS]?: readonly MountedVersion[] } | null)?.[
+      MOUNTED_VERSIONS
+    ];
+    if (inner === undefined && versions === undefined) continue;
+    const matched = matchedPart(layer, path);
+    if (matched === undefined) continue;
+    const below = rest(path, matched);
+    if (inner !== undefined) collect(inner, below, found, depth + 1);
+    if (versions !== undefined) {
+      const end = below.indexOf('/', 1);
+      const segment = end === -1 ? below.slice(1) : below.slice(1, end);
+      const key = versionKey(segment);
+      if (key === undefined) continue;
+      for (const version of versions) {
+        if (versionKey(version.name) !== key) continue;
+        const versionStack = stackOf(version.handler);
+        if (versionStack !== undefined) {
+          collect(versionStack, end === -1 ? '/' : below.slice(end), found, depth + 1);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * The methods `app` (Express 4 or 5 app, or a router) has routes for at `path`. With `method`,
+ * the walk stops as soon as that method is found served (the list is then incomplete): enough
+ * to let a request through without walking every route.
+ */
+export function servedMethods(app: unknown, path: string, method?: string): ServedMethods {
+  const found: Found = { methods: new Set<string>(), anyMethod: false, enough: method };
+  collect(appStack(app), path, found, 0);
+  return { methods: found.methods, anyMethod: found.anyMethod };
+}
+
+/** RFC 9110 §9 order, then any extension methods alphabetically. */
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * The `Allow` list for the served methods: HEAD wherever GET is (RFC 9110 §9.3.2, and Express
+ * answers it), OPTIONS always (this package answers it). Empty when nothing is served.
+ */
+export function allowList(served: ServedMethods): string[] {
+  if (served.methods.size === 0) return [];
+  const methods = new Set(served.methods);
+  if (methods.has('GET')) methods.add('HEAD');
+  methods.add('OPTIONS');
+  return [...methods].sort((a, b) => {
+    const ia = METHOD_ORDER.indexOf(a);
+    const ib = METHOD_ORDER.indexOf(b);
+    if (ia !== -1 || ib !== -1) return (ia === -1 ? 99 : ia) - (ib === -1 ? 99 : ib);
+    return a < b ? -1 : 1;
+  });
+}

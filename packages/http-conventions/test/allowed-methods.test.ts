@@ -1,0 +1,198 @@
+import { errorHandler, notFoundHandler } from '@resourceful/error-envelope';
+import {
+  describeEachExpress,
+  type ExpressModule,
+  expectErrorEnvelope,
+} from '@resourceful/test-support';
+import cors from 'cors';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import {
+  type AllowedMethodsOptions,
+  allowedMethods,
+  allowList,
+  servedMethods,
+} from '../src/index.js';
+
+const HELP = 'https://api.example.com/docs';
+
+function buildApp(express: ExpressModule, options: AllowedMethodsOptions = { help: HELP }) {
+  const app = express();
+  const calls: string[] = [];
+  app.use(allowedMethods(options));
+  const cards = express.Router();
+  cards.get('/', (_req, res) => res.json({ items: [] }));
+  cards.post('/', (req, res) => {
+    calls.push(`${req.method} ${req.originalUrl}`);
+    res.status(201).json({});
+  });
+  cards
+    .route('/:id')
+    .get((_req, res) => res.json({}))
+    .put((_req, res) => res.status(204).end())
+    .delete((_req, res) => res.status(204).end());
+  const nested = express.Router();
+  nested.post('/:id/suspend', (_req, res) => res.status(204).end());
+  cards.use('/', nested);
+  const v1 = express.Router();
+  v1.use('/vault/credit-cards', cards);
+  app.use('/v1', v1);
+  app.all('/anything', (req, res) => res.json({ method: req.method }));
+  app.use('/proxy', (req, res) => res.json({ proxied: req.method }));
+  app.use(notFoundHandler());
+  app.use(errorHandler());
+  return { app, calls };
+}
+
+describeEachExpress('allowedMethods', (express) => {
+  describe('OPTIONS', () => {
+    it('answers 204 with Allow from the routes and Link rel="help"', async () => {
+      const res = await request(buildApp(express).app).options('/v1/vault/credit-cards');
+      expect(res.status).toBe(204);
+      expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+      expect(res.headers.link).toBe(`<${HELP}>; rel="help"`);
+      expect(res.text).toBe('');
+      expect(res.headers['content-type']).toBeUndefined();
+    });
+
+    it('merges the methods of every route and nested router matching the path', async () => {
+      const app = buildApp(express).app;
+      expect((await request(app).options('/v1/vault/credit-cards/CARD-1')).headers.allow).toBe(
+        'GET, HEAD, PUT, DELETE, OPTIONS',
+      );
+      expect(
+        (await request(app).options('/v1/vault/credit-cards/CARD-1/suspend')).headers.allow,
+      ).toBe('POST, OPTIONS');
+    });
+
+    it('sends no Link without a help URL', async () => {
+      const res = await request(buildApp(express, {}).app).options('/v1/vault/credit-cards');
+      expect(res.headers.link).toBeUndefined();
+    });
+
+    it('passes unknown paths, .all() routes and plain middleware through', async () => {
+      const app = buildApp(express).app;
+      expectErrorEnvelope(await request(app).options('/v1/unknown'), 404, { code: 'NOT_FOUND' });
+      expect((await request(app).options('/anything')).body).toEqual({ method: 'OPTIONS' });
+      expect((await request(app).options('/proxy/x')).body).toEqual({ proxied: 'OPTIONS' });
+    });
+  });
+
+  describe('a method the path does not serve', () => {
+    it('answers 405 with Allow and runs no handler', async () => {
+      const { app, calls } = buildApp(express);
+      const res = await request(app).patch('/v1/vault/credit-cards').send({});
+      expectErrorEnvelope(res, 405, { code: 'METHOD_NOT_ALLOWED' });
+      expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+      expect(calls).toEqual([]);
+    });
+
+    it('answers 405 to HEAD where there is no GET', async () => {
+      const res = await request(buildApp(express).app).head(
+        '/v1/vault/credit-cards/CARD-1/suspend',
+      );
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('POST, OPTIONS');
+    });
+
+    it('serves HEAD wherever GET is', async () => {
+      const res = await request(buildApp(express).app).head('/v1/vault/credit-cards/CARD-1');
+      expect(res.status).toBe(200);
+    });
+
+    it('keeps an unknown path a 404 whatever the method', async () => {
+      const res = await request(buildApp(express).app).delete('/v2/vault/credit-cards');
+      expectErrorEnvelope(res, 404, { code: 'NOT_FOUND' });
+    });
+
+    it('does not trip over a malformed escape in a path parameter', async () => {
+      const res = await request(buildApp(express).app).options('/v1/vault/credit-cards/%E0%A4%A');
+      expect([204, 400]).toContain(res.status);
+      expect(res.status).not.toBe(500);
+    });
+  });
+
+  describe('with cors in front', () => {
+    function withCors(preflightContinue: boolean) {
+      const app = express();
+      app.use(cors({ origin: 'https://shop.example', preflightContinue }));
+      app.use(allowedMethods({ help: HELP }));
+      app.get('/things', (_req, res) => res.json([]));
+      return app;
+    }
+
+    it('leaves the preflight to cors', async () => {
+      const res = await request(withCors(false))
+        .options('/things')
+        .set('Origin', 'https://shop.example')
+        .set('Access-Control-Request-Method', 'GET');
+      expect(res.status).toBe(204);
+      expect(res.headers['access-control-allow-origin']).toBe('https://shop.example');
+      expect(res.headers['access-control-allow-methods']).toBe('GET,HEAD,PUT,PATCH,POST,DELETE');
+      expect(res.headers.allow).toBeUndefined();
+    });
+
+    it('keeps cors headers when cors lets the preflight continue', async () => {
+      const res = await request(withCors(true))
+        .options('/things')
+        .set('Origin', 'https://shop.example')
+        .set('Access-Control-Request-Method', 'GET');
+      expect(res.status).toBe(204);
+      expect(res.headers['access-control-allow-origin']).toBe('https://shop.example');
+      expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+    });
+
+    it('answers a plain OPTIONS with Allow and the CORS origin header', async () => {
+      const res = await request(withCors(false))
+        .options('/things')
+        .set('Origin', 'https://shop.example');
+      expect(res.headers['access-control-allow-origin']).toBe('https://shop.example');
+    });
+  });
+});
+
+describe('servedMethods', () => {
+  it('reads a versioned-router style dispatcher through its registered symbol', async () => {
+    const express = (await import('express')).default;
+    const v2 = express.Router();
+    v2.patch('/things/:id', (_req, res) => res.end());
+    const dispatcher = Object.assign(() => undefined, {
+      [Symbol.for('@resourceful/versioned-router/versions')]: [
+        { name: 'v2', prefix: '/v2', handler: v2 },
+      ],
+    });
+    const app = express();
+    app.use(dispatcher);
+    expect(allowList(servedMethods(app, '/v2/things/1'))).toEqual(['PATCH', 'OPTIONS']);
+    expect(allowList(servedMethods(app, '/v2.0/things/1'))).toEqual(['PATCH', 'OPTIONS']);
+    expect(allowList(servedMethods(app, '/v3/things/1'))).toEqual([]);
+  });
+
+  it('stops walking once the asked method is found, and walks everything otherwise', async () => {
+    const express = (await import('express')).default;
+    const app = express();
+    app.get('/x', (_req, res) => res.end());
+    app.post('/x', (_req, res) => res.end());
+    expect([...servedMethods(app, '/x', 'HEAD').methods]).toEqual(['GET']);
+    expect([...servedMethods(app, '/x', 'DELETE').methods]).toEqual(['GET', 'POST']);
+    expect([...servedMethods(app, '/x').methods]).toEqual(['GET', 'POST']);
+  });
+
+  it('orders extension methods after the standard ones', () => {
+    expect(allowList({ methods: new Set(['PURGE', 'DELETE', 'GET']), anyMethod: false })).toEqual([
+      'GET',
+      'HEAD',
+      'DELETE',
+      'OPTIONS',
+      'PURGE',
+    ]);
+  });
+
+  it.each([
+    [{ help: 'not a <url>' }, /"help" must be a URL/],
+    [{ help: 5 }, /"help" must be a URL/],
+    [{ hlep: HELP }, /Did you mean "help"/],
+  ])('refuses %o', (options, message) => {
+    expect(() => allowedMethods(options as AllowedMethodsOptions)).toThrow(message);
+  });
+});

@@ -1,0 +1,137 @@
+import { errorHandler } from '@resourceful/error-envelope';
+import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import {
+  type QueryHeadersOptions,
+  queryHeaders,
+  queryHeadersOf,
+  takeQueryHeaders,
+} from '../src/index.js';
+
+describeEachExpress('queryHeaders', (express) => {
+  function app(options?: QueryHeadersOptions) {
+    const app = express();
+    app.use(queryHeaders(options));
+    const router = express.Router();
+    router.get('/echo', (req, res) => {
+      res.json({
+        prefer: req.headers.prefer ?? null,
+        ifMatch: req.headers['if-match'] ?? null,
+        authorization: req.headers.authorization ?? null,
+        query: req.query,
+        url: req.url,
+        originalUrl: req.originalUrl,
+      });
+    });
+    app.use('/v1', router);
+    app.use(errorHandler());
+    return app;
+  }
+
+  it('copies an allowed parameter into the absent header, whatever its case', async () => {
+    const res = await request(app()).get('/v1/echo?PREFER=return%3Dminimal&page=2');
+    expect(res.body.prefer).toBe('return=minimal');
+  });
+
+  it('removes the copied parameters from url, originalUrl and req.query, keeping the others as spelled', async () => {
+    const res = await request(app()).get(
+      '/v1/echo?a=x%20y&Prefer=return=minimal&b=c+d&If-Match=%22e1%22',
+    );
+    expect(res.body.ifMatch).toBe('"e1"');
+    expect(res.body.query).toEqual({ a: 'x y', b: 'c d' });
+    expect(res.body.url).toBe('/echo?a=x%20y&b=c+d');
+    expect(res.body.originalUrl).toBe('/v1/echo?a=x%20y&b=c+d');
+  });
+
+  it('lets the header win over the parameter, and still removes the parameter', async () => {
+    const res = await request(app())
+      .get('/v1/echo?Prefer=return=minimal')
+      .set('Prefer', 'return=representation');
+    expect(res.body.prefer).toBe('return=representation');
+    expect(res.body.query).toEqual({});
+  });
+
+  it('joins a repeated parameter as repeated field lines are joined', async () => {
+    const res = await request(app()).get('/v1/echo?prefer=return=minimal&Prefer=wait=5');
+    expect(res.body.prefer).toBe('return=minimal, wait=5');
+  });
+
+  it('leaves parameters that are not allowed in the query', async () => {
+    const res = await request(app()).get('/v1/echo?Authorization=Bearer%20x&X-Other=1');
+    expect(res.body.authorization).toBeNull();
+    expect(res.body.query).toEqual({ Authorization: 'Bearer x', 'X-Other': '1' });
+  });
+
+  it('takes credentials only when enabled', async () => {
+    const res = await request(app({ headers: ['Authorization'], allowCredentials: true })).get(
+      '/v1/echo?authorization=Bearer%20x',
+    );
+    expect(res.body.authorization).toBe('Bearer x');
+  });
+
+  it('answers 400 naming the parameter for a value with a line break', async () => {
+    const res = await request(app()).get('/v1/echo?Prefer=a%0D%0AX-Injected:%201');
+    expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'Prefer' });
+  });
+
+  it('answers 400 naming the parameter for a value over maxLength', async () => {
+    const res = await request(app({ maxLength: 10 })).get(`/v1/echo?If-Match=${'a'.repeat(11)}`);
+    expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'If-Match' });
+  });
+
+  it('ignores __proto__ and malformed escapes', async () => {
+    const res = await request(app()).get('/v1/echo?__proto__=1&Prefer=%E0%A4%A&constructor=2');
+    expect(res.status).toBe(200);
+    expect(res.body.prefer).toBe('%E0%A4%A');
+  });
+});
+
+describe('takeQueryHeaders', () => {
+  it('records what it found once per header, with its source', () => {
+    const req = { headers: { 'if-match': '"a"' }, url: '/x?if-match=%22b%22&Prefer=wait=1' };
+    const first = takeQueryHeaders(req, ['If-Match', 'Prefer']);
+    expect(first).toEqual([
+      { header: 'if-match', parameter: 'if-match', values: ['"b"'], copied: false },
+      { header: 'prefer', parameter: 'Prefer', values: ['wait=1'], copied: true },
+    ]);
+    expect(req.url).toBe('/x');
+    expect(req.headers).toEqual({ 'if-match': '"a"', prefer: 'wait=1' });
+    expect(takeQueryHeaders(req, ['prefer'])).toEqual([first[1]]);
+    expect([...queryHeadersOf(req).keys()]).toEqual(['if-match', 'prefer']);
+  });
+
+  it('reads a header from a parameter of another name', () => {
+    const req = { headers: {}, url: '/x?preference=return%3Dminimal' };
+    takeQueryHeaders(req, [{ header: 'Prefer', parameter: 'preference' }]);
+    expect(req.headers).toEqual({ prefer: 'return=minimal' });
+    expect(req.url).toBe('/x');
+  });
+
+  it('changes nothing when a value is refused', () => {
+    const req = { headers: {}, url: '/x?Prefer=ok&If-Match=%00' };
+    expect(() => takeQueryHeaders(req, ['Prefer', 'If-Match'])).toThrow(/If-Match/);
+    expect(req).toEqual({ headers: {}, url: '/x?Prefer=ok&If-Match=%00' });
+  });
+});
+
+describe('queryHeaders options', () => {
+  it('accepts (), {} and undefined values', () => {
+    expect(() => queryHeaders()).not.toThrow();
+    expect(() => queryHeaders({})).not.toThrow();
+    expect(() => queryHeaders({ headers: undefined, maxLength: undefined })).not.toThrow();
+  });
+
+  it.each([
+    [{ headers: ['Cookie'] }, /Cookie carries credentials.*allowCredentials: true/],
+    [{ headers: ['Prefer', 'Authorization'] }, /Authorization carries credentials/],
+    [{ headers: ['Host'] }, /Host cannot be taken from the query/],
+    [{ headers: ['Accept'] }, /Accept cannot be taken from the query/],
+    [{ headers: ['bad name'] }, /"headers" must be an array of header names/],
+    [{ allowCredentials: 'yes' }, /"allowCredentials" must be true or false/],
+    [{ maxLength: -1 }, /"maxLength" must be a positive integer/],
+    [{ header: ['Prefer'] }, /Did you mean "headers"/],
+  ])('refuses %o', (options, message) => {
+    expect(() => queryHeaders(options as QueryHeadersOptions)).toThrow(message);
+  });
+});

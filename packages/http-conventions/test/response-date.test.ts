@@ -1,0 +1,70 @@
+import { describeEachExpress } from '@resourceful/test-support';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import {
+  formatImfFixdate,
+  formatRfc3339,
+  type ResponseDateOptions,
+  responseDate,
+} from '../src/index.js';
+
+describeEachExpress('responseDate', (express) => {
+  function app(options: ResponseDateOptions = {}) {
+    const app = express();
+    app.use(responseDate(options));
+    app.get('/late', (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.get('/empty', (_req, res) => {
+      res.status(204).end();
+    });
+    return app;
+  }
+
+  it('sends an RFC 3339 Date by default', async () => {
+    const res = await request(app()).get('/late');
+    expect(res.headers.date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
+  it('stamps the time the answer was written, not when the request arrived', async () => {
+    let clock = new Date('2026-01-01T00:00:00.000Z');
+    const server = express();
+    server.use(responseDate({ now: () => clock }));
+    server.get('/slow', (_req, res) => {
+      clock = new Date('2026-01-01T00:00:05.000Z');
+      res.json({ ok: true });
+    });
+    const res = await request(server).get('/slow');
+    expect(res.headers.date).toBe('2026-01-01T00:00:05.000Z');
+  });
+
+  it('sends the IMF-fixdate form as an option', async () => {
+    const res = await request(
+      app({ format: 'imf-fixdate', now: () => new Date('1994-11-06T08:49:37Z') }),
+    ).get('/empty');
+    expect(res.status).toBe(204);
+    expect(res.headers.date).toBe('Sun, 06 Nov 1994 08:49:37 GMT');
+  });
+
+  it('keeps Node’s Date when the clock returns an invalid date', async () => {
+    const res = await request(app({ now: () => new Date(Number.NaN) })).get('/empty');
+    expect(new Date(res.headers.date!).getTime()).not.toBeNaN();
+    expect(res.headers.date).toMatch(/GMT$/);
+  });
+});
+
+describe('date formats', () => {
+  it('formats both forms', () => {
+    const date = new Date('2026-11-23T19:03:11.123Z');
+    expect(formatRfc3339(date)).toBe('2026-11-23T19:03:11.123Z');
+    expect(formatImfFixdate(date)).toBe('Mon, 23 Nov 2026 19:03:11 GMT');
+  });
+
+  it.each([
+    [{ format: 'iso' }, /"format" must be "rfc3339" or "imf-fixdate"/],
+    [{ now: 5 }, /"now" must be a function/],
+    [{ fromat: 'rfc3339' }, /Did you mean "format"/],
+  ])('refuses %o', (options, message) => {
+    expect(() => responseDate(options as ResponseDateOptions)).toThrow(message);
+  });
+});
