@@ -26,7 +26,7 @@ import {
 } from '@resourceful/service-request-idempotency';
 import { versionedRouter } from '@resourceful/versioned-router';
 import express5, { type Express } from 'express';
-import { mountApiDocs } from './description/docs.js';
+import { DOCS_PATH, mountApiDocs } from './description/docs.js';
 import { GRAPHQL_PATH, graphqlRoutes } from './description/graphql.js';
 import { listDefaults } from './lists.js';
 import { README_PATH, sendReadme } from './readme.js';
@@ -58,7 +58,7 @@ export interface AppOptions {
   onError?: ErrorHandlerOptions['onError'];
   /** Where `Service-Request-Id` responses are kept. @default an in-memory store */
   idempotencyStore?: IdempotencyStore;
-  /** `Link: <…>; rel="help"` of every OPTIONS answer. @default README_PATH (this README) */
+  /** `Link: <…>; rel="help"` of every OPTIONS answer. @default DOCS_PATH (the API reference page) */
   helpUrl?: string;
   /** Relay `RELAY_PATH` to a cluster service through the control plane's service proxy. */
   serviceRelay?: ServiceRelayOptions;
@@ -93,7 +93,8 @@ export function createApp(options: AppOptions = {}): Express {
   app.use(requestId());
   app.use(responseDate({ now }));
   app.use(limitUrlLength);
-  app.use(allowedMethods({ help: options.helpUrl ?? README_PATH }));
+  // `rel="help"` points at the API reference page generated from the API description.
+  app.use(allowedMethods({ help: options.helpUrl ?? DOCS_PATH }));
   app.get(README_PATH, sendReadme);
 
   if (options.serviceRelay !== undefined) {
