@@ -155,10 +155,20 @@ describe.skipIf(!available)('redisStore on a real Redis Cluster (3 primaries, 3 
     });
 
     it('waits for a replica to acknowledge the lock, and fails closed when too few can', async () => {
+      // A replica still syncing (after the failover tests, or on a loaded CI machine) would
+      // not acknowledge in time: wait on that state, and give the acknowledgement room.
+      await cluster.waitForReplicasInSync();
       const client = await connect();
       const prefix = `wait:${randomUUID()}:`;
       const acknowledged = await startApp(express, {
-        store: redisStore({ cluster: client, prefix, replicas: 1, onWarning: quiet }),
+        store: redisStore({
+          cluster: client,
+          prefix,
+          replicas: 1,
+          replicasTimeoutMs: 1_500,
+          commandTimeoutMs: 3_000,
+          onWarning: quiet,
+        }),
       });
       const created = await request(acknowledged.url)
         .post('/v1/things')
