@@ -130,9 +130,11 @@ describe.skipIf(!available)('a Redis Cluster primary killed amid duplicates', ()
         answer = res;
         return res.status === 201;
       },
-      { timeoutMs: 20_000, intervalMs: 100, what: 'an answer after the failover' },
+      // Generous: on a loaded CI machine the client's topology refresh, or a bucket refused for
+      // the store's data-loss window (60 s), can outlast a short bound; recovery is the check.
+      { timeoutMs: 75_000, intervalMs: 100, what: 'an answer after the failover' },
     ).catch((error: Error) => {
-      const last = responses.slice(-5).map((res) => `${res.status} ${res.text.slice(0, 120)}`);
+      const last = responses.slice(-5).map((res) => `${res.status} ${res.text.slice(0, 300)}`);
       throw new Error(`${error.message}; last answers:\n${last.join('\n')}`);
     });
     const replay = await post();
@@ -162,7 +164,7 @@ describe.skipIf(!available)('a Redis Cluster primary killed amid duplicates', ()
             }
           }
         },
-        120_000 + TRIALS * 40_000,
+        60_000 + TRIALS * 2 * 100_000,
       );
     }
   });
