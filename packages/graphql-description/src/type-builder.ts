@@ -22,6 +22,7 @@ import {
   GraphQLNonNull,
   GraphQLObjectType,
   type GraphQLOutputType,
+  type GraphQLScalarType,
   GraphQLString,
 } from 'graphql';
 import { DateTimeScalar, JsonObjectScalar } from './scalars.js';
@@ -187,14 +188,6 @@ export class TypeBuilder {
     const schema = withoutNull(source);
     if (isEnumOfNames(schema.enum)) return this.enumType(name, schema.enum, deprecated);
     switch (schema.type) {
-      case 'string':
-        return schema.format === 'date-time' ? DateTimeScalar : GraphQLString;
-      case 'integer':
-        return GraphQLInt;
-      case 'number':
-        return GraphQLFloat;
-      case 'boolean':
-        return GraphQLBoolean;
       case 'array': {
         const items = (schema.items as JsonSchema | undefined) ?? {};
         return new GraphQLList(new GraphQLNonNull(this.output(name, items, deprecated)));
@@ -208,8 +201,7 @@ export class TypeBuilder {
           }),
         );
       default:
-        // `const` values, unions the description cannot say more about: sent as their text.
-        return GraphQLString;
+        return scalarType(schema);
     }
   }
 
@@ -218,14 +210,6 @@ export class TypeBuilder {
     const schema = withoutNull(source);
     if (isEnumOfNames(schema.enum)) return this.enumType(name, schema.enum, {});
     switch (schema.type) {
-      case 'string':
-        return schema.format === 'date-time' ? DateTimeScalar : GraphQLString;
-      case 'integer':
-        return GraphQLInt;
-      case 'number':
-        return GraphQLFloat;
-      case 'boolean':
-        return GraphQLBoolean;
       case 'array':
         return new GraphQLList(
           new GraphQLNonNull(this.input(name, (schema.items as JsonSchema) ?? {})),
@@ -251,8 +235,27 @@ export class TypeBuilder {
         );
       }
       default:
-        return GraphQLString;
+        return scalarType(schema);
     }
+  }
+}
+
+/**
+ * The scalar of a schema that is neither an object nor an array, the same for output and input:
+ * `const` values and unions the description cannot say more about are sent as their text.
+ */
+function scalarType(schema: JsonSchema): GraphQLScalarType {
+  switch (schema.type) {
+    case 'string':
+      return schema.format === 'date-time' ? DateTimeScalar : GraphQLString;
+    case 'integer':
+      return GraphQLInt;
+    case 'number':
+      return GraphQLFloat;
+    case 'boolean':
+      return GraphQLBoolean;
+    default:
+      return GraphQLString;
   }
 }
 
