@@ -29,6 +29,8 @@ export const Decision = z.object({
   links: z.array(link),
 });
 
+export const EventType = z.object({ name: z.string(), description: z.string().optional() });
+
 export function exampleApi() {
   return describeApi({
     title: 'Cards',
@@ -62,6 +64,26 @@ export function exampleApi() {
             body: z.object({ note: z.string() }),
           },
         ],
+        subCollections: [
+          {
+            name: 'decisions',
+            summary: 'The decisions taken on the card.',
+            items: 'PaymentDecision',
+            list: { sortable: ['create_time'], timeSelectable: ['create_time'] },
+          },
+          {
+            name: 'event-types',
+            summary: 'The event types the card notifies.',
+            items: { name: 'EventType', schema: EventType },
+            list: { filterable: ['name'], paging: ['page'] },
+          },
+        ],
+        search: {
+          path: '/vault/search-credit-cards',
+          summary: 'Search cards by state.',
+          criteria: z.object({ state: z.enum(['ok', 'expired']).optional() }).strict(),
+          example: { state: 'ok' },
+        },
       },
       {
         name: 'PaymentDecision',
