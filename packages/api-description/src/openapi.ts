@@ -714,12 +714,17 @@ function complexOperation(api: ApiDescription, operation: DescribedOperation, sc
   if (operation.query) {
     const required = requiredNames(operation.query);
     const properties = (operation.query.properties as Json | undefined) ?? {};
+    // A computed resource's example is its query: each parameter shows its value.
+    const example = (
+      typeof operation.example === 'object' && operation.example !== null ? operation.example : {}
+    ) as Json;
     for (const name of propertyNames(operation.query)) {
       parameters.push({
         name,
         in: 'query',
         required: required.includes(name),
         schema: properties[name],
+        ...(example[name] === undefined ? {} : { example: example[name] }),
       });
     }
   }

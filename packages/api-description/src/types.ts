@@ -132,7 +132,10 @@ export interface OperationDescription {
   readonly summary: string;
   readonly kind: 'resource-oriented' | 'composite' | 'transient' | 'computed';
   readonly body?: SchemaSource;
-  /** A valid body, for the documentation. */
+  /**
+   * A valid body, for the documentation; for a computed resource, valid query parameters
+   * (`{ currency: 'USD' }`), shown as each parameter's `example`.
+   */
   readonly example?: unknown;
   /** Query parameters of a computed resource, as an object schema. */
   readonly query?: SchemaSource;

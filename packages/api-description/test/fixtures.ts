@@ -124,6 +124,7 @@ export function exampleApi() {
         summary: 'Sum the refunds of a capture.',
         kind: 'computed',
         query: z.object({ currency: z.string().length(3).optional() }),
+        example: { currency: 'USD' },
         response: z.object({ total: z.string() }),
       },
     ],

@@ -185,6 +185,7 @@ describe('openApiDocument', () => {
         in: 'query',
         required: false,
         schema: { type: 'string', minLength: 3, maxLength: 3 },
+        example: 'USD',
       },
     ]);
   });

@@ -68,9 +68,18 @@ export function listFieldName(resource: DescribedResource): string {
   return lastSegmentName(resource.path);
 }
 
-/** The field of a sub-collection on its resource's type: `event-types` → `event_types`. */
-export function subCollectionFieldName(sub: DescribedSubCollection): string {
-  return sub.name.replace(/-/g, '_');
+/**
+ * The field of a sub-collection on its resource's type: `refunds` → `refunds`, `event-types` →
+ * `event_types`; `event_types_page` when the representation has an `event_types` field already
+ * (a webhook's own list of event types, and the paged, localized sub-collection of them).
+ */
+export function subCollectionFieldName(
+  resource: DescribedResource,
+  sub: DescribedSubCollection,
+): string {
+  const name = sub.name.replace(/-/g, '_');
+  const fields = (resource.representation.properties as Record<string, unknown> | undefined) ?? {};
+  return Object.hasOwn(fields, name) ? `${name}_page` : name;
 }
 
 /** The GraphQL name of an operation's field: its id in snake case, `createPaymentDecision` → `create_payment_decision`. */
@@ -173,7 +182,7 @@ export function graphqlSchema<Context>(
         }
         return type;
       };
-      fields[subCollectionFieldName(sub)] = {
+      fields[subCollectionFieldName(resource, sub)] = {
         type: new GraphQLNonNull(collectionType(items.name, itemType)),
         description: `${sub.summary} As GET ${api.pathVersion}${resource.path}/{id}/${sub.name} answers it.`,
         args: listArguments(`${resource.name}${pascal(sub.name)}`, sub.list, defaultPageSize),
