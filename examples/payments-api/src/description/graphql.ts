@@ -52,6 +52,14 @@ interface ExampleContext extends Record<PropertyKey, unknown> {
 /** Where the example serves GraphQL (design: `POST /graphql`, `GET /graphql?query=`). */
 export const GRAPHQL_PATH = '/graphql';
 
+/**
+ * The request as the v1 router sees it. resource-operations builds links from the mount path
+ * of the router a request went through (`req.baseUrl`): `/v1` for REST, `/graphql` here.
+ */
+function underV1(req: Request): Request {
+  return Object.create(req, { baseUrl: { value: '/v1', enumerable: true } }) as Request;
+}
+
 /** Search paging as the REST search's query string. */
 function pageQuery(args: PageArguments): URLSearchParams {
   const params = new URLSearchParams({
@@ -284,7 +292,7 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
     // Mounted in the Express app, the request is Express's.
     endpoint: graphqlEndpoint<ExampleContext>({
       schema,
-      context: (req) => ({ req: req as Request }),
+      context: (req) => ({ req: underV1(req as Request) }),
     }),
   };
 }
