@@ -5,7 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
+import { type AppOptions, createApp } from '../src/app.js';
 import { DOCS_PATH, OPENAPI_PATH } from '../src/description/docs.js';
 import { paymentsApi } from '../src/description/index.js';
 
@@ -25,7 +25,7 @@ function pathShape(path: string): string {
 }
 
 /** Path shape → methods, of the REST routes the example serves (its router, not a copied list). */
-function servedRoutes(express: Parameters<typeof createApp>[0]['express']) {
+function servedRoutes(express: AppOptions['express']) {
   const served = new Map<string, Set<string>>();
   for (const { method, path } of listRoutes(createApp({ express, seed: false }))) {
     // The description's own paths are not part of the API it describes.
