@@ -139,6 +139,21 @@ export function graphqlSchema<Context>(
   const builder = new TypeBuilder();
   const queryFields: GraphQLFieldConfigMap<unknown, Context> = {};
   const mutationFields: GraphQLFieldConfigMap<unknown, Context> = {};
+  /** Adds a root field; two described things that would share a field name are refused. */
+  function addField(
+    fields: GraphQLFieldConfigMap<unknown, Context>,
+    name: string,
+    config: GraphQLFieldConfigMap<unknown, Context>[string],
+  ): void {
+    if (Object.hasOwn(fields, name)) {
+      throw optionError(
+        OPTION_ERROR_CODES.conflictingOptions,
+        'graphqlSchema',
+        `two fields would be named "${name}"; rename a resource, search path or operation.`,
+      );
+    }
+    fields[name] = config;
+  }
   const resourceTypes = new Map<string, GraphQLObjectType>();
   const collections = new Map<string, GraphQLObjectType>();
   const itemTypes = new Map<string, GraphQLObjectType>();
@@ -201,13 +216,13 @@ export function graphqlSchema<Context>(
     resourceTypes.set(resource.name, type);
     if (resource.read) {
       const read = need(resolvers.read, resource, 'read');
-      queryFields[singleFieldName(resource)] = {
+      addField(queryFields, singleFieldName(resource), {
         type,
         description: `One ${snake(resource.name).replace(/_/g, ' ')}, as GET ${api.pathVersion}${resource.path}/{id} answers it; null when there is none.`,
         args: { id: { type: new GraphQLNonNull(GraphQLID) } },
         resolve: async (_source, args: { id: string }, context) =>
           (await read(args.id, context)) ?? null,
-      };
+      });
     }
     if (resource.list) {
       const list = need(resolvers.list, resource, 'list');
@@ -215,20 +230,20 @@ export function graphqlSchema<Context>(
         resource.list.summary === resource.representation
           ? type
           : builder.resourceType(resource, resource.list.summary, `${resource.name}Summary`, extra);
-      queryFields[listFieldName(resource)] = {
+      addField(queryFields, listFieldName(resource), {
         type: new GraphQLNonNull(collectionType(resource.name, () => itemType)),
         description: `A page of ${resource.path.split('/').pop()}, as GET ${api.pathVersion}${resource.path} answers it.`,
         args: listArguments(resource.name, resource.list, defaultPageSize),
         resolve: (_source, args: Record<string, unknown>, context) =>
           list(toListArguments(resource.list as ListOptions, args), context),
-      };
+      });
     }
     if (resource.search) {
       const search = need(resolvers.search, resource, 'search');
       const described = resource.search;
       const criteriaType = builder.input(`${resource.name}SearchCriteria`, described.criteria);
       const criteriaRequired = (described.criteria.required as unknown[] | undefined)?.length;
-      queryFields[lastSegmentName(described.path)] = {
+      addField(queryFields, lastSegmentName(described.path), {
         type: new GraphQLNonNull(collectionType(resource.name, () => type)),
         description: `${described.summary} As POST ${api.pathVersion}${described.path} answers it.`,
         args: {
@@ -247,7 +262,7 @@ export function graphqlSchema<Context>(
             },
             context,
           ),
-      };
+      });
     }
   }
 
@@ -312,8 +327,11 @@ export function graphqlSchema<Context>(
       },
     };
     // Computed and transient operations change nothing: they are queries (GraphQL spec §6.2.1).
-    if (isMutation) mutationFields[operationFieldName(operation.operationId)] = field;
-    else queryFields[operationFieldName(operation.operationId)] = field;
+    addField(
+      isMutation ? mutationFields : queryFields,
+      operationFieldName(operation.operationId),
+      field,
+    );
   }
 
   const operationIds = new Set(api.operations.map((o) => o.operationId));
@@ -343,7 +361,7 @@ export function graphqlSchema<Context>(
       if (action.body) {
         args.input = { type: builder.input(`${pascal(name)}Input`, action.body) };
       }
-      mutationFields[operationFieldName(name)] = {
+      addField(mutationFields, operationFieldName(name), {
         type: new GraphQLNonNull(resourceTypes.get(resource.name) as GraphQLObjectType),
         description: `${action.summary} As POST ${api.pathVersion}${resource.path}/{id}/${action.name}; answers the resource, changed or not.`,
         args,
@@ -353,7 +371,7 @@ export function graphqlSchema<Context>(
             await validated(action.bodySource, given.input ?? {}, 'input'),
             context,
           ),
-      };
+      });
       continue;
     }
     const resource = byName.get(name);
@@ -367,13 +385,13 @@ export function graphqlSchema<Context>(
     const create = need(options.resolvers[name]?.create, resource, 'create');
     const inputType = new GraphQLNonNull(builder.input(`${name}CreateInput`, resource.create));
     const source = resource.createSource;
-    mutationFields[`create_${snake(name)}`] = {
+    addField(mutationFields, `create_${snake(name)}`, {
       type: new GraphQLNonNull(resourceTypes.get(name) as GraphQLObjectType),
       description: `Creates a ${snake(name).replace(/_/g, ' ')}, with the validation of POST ${api.pathVersion}${resource.path}.`,
       args: { input: { type: inputType } },
       resolve: async (_source, args: { input: unknown }, context) =>
         create(await validated(source, args.input, 'input'), context),
-    };
+    });
   }
 
   return new GraphQLSchema({

@@ -1,7 +1,7 @@
 /**
  * Sub-collections, searches, actions and complex operations of a description, as GraphQL fields.
  */
-import { describeApi } from '@resourceful/api-description';
+import { type ApiDescriptionInit, describeApi } from '@resourceful/api-description';
 import { type ExecutionResult, graphql, printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -35,7 +35,7 @@ const SummaryQuery = z
   .object({ currency: z.string().length(3), since: z.iso.datetime().optional() })
   .strict();
 
-const api = describeApi({
+const init: ApiDescriptionInit = {
   title: 'Agreements',
   version: '1.0.0',
   pathVersion: 'v1',
@@ -103,7 +103,8 @@ const api = describeApi({
       responseName: 'RefundSummary',
     },
   ],
-});
+};
+const api = describeApi(init);
 
 const TIME = '2026-11-23T10:00:00Z';
 const links = (path: string) => [
@@ -375,6 +376,29 @@ describe('graphqlSchema: complex operations', () => {
     expect(() =>
       graphqlSchema(api, { ...options, operations: { ...options.operations, nope: () => 1 } }),
     ).toThrow(/operations name "nope", which is not a described operation/);
+  });
+
+  it('refuses two described things that would share a field name', () => {
+    const clash = describeApi({
+      ...init,
+      operations: [
+        {
+          operationId: 'searchAgreements',
+          method: 'GET',
+          path: '/billing/agreement-search',
+          summary: 'Also a search.',
+          kind: 'computed',
+          response: Summary,
+        },
+      ],
+    });
+    const { options } = setup();
+    expect(() =>
+      graphqlSchema(clash, {
+        resolvers: options.resolvers,
+        operations: { searchAgreements: () => ({}) },
+      }),
+    ).toThrow(/two fields would be named "search_agreements"/);
   });
 
   it('requires a resolver for an opted-in action', () => {
