@@ -52,7 +52,8 @@ export const AgreementSearch = z
 
 type AgreementCriteria = z.infer<typeof AgreementSearch>;
 
-function matches(agreement: StoredAgreement, criteria: AgreementCriteria): boolean {
+/** Whether an agreement meets search criteria (the search route's filter, also GraphQL's). */
+export function matchesCriteria(agreement: StoredAgreement, criteria: AgreementCriteria): boolean {
   const created = Date.parse(agreement.create_time);
   return (
     (criteria.status === undefined || agreement.state === criteria.status) &&
@@ -114,11 +115,6 @@ export function agreementRepresentation(
     ...actions.links(req, agreement),
   ];
   return { ...agreement, links };
-}
-
-/** Whether an agreement meets search criteria (the search route's filter, also GraphQL's). */
-export function matchesCriteria(agreement: StoredAgreement, criteria: AgreementCriteria): boolean {
-  return matches(agreement, criteria);
 }
 
 /** The agreement's state change by one action; `false` (204) when it is already there. */
@@ -190,7 +186,7 @@ export function mountBillingAgreements({
       criteria: AgreementSearch,
       source: (criteria) =>
         memoryDataSource(() =>
-          agreements.all().filter((agreement) => matches(agreement, criteria)),
+          agreements.all().filter((agreement) => matchesCriteria(agreement, criteria)),
         ),
       summary: (agreement, req) => toRepresentation(req as Request, agreement),
     }),
