@@ -274,6 +274,39 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
     });
   });
 
+  it('creates an agreement, a customer and a webhook with the create mutations, as POST does', async () => {
+    const { app, graphql } = setup();
+    const { data } = await graphql(
+      `mutation {
+        create_billing_agreement(input: { description: "Weekly plan" }) { ${selection(representationOf('BillingAgreement'))} }
+        create_customer(input: { merchant_customer_id: "c-77", merchant_id: "M-7" }) { ${selection(representationOf('Customer'))} }
+        create_webhook(input: { url: "https://merchant.test/h", event_types: [{ name: "PAYMENT.SALE.COMPLETED" }] }) { ${selection(representationOf('Webhook'))} }
+      }`,
+    );
+    const reads = {
+      create_billing_agreement: '/v1/payments/billing-agreements',
+      create_customer: '/v1/customers/customers',
+      create_webhook: '/v1/notifications/webhooks',
+    };
+    for (const [field, collection] of Object.entries(reads)) {
+      const created = data[field] as { id: string };
+      const rest = (await request(app).get(`${collection}/${created.id}`)).body;
+      expect(withoutNulls(created), field).toEqual(rest);
+    }
+    expect((data.create_billing_agreement as { state: string }).state).toBe('ACTIVE');
+  });
+
+  it('refuses a webhook input the REST create refuses, naming the field', async () => {
+    const { graphql } = setup();
+    const res = await graphql(
+      'mutation { create_webhook(input: { url: "ftp://merchant.test/h", event_types: [{ name: "X" }] }) { id } }',
+    );
+    expect(res.errors?.[0]?.extensions).toEqual({
+      code: 'VALIDATION_ERROR',
+      details: [expect.objectContaining({ target: 'input.url' })],
+    });
+  });
+
   it('answers null for a capture, refund, payment, agreement or decision that does not exist', async () => {
     const { graphql } = setup();
     const res = await graphql(

@@ -169,6 +169,18 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
       },
       Customer: {
         read: readResolver(stores.customers, customers.toRepresentation),
+        // Each create's input has passed the description's create schema, as POST's body does.
+        create: (input, { req }) =>
+          customers.toRepresentation(
+            req,
+            stores.customers.set(
+              customers.newCustomer(
+                stores.customers.newId(),
+                input as customers.CustomerInput,
+                now().toISOString(),
+              ),
+            ),
+          ),
         list: listResolver(
           customers.COLLECTION_PATH,
           customers.CUSTOMER_LIST,
@@ -178,6 +190,17 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
       },
       Webhook: {
         read: readResolver(stores.webhooks, webhooks.toRepresentation),
+        create: (input, { req }) =>
+          webhooks.toRepresentation(
+            req,
+            stores.webhooks.set(
+              webhooks.newWebhook(
+                stores.webhooks.newId(),
+                input as webhooks.WebhookInput,
+                now().toISOString(),
+              ),
+            ),
+          ),
         list: listResolver(
           webhooks.COLLECTION_PATH,
           webhooks.WEBHOOK_LIST,
@@ -199,6 +222,17 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
       },
       BillingAgreement: {
         read: readResolver(stores.agreements, agreementRepresentation),
+        create: (input, { req }) =>
+          agreementRepresentation(
+            req,
+            stores.agreements.set(
+              agreements.newAgreement(
+                stores.agreements.newId(),
+                input as agreements.AgreementInput,
+                now().toISOString(),
+              ),
+            ),
+          ),
         list: listResolver(
           agreements.COLLECTION_PATH,
           agreements.AGREEMENT_LIST,
@@ -285,7 +319,9 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
           input as z.infer<typeof refunds.RefundSummaryQuery>,
         ),
     },
-    mutations: ['CreditCard', 'createPaymentDecision'],
+    // Every create is a mutation (validated and idempotent like its POST); the actions and the
+    // refund are not: their REST routes run under resource-operations' lock and record history.
+    mutations: ['CreditCard', 'Customer', 'Webhook', 'BillingAgreement', 'createPaymentDecision'],
   });
   return {
     schema,
