@@ -25,7 +25,7 @@ import type {
 import type { Request } from 'express';
 import type { z } from 'zod';
 import { absoluteUrl } from '../links.js';
-import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import type { StoredRecord } from '../memory-collection.js';
 import * as agreements from '../resources/billing-agreements.js';
 import * as cards from '../resources/credit-cards.js';
 import * as customers from '../resources/customers.js';
@@ -121,22 +121,24 @@ function subCollectionResolver<T>(
   collectionPath: string,
   segment: string,
   spec: CollectionSpec,
-  source: (id: string) => DataSource<T> | undefined,
+  source: (id: string) => DataSource<T> | undefined | Promise<DataSource<T> | undefined>,
   summary: (req: Request, record: T) => unknown,
 ) {
   return async (parent: unknown, args: ListArguments, { req }: ExampleContext) => {
     const id = (parent as { id: string }).id;
     const path = `/v1${collectionPath}/${encodeURIComponent(id)}/${segment}`;
-    return page(req, path, listQuery(args), spec, source(id) ?? memoryDataSource([]), summary);
+    // The parent was read a moment ago; gone since, its sub-collection is empty.
+    const records = (await source(id)) ?? memoryDataSource<T>([]);
+    return page(req, path, listQuery(args), spec, records, summary);
   };
 }
 
 function readResolver<T extends StoredRecord>(
-  collection: MemoryCollection<T>,
+  collection: { get(id: string): T | undefined | Promise<T | undefined> },
   represent: (req: Request, record: T) => unknown,
 ) {
-  return (id: string, { req }: ExampleContext) => {
-    const record = collection.get(id);
+  return async (id: string, { req }: ExampleContext) => {
+    const record = await collection.get(id);
     return record === undefined ? undefined : represent(req, record);
   };
 }
@@ -212,8 +214,8 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
             webhooks.COLLECTION_PATH,
             'event-types',
             webhooks.EVENT_TYPE_LIST,
-            (id) => {
-              const webhook = stores.webhooks.get(id);
+            async (id) => {
+              const webhook = await stores.webhooks.get(id);
               return webhook && memoryDataSource(webhook.event_types);
             },
             (req, eventType) => webhooks.localizedEventType(eventType, req),
