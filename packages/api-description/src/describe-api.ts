@@ -309,11 +309,16 @@ function describeSubCollection(
         `${subLabel} items must name a described resource, or be { name, schema } with a PascalCase name.`,
       );
     }
-    items = {
-      name: sub.items.name,
-      schema: toJsonSchema(sub.items.schema, 'output', `${subLabel} items`),
-      resource: false,
-    };
+    const schema = toJsonSchema(sub.items.schema, 'output', `${subLabel} items`);
+    // Items are listed, sorted and filtered by their fields: an object with properties.
+    if (schema.type !== 'object' || propertyNames(schema).length === 0) {
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'describeApi',
+        `${subLabel} items schema must be an object schema with properties.`,
+      );
+    }
+    items = { name: sub.items.name, schema, resource: false };
   }
   const list = sub.list ?? {};
   assertOptionsObject(`describeApi: ${subLabel} list`, list);

@@ -60,7 +60,7 @@ export interface SubCollectionDescription {
   readonly summary: string;
   /**
    * What it lists: the name of a described resource (`'Refund'`, listed as that resource's
-   * representation), or a named schema for items that are not resources of their own.
+   * representation), or a named object schema for items that are not resources of their own.
    */
   readonly items: string | NamedSchema;
   /** Sorting, filters, time selection and paging, as a list takes them. @default both paging conventions, nothing else */

@@ -232,6 +232,21 @@ describe('describeApi', () => {
         /subCollections\[0\]\.name must be a path segment/,
       ],
       [
+        'sub-collection items that are not objects',
+        {
+          ...minimal,
+          resources: [
+            {
+              ...minimal.resources[0],
+              subCollections: [
+                { name: 'names', summary: 's', items: { name: 'Name', schema: z.string() } },
+              ],
+            },
+          ],
+        },
+        /items schema must be an object schema with properties/,
+      ],
+      [
         'an action and a sub-collection on one segment',
         {
           ...minimal,
