@@ -8,9 +8,11 @@ import { redisStore } from '@resourceful/service-request-idempotency';
 import {
   describeEachExpress,
   type ExpressModule,
+  exactRequest,
   expectErrorEnvelope,
   freePort,
   listen,
+  type RunningServer,
 } from '@resourceful/test-support';
 import { listRoutes } from '@resourceful/versioned-router/check-routes';
 import { createClient } from 'redis';
@@ -88,6 +90,19 @@ function comparable(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !PER_ANSWER.has(name)));
 }
 
+/**
+ * Each negotiation a HEAD must match the GET under: no Accept-Encoding (supertest would add
+ * `gzip, deflate` to the GET only, hence exactRequest), gzip and br, in JSON and XML.
+ */
+const NEGOTIATIONS: readonly Record<string, string>[] = [undefined, 'gzip', 'br'].flatMap(
+  (encoding) =>
+    [undefined, 'application/xml'].map((accept) => ({
+      'accept-language': 'fr',
+      ...(encoding === undefined ? {} : { 'accept-encoding': encoding }),
+      ...(accept === undefined ? {} : { accept }),
+    })),
+);
+
 describeEachExpress('the example’s HTTP conventions', (express) => {
   const table = routeTable({ express });
 
@@ -161,35 +176,58 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
     }
   });
 
-  describe('HEAD on every GET route', () => {
+  describe('HEAD on every GET route (RFC 9110 §9.3.2)', () => {
+    let running: RunningServer;
+    let ids: Record<string, string>;
+
+    beforeAll(async () => {
+      const made = await appWithRecords(express);
+      ids = made.ids;
+      running = await listen(made.app);
+    });
+
+    afterAll(() => running.close());
+
     for (const [path, methods] of table) {
       if (!methods.has('GET')) continue;
-      it(`answers GET's headers and no body for ${path}`, async () => {
-        const { app, ids } = await appWithRecords(express);
+      it(`answers GET's headers and no body for ${path}, in every format and coding`, async () => {
         const target = concrete(path, ids) + (REQUIRED_QUERY[path] ?? '');
-        // Identity coding: `compression` (content negotiation) does not compress HEAD answers,
-        // so with gzip/br their Content-Encoding, ETag and length differ from GET's (see README).
-        const head = await request(app)
-          .head(target)
-          .set('Accept-Language', 'fr')
-          .set('Accept-Encoding', 'identity');
-        const again = await request(app)
-          .head(target)
-          .set('Accept-Language', 'fr')
-          .set('Accept-Encoding', 'identity');
-        const get = await request(app)
-          .get(target)
-          .set('Accept-Language', 'fr')
-          .set('Accept-Encoding', 'identity');
-        expect(get.status, target).toBe(200);
-        expect(head.status).toBe(200);
-        expect(head.text ?? '').toBe('');
-        expect(comparable(head.headers)).toEqual(comparable(get.headers));
-        // No side effect: the representation (and its ETag) is what it was before any HEAD.
-        expect(again.headers.etag).toBe(head.headers.etag);
-        expect(get.headers['content-length']).toBe(String(Buffer.byteLength(get.text)));
+        for (const headers of NEGOTIATIONS) {
+          const head = await exactRequest(running.port, 'HEAD', target, headers);
+          const again = await exactRequest(running.port, 'HEAD', target, headers);
+          const get = await exactRequest(running.port, 'GET', target, headers);
+          const what = `${target} ${JSON.stringify(headers)}`;
+          expect(get.status, what).toBe(200);
+          expect(head.status, what).toBe(200);
+          expect(head.body.length, what).toBe(0);
+          expect(comparable(head.headers), what).toEqual(comparable(get.headers));
+          // No side effect: the representation (and its ETag) is what it was before any HEAD.
+          expect(again.headers.etag, what).toBe(head.headers.etag);
+          if (get.headers['content-length'] !== undefined) {
+            expect(get.headers['content-length'], what).toBe(String(get.body.length));
+          }
+        }
       });
     }
+
+    it('answers the headers of the GET’s error envelope, in the negotiated format', async () => {
+      for (const target of [
+        '/v1/vault/credit-cards/NOPE',
+        '/v1/nothing',
+        '/v1/payments/refund-summary',
+        '/v1/vault/credit-cards?page_size=1000',
+      ]) {
+        for (const headers of NEGOTIATIONS) {
+          const head = await exactRequest(running.port, 'HEAD', target, headers);
+          const get = await exactRequest(running.port, 'GET', target, headers);
+          const what = `${target} ${JSON.stringify(headers)}`;
+          expect(get.status, what).toBeGreaterThanOrEqual(400);
+          expect(head.status, what).toBe(get.status);
+          expect(head.body.length, what).toBe(0);
+          expect(comparable(head.headers), what).toEqual(comparable(get.headers));
+        }
+      }
+    });
   });
 
   describe('Content-Type on every answer with a body', () => {

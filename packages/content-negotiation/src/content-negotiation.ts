@@ -263,7 +263,13 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
           const encoding = encodingOf(undefined);
           if (encoding !== undefined) {
             this.setHeader('Content-Encoding', encoding);
+            // The GET's coded body is streamed: its length is known only once it is all coded,
+            // so it goes without Content-Length, chunked where the client speaks HTTP/1.1.
+            // RFC 9112 §6.1 lets a HEAD answer name the transfer coding the GET would have had.
             this.removeHeader('Content-Length');
+            if (this.useChunkedEncodingByDefault && !this.hasHeader('Transfer-Encoding')) {
+              this.setHeader('Transfer-Encoding', 'chunked');
+            }
           }
         }
       }
