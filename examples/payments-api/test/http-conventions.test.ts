@@ -7,38 +7,26 @@ import { connect } from 'node:net';
 import { redisStore } from '@resourceful/service-request-idempotency';
 import {
   describeEachExpress,
-  type ExpressModule,
   exactRequest,
   expectErrorEnvelope,
   freePort,
   listen,
   type RunningServer,
 } from '@resourceful/test-support';
-import { listRoutes } from '@resourceful/versioned-router/check-routes';
 import { createClient } from 'redis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AppOptions, createApp } from '../src/app.js';
+import { createApp } from '../src/app.js';
 import { DOCS_PATH } from '../src/description/docs.js';
 import { README_PATH } from '../src/readme.js';
 import { createPaymentsServer } from '../src/server-limits.js';
 import { MAX_URL_LENGTH } from '../src/url-length.js';
+import { appWithRecords, concrete, REQUIRED_QUERY, routeTable, SEEDED } from './route-table.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BASE = 'http://api.test';
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** Path → methods registered, from the app's router (what a client may call). */
-function routeTable(options: AppOptions): Map<string, Set<string>> {
-  const table = new Map<string, Set<string>>();
-  for (const { method, path } of listRoutes(createApp({ ...options, seed: false }))) {
-    const methods = table.get(path) ?? new Set<string>();
-    methods.add(method);
-    table.set(path, methods);
-  }
-  return table;
-}
 
 /** What OPTIONS should list for the registered methods. */
 function expectedAllow(methods: ReadonlySet<string>): string {
@@ -48,39 +36,6 @@ function expectedAllow(methods: ReadonlySet<string>): string {
   return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
     .filter((method) => all.has(method))
     .join(', ');
-}
-
-/** Seeded records stand in for `:id` after the collection they belong to. */
-const SEEDED: Record<string, string> = {
-  'credit-cards': 'CARD-SEED1',
-  customers: 'CUST-SEED1',
-  'billing-agreements': 'AGREEMENT-SEED01',
-  webhooks: 'WH-SEED1',
-  captures: 'CAPTURE-SEED1',
-  payments: 'PAY-SEED1',
-};
-
-/** Query parameters a route requires. */
-const REQUIRED_QUERY: Record<string, string> = { '/v1/payments/refund-summary': '?currency=USD' };
-
-function concrete(path: string, ids: Record<string, string>): string {
-  const segments = path.split('/');
-  return segments
-    .map((segment, index) =>
-      segment.startsWith(':') ? (ids[segments[index - 1] ?? ''] ?? 'UNKNOWN-ID') : segment,
-    )
-    .join('/');
-}
-
-/** An app with one refund and one decision made, so that every GET route has something. */
-async function appWithRecords(express: ExpressModule) {
-  const app = createApp({ express, publicBaseUrl: 'http://api.test' });
-  const refund = await request(app)
-    .post('/v1/payments/captures/CAPTURE-SEED2/refund')
-    .send({ amount: { total: '1.00', currency: 'USD' } });
-  const decision = await request(app).post('/v1/risk/decisions').send({ code: 'R-1' });
-  expect([refund.status, decision.status]).toEqual([201, 201]);
-  return { app, ids: { ...SEEDED, refunds: refund.body.id, decisions: decision.body.id } };
 }
 
 /** Headers that legitimately differ between two answers to the same request. */
