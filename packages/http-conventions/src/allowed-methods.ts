@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
 import { checkOptions, isHeaderValue, optionError } from './options.js';
-import { allowList, servedMethods } from './route-methods.js';
+import { allowList, type ServedMethods, servedMethods } from './route-methods.js';
 
 export interface AllowedMethodsOptions {
   /**
@@ -21,6 +21,7 @@ type Next = (err?: unknown) => void;
 interface ExpressRequest extends IncomingMessage {
   app?: unknown;
   originalUrl?: string;
+  baseUrl?: string;
 }
 
 function pathname(url: string): string {
@@ -53,10 +54,27 @@ function helpLink(help: unknown): string | undefined {
 }
 
 /**
+ * What the app the request is in (`req.app`) serves at its path. The main app's routes are
+ * registered with the whole path; a sub-app's (`app.use('/x', subApp)`, or under a router)
+ * relative to its mount point, which is `req.baseUrl` where the sub-app's own middleware runs.
+ * So the whole path first, then, when nothing serves it below a mount point, the rest of it.
+ */
+function servedHere(req: ExpressRequest, method: string | undefined): ServedMethods {
+  const path = pathname(req.originalUrl ?? req.url ?? '/');
+  const whole = servedMethods(req.app, path, method);
+  const base = req.baseUrl;
+  if (whole.anyMethod || whole.methods.size > 0 || !base || !path.startsWith(base)) return whole;
+  const below = path.slice(base.length);
+  return servedMethods(req.app, below.startsWith('/') ? below : `/${below}`, method);
+}
+
+/**
  * Answers OPTIONS with `Allow` (and `Link rel="help"`), and a method the path does not serve
- * with a 405 envelope carrying `Allow`. Mount it on the app before the routes: Express's own
- * OPTIONS answer (`text/plain`) and the handlers (and their side effects) never run for those.
- * Paths with no route (404s, middleware such as proxies) and `.all()` routes pass through.
+ * with a 405 envelope carrying `Allow`. Mount it at the top of the app before the routes (and
+ * at the top of each sub-app): Express's own OPTIONS answer (`text/plain`) and the handlers
+ * (and their side effects) never run for those. Paths with no route (404s, middleware such as
+ * proxies, sub-apps) pass through; a path an `.all()` route serves takes every method, and its
+ * OPTIONS lists `ANY_METHOD_ALLOW`.
  */
 export function allowedMethods(options: AllowedMethodsOptions = {}) {
   const checked = checkOptions<AllowedMethodsOptions>('allowedMethods', options, ['help']);
@@ -65,12 +83,8 @@ export function allowedMethods(options: AllowedMethodsOptions = {}) {
   return function allowedMethodsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
     const method = req.method ?? 'GET';
     // OPTIONS needs every method; any other request only whether its own is served.
-    const served = servedMethods(
-      req.app,
-      pathname(req.originalUrl ?? req.url ?? '/'),
-      method === 'OPTIONS' ? undefined : method,
-    );
-    if (served.anyMethod) {
+    const served = servedHere(req, method === 'OPTIONS' ? undefined : method);
+    if (served.anyMethod && method !== 'OPTIONS') {
       next();
       return;
     }

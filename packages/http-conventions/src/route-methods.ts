@@ -5,8 +5,9 @@
  *
  * Both majors give each layer `match(path)`, which sets `layer.path` to the matched part;
  * `layer.route.methods` lists a route's methods (`_all` for `.all()`); a router keeps its
- * layers in `handle.stack`. Mounted sub-apps hide their router behind a closure and are not
- * seen (their paths pass through untouched).
+ * layers in `handle.stack`. A sub-app mounted with `app.use(path, subApp)` is reached through a
+ * `mounted_app` closure in both majors, which keeps no reference the parent can read: its routes
+ * are read by an `allowedMethods()` mounted in the sub-app itself.
  */
 
 /** Where `@resourceful/versioned-router` lists its versions (read without importing it). */
@@ -96,8 +97,8 @@ interface Found {
 }
 
 function isEnough(found: Found): boolean {
-  if (found.anyMethod) return true;
   if (found.enough === undefined) return false;
+  if (found.anyMethod) return true;
   return found.methods.has(found.enough) || (found.enough === 'HEAD' && found.methods.has('GET'));
 }
 
@@ -107,12 +108,15 @@ function collect(stack: readonly Layer[], path: string, found: Found, depth: num
     if (isEnough(found)) return;
     if (layer.route !== undefined) {
       if (matchedPart(layer, path) === undefined) continue;
-      const methods = Object.entries(layer.route.methods ?? {}).filter(([, on]) => on);
-      if (methods.length > ALL_METHODS_THRESHOLD) found.anyMethod = true;
-      for (const [method] of methods) {
-        if (method === '_all') found.anyMethod = true;
-        else found.methods.add(method.toUpperCase());
+      const methods = Object.entries(layer.route.methods ?? {})
+        .filter(([, on]) => on)
+        .map(([method]) => method);
+      // An `.all()` route stands for every method; its registrations say nothing more.
+      if (methods.length > ALL_METHODS_THRESHOLD || methods.includes('_all')) {
+        found.anyMethod = true;
+        continue;
       }
+      for (const method of methods) found.methods.add(method.toUpperCase());
       continue;
     }
     const inner = stackOf(layer.handle);
@@ -155,12 +159,22 @@ export function servedMethods(app: unknown, path: string, method?: string): Serv
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /**
+ * What `Allow` lists for a path an `.all()` route serves: the methods of RFC 9110 §9 a resource
+ * serves, and PATCH (RFC 5789). Not CONNECT, which Node hands to the server's `connect` event
+ * and never to Express (RFC 9110 §9.3.6: it is for proxies), nor TRACE, which echoes the
+ * request (RFC 9110 §9.3.8) and is best left off an API.
+ */
+export const ANY_METHOD_ALLOW: readonly string[] = Object.freeze([...METHOD_ORDER]);
+
+/**
  * The `Allow` list for the served methods: HEAD wherever GET is (RFC 9110 §9.3.2, and Express
- * answers it), OPTIONS always (this package answers it). Empty when nothing is served.
+ * answers it), OPTIONS always (this package answers it), `ANY_METHOD_ALLOW` and the other
+ * routes' methods where an `.all()` route matches. Empty when nothing is served.
  */
 export function allowList(served: ServedMethods): string[] {
-  if (served.methods.size === 0) return [];
+  if (served.methods.size === 0 && !served.anyMethod) return [];
   const methods = new Set(served.methods);
+  if (served.anyMethod) for (const method of ANY_METHOD_ALLOW) methods.add(method);
   if (methods.has('GET')) methods.add('HEAD');
   methods.add('OPTIONS');
   return [...methods].sort((a, b) => {
