@@ -1,4 +1,5 @@
 import { gunzipSync } from 'node:zlib';
+import { checkContentNegotiationOrder } from '@resourceful/content-negotiation';
 import {
   describeEachExpress,
   expectErrorEnvelope,
@@ -35,6 +36,11 @@ const READS = READ_ROUTES.map((path) => concrete(path, SEEDED) + (REQUIRED_QUERY
 
 describeEachExpress('content negotiation in the example', (express) => {
   const app = () => createApp({ express, publicBaseUrl: 'http://api.test' });
+
+  it('sits where it belongs: before the body parsers, conditional requests and the API', () => {
+    // createApp runs assertContentNegotiationOrder too: a wrong order would throw at start-up.
+    expect(checkContentNegotiationOrder(app())).toEqual([]);
+  });
 
   describe('the XML of every resource mirrors its JSON', () => {
     it('reads every GET route of the example, the capture’s refunds among them', () => {

@@ -24,6 +24,7 @@ import {
 import { boundedHeader } from './header-limits.js';
 import { JSONP_CALLBACK_PARAMETER, jsonpBody, parseCallback } from './jsonp.js';
 import { lookupLanguage } from './languages.js';
+import { CONTENT_NEGOTIATION_MARK } from './middleware-order.js';
 import { getLanguage, languageUsed, type Negotiated, setNegotiated } from './negotiated.js';
 import { type ContentNegotiationOptions, resolveOptions } from './options.js';
 import { planBody, readPlannedBody } from './request-body.js';
@@ -168,7 +169,7 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
             decisions.get(res as unknown as ServerResponse)?.(undefined) !== undefined,
         });
 
-  return function contentNegotiationMiddleware(
+  function contentNegotiationMiddleware(
     req: IncomingMessage,
     res: ServerResponse,
     next: Next,
@@ -370,5 +371,8 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
       return;
     }
     compressor(req as never, res as never, afterCompression);
-  };
+  }
+  // Found by checkContentNegotiationOrder(app) at start-up.
+  Object.defineProperty(contentNegotiationMiddleware, CONTENT_NEGOTIATION_MARK, { value: true });
+  return contentNegotiationMiddleware;
 }
