@@ -165,10 +165,21 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
       });
     }
 
+    it('answers the headers of the GET for version discovery (/api)', async () => {
+      for (const headers of NEGOTIATIONS) {
+        const head = await exactRequest(running.port, 'HEAD', '/api', headers);
+        const get = await exactRequest(running.port, 'GET', '/api', headers);
+        expect(get.status).toBe(200);
+        expect(head.body.length).toBe(0);
+        expect(comparable(head.headers), JSON.stringify(headers)).toEqual(comparable(get.headers));
+      }
+    });
+
     it('answers the headers of the GET’s error envelope, in the negotiated format', async () => {
       for (const target of [
         '/v1/vault/credit-cards/NOPE',
         '/v1/nothing',
+        '/v2/vault/credit-cards',
         '/v1/payments/refund-summary',
         '/v1/vault/credit-cards?page_size=1000',
       ]) {
