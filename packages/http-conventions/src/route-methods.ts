@@ -14,7 +14,7 @@
 const MOUNTED_VERSIONS = Symbol.for('@resourceful/versioned-router/versions');
 
 interface Layer {
-  route?: { methods?: Record<string, boolean | undefined> };
+  route?: { path?: unknown; methods?: Record<string, boolean | undefined> };
   handle?: unknown;
   /** Express 4 and router 2.0/2.1: a boolean, `path` set on the layer; router 2.2+: the match. */
   match?: (path: string) => boolean | { path?: string } | null | undefined;
@@ -78,6 +78,13 @@ function matchedPart(layer: Layer, path: string): string | undefined {
  */
 const ALL_METHODS_THRESHOLD = 20;
 
+/** `*` and `/*` (Express 4), `/*splat` and `/{*splat}` (Express 5): every path. */
+const CATCH_ALL = /^\/?(?:\*\w*|\{\/?\*\w*\})$/;
+
+function isCatchAll(path: unknown): boolean {
+  return typeof path === 'string' && CATCH_ALL.test(path);
+}
+
 /** `v1`, `v1.0` and `V1` alike, as versioned-router resolves them. */
 function versionKey(segment: string): string | undefined {
   const match = /^[vV](0|[1-9]\d{0,8})(?:\.(0|[1-9]\d{0,8}))?$/.exec(segment);
@@ -111,9 +118,10 @@ function collect(stack: readonly Layer[], path: string, found: Found, depth: num
       const methods = Object.entries(layer.route.methods ?? {})
         .filter(([, on]) => on)
         .map(([method]) => method);
-      // An `.all()` route stands for every method; its registrations say nothing more.
+      // An `.all()` route stands for every method; its registrations say nothing more. On a
+      // catch-all path it is the app's fallback (a 404 page, a proxy), not a resource: passed.
       if (methods.length > ALL_METHODS_THRESHOLD || methods.includes('_all')) {
-        found.anyMethod = true;
+        if (!isCatchAll(layer.route.path)) found.anyMethod = true;
         continue;
       }
       for (const method of methods) found.methods.add(method.toUpperCase());

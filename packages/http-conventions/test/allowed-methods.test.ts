@@ -45,7 +45,7 @@ function buildApp(express: ExpressModule, options: AllowedMethodsOptions = { hel
   return { app, calls };
 }
 
-describeEachExpress('allowedMethods', (express) => {
+describeEachExpress('allowedMethods', (express, version) => {
   describe('OPTIONS', () => {
     it('answers 204 with Allow from the routes and Link rel="help"', async () => {
       const res = await request(buildApp(express).app).options('/v1/vault/credit-cards');
@@ -118,6 +118,25 @@ describeEachExpress('allowedMethods', (express) => {
         }
       },
     );
+
+    it('takes a catch-all .all() for the app’s fallback: 405s stay, unknown paths reach it', async () => {
+      const app = express();
+      app.use(allowedMethods());
+      app.get('/cards', (_req, res) => res.json([]));
+      // Express 4 and 5 spell "every path" differently.
+      app.all(version.major === 5 ? '/{*rest}' : '*', (_req, res) =>
+        res.status(404).json({ fallback: true }),
+      );
+      app.use(errorHandler());
+      const refused = await request(app).delete('/cards');
+      expect(refused.status).toBe(405);
+      expect(refused.headers.allow).toBe('GET, HEAD, OPTIONS');
+      for (const method of ['options', 'get', 'delete'] as const) {
+        const res = await request(app)[method]('/nowhere');
+        expect(res.status, method).toBe(404);
+        expect(res.body).toEqual({ fallback: true });
+      }
+    });
 
     it('lists ANY_METHOD_ALLOW from servedMethods, without CONNECT or TRACE', () => {
       const app = allApp();
