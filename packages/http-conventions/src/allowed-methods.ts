@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
 import { checkOptions, isHeaderValue, optionError } from './options.js';
-import { allowList, type ServedMethods, servedMethods } from './route-methods.js';
+import { allowList, appStack, servedMethods } from './route-methods.js';
 
 export interface AllowedMethodsOptions {
   /**
@@ -54,18 +54,18 @@ function helpLink(help: unknown): string | undefined {
 }
 
 /**
- * What the app the request is in (`req.app`) serves at its path. The main app's routes are
- * registered with the whole path; a sub-app's (`app.use('/x', subApp)`, or under a router)
- * relative to its mount point, which is `req.baseUrl` where the sub-app's own middleware runs.
- * So the whole path first, then, when nothing serves it below a mount point, the rest of it.
+ * The path as the app the request is in (`req.app`) registers its routes: the whole path for
+ * the main app; for a sub-app (`app.use('/x', subApp)`, or under a router), the part below its
+ * mount point, which is `req.baseUrl` where the sub-app's own top-level middleware runs. A
+ * middleware inside a router of the app reads the whole path, as the app's routes are walked
+ * from the top.
  */
-function servedHere(req: ExpressRequest, method: string | undefined): ServedMethods {
+function appPath(req: ExpressRequest, atTop: boolean): string {
   const path = pathname(req.originalUrl ?? req.url ?? '/');
-  const whole = servedMethods(req.app, path, method);
   const base = req.baseUrl;
-  if (whole.anyMethod || whole.methods.size > 0 || !base || !path.startsWith(base)) return whole;
+  if (!atTop || !base || !path.startsWith(base)) return path;
   const below = path.slice(base.length);
-  return servedMethods(req.app, below.startsWith('/') ? below : `/${below}`, method);
+  return below.startsWith('/') ? below : `/${below}`;
 }
 
 /**
@@ -80,10 +80,27 @@ export function allowedMethods(options: AllowedMethodsOptions = {}) {
   const checked = checkOptions<AllowedMethodsOptions>('allowedMethods', options, ['help']);
   const link = helpLink(checked.help);
 
-  return function allowedMethodsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
+  /** Per app: whether this middleware is in the app's own stack (rather than in a router). */
+  const topOf = new WeakMap<object, boolean>();
+
+  function isAtTop(app: unknown): boolean {
+    if ((typeof app !== 'function' && typeof app !== 'object') || app === null) return false;
+    let known = topOf.get(app);
+    if (known === undefined) {
+      known = appStack(app).some((layer) => layer.handle === allowedMethodsMiddleware);
+      topOf.set(app, known);
+    }
+    return known;
+  }
+
+  function allowedMethodsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
     const method = req.method ?? 'GET';
     // OPTIONS needs every method; any other request only whether its own is served.
-    const served = servedHere(req, method === 'OPTIONS' ? undefined : method);
+    const served = servedMethods(
+      req.app,
+      appPath(req, isAtTop(req.app)),
+      method === 'OPTIONS' ? undefined : method,
+    );
     if (served.anyMethod && method !== 'OPTIONS') {
       next();
       return;
@@ -106,5 +123,7 @@ export function allowedMethods(options: AllowedMethodsOptions = {}) {
       return;
     }
     next();
-  };
+  }
+
+  return allowedMethodsMiddleware;
 }

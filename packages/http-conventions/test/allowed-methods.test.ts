@@ -173,6 +173,20 @@ describeEachExpress('allowedMethods', (express, version) => {
       return app;
     }
 
+    it('reads the whole path when mounted in a router of the main app', async () => {
+      const app = express();
+      const api = express.Router();
+      api.use(allowedMethods());
+      api.get('/cards', (_req, res) => res.json([]));
+      app.get('/cards', (_req, res) => res.json([]));
+      app.post('/cards', (_req, res) => res.status(201).json({}));
+      app.use('/api', api);
+      app.use(errorHandler());
+      // Routes are walked from the app's top: /api/cards is the router's GET only.
+      expect((await request(app).options('/api/cards')).headers.allow).toBe('GET, HEAD, OPTIONS');
+      expect((await request(app).post('/api/cards')).status).toBe(405);
+    });
+
     it('is invisible to the main app’s allowedMethods: its paths pass through', async () => {
       const app = mainApp(false);
       expect(servedMethods(app, '/admin/users').methods.size).toBe(0);
