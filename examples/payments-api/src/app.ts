@@ -4,7 +4,10 @@
  */
 
 import { conditionalRequests } from '@resourceful/conditional-requests';
-import { contentNegotiation } from '@resourceful/content-negotiation';
+import {
+  assertContentNegotiationOrder,
+  contentNegotiation,
+} from '@resourceful/content-negotiation';
 import {
   type ErrorHandlerOptions,
   errorHandler,
@@ -173,5 +176,7 @@ export function createApp(options: AppOptions = {}): Express {
 
   app.use(notFoundHandler());
   app.use(errorHandler({ onError: options.onError }));
+  // A wrong middleware order stops the service here, at start-up, not at its first request.
+  assertContentNegotiationOrder(app);
   return app;
 }
