@@ -6,6 +6,7 @@
 import { conditionalRequests } from '@resourceful/conditional-requests';
 import { contentNegotiation } from '@resourceful/content-negotiation';
 import {
+  ApiError,
   type ErrorHandlerOptions,
   errorHandler,
   notFoundHandler,
@@ -25,7 +26,8 @@ import {
   serviceRequestIdempotency,
 } from '@resourceful/service-request-idempotency';
 import { versionedRouter } from '@resourceful/versioned-router';
-import express5, { type Express } from 'express';
+import express5, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { type AppDatabase, databaseFromEnvironment } from './database/app-database.js';
 import { DOCS_PATH, mountApiDocs } from './description/docs.js';
 import { GRAPHQL_PATH, graphqlRoutes } from './description/graphql.js';
 import { listDefaults } from './lists.js';
@@ -39,7 +41,7 @@ import { riskOperations } from './resources/risk.js';
 import { EVENT_TYPE_LANGUAGES, mountWebhooks } from './resources/webhooks.js';
 import { seed } from './seed.js';
 import { BODY_LIMITS } from './server-limits.js';
-import { createStores } from './stores.js';
+import { createStores, prepareStores } from './stores.js';
 import { limitUrlLength } from './url-length.js';
 
 export type ExpressModule = typeof express5;
@@ -62,6 +64,21 @@ export interface AppOptions {
   helpUrl?: string;
   /** Relay `RELAY_PATH` to a cluster service through the control plane's service proxy. */
   serviceRelay?: ServiceRelayOptions;
+  /**
+   * PostgreSQL for the cards, customers and webhooks (migrated and seeded at start), or `false`
+   * for memory. @default databaseFromEnvironment(): `DATABASE_URL` when set, else memory
+   */
+  database?: AppDatabase | false;
+}
+
+const readiness = new WeakMap<Express, Promise<void>>();
+
+/**
+ * Resolves once the app's stores are migrated and seeded (at once in memory); rejects when the
+ * database cannot be prepared. Requests that arrive before wait for it.
+ */
+export function appReady(app: Express): Promise<void> {
+  return readiness.get(app) ?? Promise.resolve();
 }
 
 export interface ServiceRelayOptions {
@@ -85,8 +102,20 @@ export function createApp(options: AppOptions = {}): Express {
     app.set('public base url', options.publicBaseUrl.replace(/\/+$/, ''));
   }
 
-  const stores = createStores();
-  if (options.seed ?? true) seed(stores, now());
+  const database =
+    options.database === false ? undefined : (options.database ?? databaseFromEnvironment());
+  const stores = createStores(database);
+  const shouldSeed = options.seed ?? true;
+  const ready = prepareStores(database).then(() => (shouldSeed ? seed(stores, now()) : undefined));
+  // Not a crash when nobody waits: each request (and appReady) sees the failure.
+  ready.catch(() => {});
+  readiness.set(app, ready);
+  app.use(function awaitStores(_req: Request, _res: Response, next: NextFunction) {
+    ready.then(
+      () => next(),
+      () => next(ApiError.serviceUnavailable('The database is not ready.', { retryAfter: 5 })),
+    );
+  });
 
   // http-conventions (issue 13): a request id and an RFC 3339 Date on every answer, 414 for
   // long URLs, OPTIONS and 405 from the routes below (before them, so no handler runs).

@@ -3,28 +3,36 @@
  * runs with nothing else installed; a real service would put a database behind the same calls.
  */
 import { randomBytes } from 'node:crypto';
+import { type KeysetDataSource, memoryDataSource } from '@resourceful/collection-pagination';
+import type { RecordStore, StoredRecord } from './record-store.js';
 
-export interface StoredRecord {
-  id: string;
-  create_time: string;
-  update_time: string;
+export type { StoredRecord } from './record-store.js';
+
+/** A new id like `CARD-5KX7Q2M4ZP8R1HJW`: prefix and 16 characters of Crockford base32. */
+export function newRecordId(prefix: string): string {
+  const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  const bytes = randomBytes(16);
+  let id = '';
+  for (const byte of bytes) id += alphabet[byte % 32];
+  return `${prefix}-${id}`;
 }
 
-export class MemoryCollection<T extends StoredRecord> {
+export class MemoryCollection<T extends StoredRecord> implements RecordStore<T> {
   readonly #records = new Map<string, T>();
   readonly #prefix: string;
+  /** Writes of one process: conditional-requests' in-process lock keeps them apart. */
+  readonly compareAndSet = false;
+  /** Ties broken by `id`, as the PostgreSQL store orders them. */
+  readonly source: KeysetDataSource<T> = memoryDataSource(() => this.#records.values(), {
+    key: 'id',
+  });
 
   constructor(prefix: string) {
     this.#prefix = prefix;
   }
 
-  /** A new id like `CARD-5KX7Q2M4ZP8R1HJW`: prefix and 16 characters of Crockford base32. */
   newId(): string {
-    const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-    const bytes = randomBytes(16);
-    let id = '';
-    for (const byte of bytes) id += alphabet[byte % 32];
-    return `${this.#prefix}-${id}`;
+    return newRecordId(this.#prefix);
   }
 
   get(id: string): T | undefined {
@@ -51,5 +59,21 @@ export class MemoryCollection<T extends StoredRecord> {
 
   delete(id: string): boolean {
     return this.#records.delete(id);
+  }
+
+  insert(record: T): T {
+    return this.set(record);
+  }
+
+  insertIfAbsent(record: T): void {
+    if (!this.#records.has(record.id)) this.set(record);
+  }
+
+  save(record: T): void {
+    this.set(record);
+  }
+
+  remove(previous: T): void {
+    this.#records.delete(previous.id);
   }
 }

@@ -7,7 +7,6 @@ import {
   buildCollectionEnvelope,
   type CollectionSpec,
   type DataSource,
-  memoryDataSource,
   parseCollectionQuery,
 } from '@resourceful/collection-pagination';
 import {
@@ -18,7 +17,7 @@ import {
 } from '@resourceful/graphql-description';
 import type { Request } from 'express';
 import { absoluteUrl } from '../links.js';
-import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import type { RecordStore, StoredRecord } from '../record-store.js';
 import * as cards from '../resources/credit-cards.js';
 import * as customers from '../resources/customers.js';
 import * as webhooks from '../resources/webhooks.js';
@@ -68,11 +67,11 @@ function listResolver<T>(
 }
 
 function readResolver<T extends StoredRecord>(
-  collection: MemoryCollection<T>,
+  collection: RecordStore<T>,
   represent: (req: Request, record: T) => unknown,
 ) {
-  return (id: string, { req }: ExampleContext) => {
-    const record = collection.get(id);
+  return async (id: string, { req }: ExampleContext) => {
+    const record = await collection.get(id);
     return record === undefined ? undefined : represent(req, record);
   };
 }
@@ -83,18 +82,18 @@ export function graphqlRoutes(stores: Stores, now: () => Date) {
       CreditCard: {
         read: readResolver(stores.cards, cards.toRepresentation),
         // The input has passed CreditCardCreate (the description's create schema) already.
-        create: (input, { req }) => {
+        create: async (input, { req }) => {
           const card = cards.newCard(
             stores.cards.newId(),
             input as cards.CreditCardInput,
             now().toISOString(),
           );
-          return cards.toRepresentation(req, stores.cards.set(card));
+          return cards.toRepresentation(req, await stores.cards.insert(card));
         },
         list: listResolver(
           cards.COLLECTION_PATH,
           cards.CARD_LIST,
-          memoryDataSource(() => stores.cards.all()),
+          stores.cards.source,
           cards.toSummary,
         ),
       },
@@ -103,7 +102,7 @@ export function graphqlRoutes(stores: Stores, now: () => Date) {
         list: listResolver(
           customers.COLLECTION_PATH,
           customers.CUSTOMER_LIST,
-          memoryDataSource(() => stores.customers.all()),
+          stores.customers.source,
           customers.toRepresentation,
         ),
       },
@@ -112,7 +111,7 @@ export function graphqlRoutes(stores: Stores, now: () => Date) {
         list: listResolver(
           webhooks.COLLECTION_PATH,
           webhooks.WEBHOOK_LIST,
-          memoryDataSource(() => stores.webhooks.all()),
+          stores.webhooks.source,
           webhooks.toRepresentation,
         ),
       },
