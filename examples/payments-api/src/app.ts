@@ -31,6 +31,7 @@ import { type AppDatabase, databaseFromEnvironment } from './database/app-databa
 import { DOCS_PATH, mountApiDocs } from './description/docs.js';
 import { GRAPHQL_PATH, graphqlRoutes } from './description/graphql.js';
 import { listDefaults } from './lists.js';
+import { oneRequestAtATimePerConnection } from './pipelining.js';
 import { README_PATH, sendReadme } from './readme.js';
 import { requireJson } from './require-json.js';
 import { mountBillingAgreements } from './resources/billing-agreements.js';
@@ -110,6 +111,7 @@ export function createApp(options: AppOptions = {}): Express {
   // Not a crash when nobody waits: each request (and appReady) sees the failure.
   ready.catch(() => {});
   readiness.set(app, ready);
+  app.use(oneRequestAtATimePerConnection);
   app.use(function awaitStores(_req: Request, _res: Response, next: NextFunction) {
     ready.then(
       () => next(),
