@@ -54,6 +54,8 @@ const examplePostgresProject = examplePostgresPass
           // half-closed before its answer was ready: with a database no answer is ready then.
           exclude: [
             'test/http-conventions.test.ts',
+            // Starts its own PostgreSQL and two service processes in either pass.
+            'test/postgres-instances.test.ts',
             'test/redis-cluster.test.ts',
             'test/shared-redis.test.ts',
             'test/docs-page.test.ts',

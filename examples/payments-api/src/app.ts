@@ -30,7 +30,7 @@ import express5, { type Express, type NextFunction, type Request, type Response 
 import { type AppDatabase, databaseFromEnvironment } from './database/app-database.js';
 import { DOCS_PATH, mountApiDocs } from './description/docs.js';
 import { GRAPHQL_PATH, graphqlRoutes } from './description/graphql.js';
-import { listDefaults } from './lists.js';
+import { keysetListDefaults, listDefaults } from './lists.js';
 import { oneRequestAtATimePerConnection } from './pipelining.js';
 import { README_PATH, sendReadme } from './readme.js';
 import { requireJson } from './require-json.js';
@@ -70,6 +70,12 @@ export interface AppOptions {
    * for memory. @default databaseFromEnvironment(): `DATABASE_URL` when set, else memory
    */
   database?: AppDatabase | false;
+  /**
+   * Secrets (32+ characters each) signing continuation tokens of the card, customer and webhook
+   * lists; the first signs, any verifies (rotation: put the new one first). Without them, lists
+   * page by offset only. @default none
+   */
+  pageTokenSecrets?: readonly string[];
 }
 
 const readiness = new WeakMap<Express, Promise<void>>();
@@ -169,15 +175,17 @@ export function createApp(options: AppOptions = {}): Express {
   // creates, actions and the composite refund alike. The middleware ignores other methods.
   v1.use(serviceRequestIdempotency({ store: idempotencyStore }));
   const lists = listDefaults(app.get('public base url') as string | undefined);
-  mountCreditCards({ router: v1, lists, cards: stores.cards, now });
-  mountCustomers({ router: v1, lists, customers: stores.customers, now });
+  // The lists of the stores that page by keyset may hand out continuation tokens.
+  const keysetLists = keysetListDefaults(lists, options.pageTokenSecrets);
+  mountCreditCards({ router: v1, lists: keysetLists, cards: stores.cards, now });
+  mountCustomers({ router: v1, lists: keysetLists, customers: stores.customers, now });
   const agreementActions = mountBillingAgreements({
     router: v1,
     lists,
     agreements: stores.agreements,
     now,
   });
-  mountWebhooks({ router: v1, lists, webhooks: stores.webhooks, now });
+  mountWebhooks({ router: v1, lists: keysetLists, webhooks: stores.webhooks, now });
   // Complex operations (spec, "Complex operations"), declared with resource-operations; the
   // route checker learns them from the router (complexOperationRoutes).
   const refundOperations = mountRefunds({

@@ -4,6 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type KeysetDataSource, memoryDataSource } from '@resourceful/collection-pagination';
+import { DEFAULT_MAX_OFFSET } from '@resourceful/collection-pagination-pg';
+import { ApiError } from '@resourceful/error-envelope';
 import type { RecordStore, StoredRecord } from './record-store.js';
 
 export type { StoredRecord } from './record-store.js';
@@ -22,10 +24,13 @@ export class MemoryCollection<T extends StoredRecord> implements RecordStore<T> 
   readonly #prefix: string;
   /** Writes of one process: conditional-requests' in-process lock keeps them apart. */
   readonly compareAndSet = false;
-  /** Ties broken by `id`, as the PostgreSQL store orders them. */
-  readonly source: KeysetDataSource<T> = memoryDataSource(() => this.#records.values(), {
-    key: 'id',
-  });
+  /**
+   * Ties broken by `id`, and offsets past 10 000 refused, as the PostgreSQL store does, so both
+   * answer alike.
+   */
+  readonly source: KeysetDataSource<T> = boundedOffsets(
+    memoryDataSource(() => this.#records.values(), { key: 'id' }),
+  );
 
   constructor(prefix: string) {
     this.#prefix = prefix;
@@ -76,4 +81,24 @@ export class MemoryCollection<T extends StoredRecord> implements RecordStore<T> 
   remove(previous: T): void {
     this.#records.delete(previous.id);
   }
+}
+
+/**
+ * The PostgreSQL store's deepest offset (collection-pagination-pg's `maxOffset`), for memory
+ * too: the answer to `?offset=50000` does not depend on where the records are.
+ */
+function boundedOffsets<T>(source: KeysetDataSource<T>): KeysetDataSource<T> {
+  return {
+    ...source,
+    fetchPage(query) {
+      if (query.offset > DEFAULT_MAX_OFFSET) {
+        const parameter = query.paging.position;
+        throw ApiError.invalidRequest(
+          `The query parameter "${parameter}" reaches past record ${DEFAULT_MAX_OFFSET}; follow the "next" links to page deeper.`,
+          { target: parameter, innererror: { code: 'OFFSET_TOO_LARGE' } },
+        );
+      }
+      return source.fetchPage(query);
+    },
+  };
 }

@@ -168,6 +168,11 @@ describe.skipIf(!hasPostgresServer())('conditionalWrite with a compare-and-set s
         pools.map((pool) => listen(instance(express, new PgHooks(pool)))),
       );
       try {
+        // Connections opened first (fetch keeps them alive): the writes then arrive together and
+        // their loads overlap, rather than one connection set-up apart.
+        await Promise.all(
+          Array.from({ length: count }, (_, i) => fetch(`${servers[i % 2]?.url}/hooks/WH-1`)),
+        ).then((answers) => Promise.all(answers.map((res) => res.arrayBuffer())));
         const answers = await Promise.all(
           Array.from({ length: count }, async (_, i) => {
             const res = await fetch(`${servers[i % 2]?.url}${path}`, {

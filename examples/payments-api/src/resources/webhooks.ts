@@ -141,11 +141,13 @@ export function mountWebhooks({ router, lists, webhooks, now }: WebhookRoutesOpt
     }),
   );
 
-  // The event types of one webhook: a paged sub-collection.
+  // The event types of one webhook: a paged sub-collection (by offset: a webhook holds at
+  // most 50, so no continuation tokens).
+  const { continuation: _tokens, ...eventTypeLists } = lists;
   router.get(
     `${COLLECTION_PATH}/:id/event-types`,
     paginate({
-      ...lists,
+      ...eventTypeLists,
       source: async (req) =>
         memoryDataSource(
           (await findWebhook(webhooks, String((req as Request).params.id))).event_types,
