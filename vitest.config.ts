@@ -56,6 +56,7 @@ const examplePostgresProject = examplePostgresPass
             'test/http-conventions.test.ts',
             // Starts its own PostgreSQL and two service processes in either pass.
             'test/postgres-instances.test.ts',
+            'test/postgres-store.test.ts',
             'test/redis-cluster.test.ts',
             'test/shared-redis.test.ts',
             'test/docs-page.test.ts',
