@@ -57,6 +57,7 @@ const examplePostgresProject = examplePostgresPass
             // Starts its own PostgreSQL and two service processes in either pass.
             'test/postgres-instances.test.ts',
             'test/postgres-store.test.ts',
+            'test/postgres-differential.test.ts',
             'test/redis-cluster.test.ts',
             'test/shared-redis.test.ts',
             'test/docs-page.test.ts',
