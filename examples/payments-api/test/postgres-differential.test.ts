@@ -96,7 +96,12 @@ describe.skipIf(!hasPostgresServer())('the example in memory and on PostgreSQL',
       '/v1/notifications/webhooks/WH-SEED1/event-types?page_size=2',
     ])('GET %s', async (path) => {
       const { memory, postgres } = await pair();
-      for (const headers of [{}, { Accept: 'application/xml' }, { 'Accept-Encoding': 'gzip' }]) {
+      const variants: Record<string, string>[] = [
+        {},
+        { Accept: 'application/xml' },
+        { 'Accept-Encoding': 'gzip' },
+      ];
+      for (const headers of variants) {
         const step: Step = { method: 'GET', path, headers };
         expect(await send(postgres, step)).toEqual(await send(memory, step));
       }
