@@ -19,7 +19,7 @@ import {
 } from '@resourceful/http-conventions';
 import { type ClusterCredentials, serviceProxy } from '@resourceful/k8s-service-proxy';
 import { preferHeader } from '@resourceful/prefer-header';
-import { mountOperations } from '@resourceful/resource-operations';
+import { memoryHistoryStore, mountOperations } from '@resourceful/resource-operations';
 import {
   type IdempotencyStore,
   memoryStore,
@@ -149,13 +149,52 @@ export function createApp(options: AppOptions = {}): Express {
   // content negotiation: GraphQL over HTTP fixes its own media types and errors.
   mountApiDocs(app, express, app.get('public base url') as string | undefined);
   const idempotencyStore = options.idempotencyStore ?? memoryStore();
+  // The v1 routes are declared here, mounted after content negotiation below: GraphQL answers
+  // with the same declarations (representations, history) as the REST routes.
+  const v1 = express.Router();
+  v1.use(preferHeader());
+  // POST is idempotent when it carries Service-Request-Id (spec, "Verbs and idempotency"):
+  // creates, actions and the composite refund alike. The middleware ignores other methods.
+  v1.use(serviceRequestIdempotency({ store: idempotencyStore }));
+  const lists = listDefaults(app.get('public base url') as string | undefined);
+  // The lists of the stores that page by keyset may hand out continuation tokens.
+  const keysetLists = keysetListDefaults(lists, options.pageTokenSecrets);
+  mountCreditCards({ router: v1, lists: keysetLists, cards: stores.cards, now });
+  mountCustomers({ router: v1, lists: keysetLists, customers: stores.customers, now });
+  // The actions' history, read by the REST history route and by GraphQL.
+  const agreementHistory = memoryHistoryStore();
+  const agreementActions = mountBillingAgreements({
+    router: v1,
+    lists,
+    agreements: stores.agreements,
+    now,
+    history: agreementHistory,
+  });
+  mountWebhooks({ router: v1, lists: keysetLists, webhooks: stores.webhooks, now });
+  // Complex operations (spec, "Complex operations"), declared with resource-operations; the
+  // route checker learns them from the router (complexOperationRoutes).
+  const refundOperations = mountRefunds({
+    router: v1,
+    lists,
+    payments: stores.payments,
+    captures: stores.captures,
+    refunds: stores.refunds,
+    now,
+  });
+  const [decide, evaluate] = riskOperations({ lists, decisions: stores.decisions, now });
+  mountOperations(v1, [agreementActions, ...refundOperations, decide, evaluate]);
   // A create mutation is a POST like any other: Service-Request-Id makes it idempotent (on the
   // parsed body, so a reused id with another query is refused).
   app.use(
     GRAPHQL_PATH,
     express.json({ limit: BODY_LIMITS.json }),
     serviceRequestIdempotency({ store: idempotencyStore }),
-    graphqlRoutes(stores, now).endpoint,
+    graphqlRoutes(stores, now, {
+      agreementActions,
+      agreementHistory,
+      refund: refundOperations[0],
+      decide,
+    }).endpoint,
   );
 
   // Content negotiation: before the body parsers (it reads ISO-8859-1 and compressed JSON
@@ -169,38 +208,6 @@ export function createApp(options: AppOptions = {}): Express {
   // Strong ETags on every resource answer, 304 on reads, 412 on failed preconditions.
   app.use(conditionalRequests());
 
-  const v1 = express.Router();
-  v1.use(preferHeader());
-  // POST is idempotent when it carries Service-Request-Id (spec, "Verbs and idempotency"):
-  // creates, actions and the composite refund alike. The middleware ignores other methods.
-  v1.use(serviceRequestIdempotency({ store: idempotencyStore }));
-  const lists = listDefaults(app.get('public base url') as string | undefined);
-  // The lists of the stores that page by keyset may hand out continuation tokens.
-  const keysetLists = keysetListDefaults(lists, options.pageTokenSecrets);
-  mountCreditCards({ router: v1, lists: keysetLists, cards: stores.cards, now });
-  mountCustomers({ router: v1, lists: keysetLists, customers: stores.customers, now });
-  const agreementActions = mountBillingAgreements({
-    router: v1,
-    lists,
-    agreements: stores.agreements,
-    now,
-  });
-  mountWebhooks({ router: v1, lists: keysetLists, webhooks: stores.webhooks, now });
-  // Complex operations (spec, "Complex operations"), declared with resource-operations; the
-  // route checker learns them from the router (complexOperationRoutes).
-  const refundOperations = mountRefunds({
-    router: v1,
-    lists,
-    payments: stores.payments,
-    captures: stores.captures,
-    refunds: stores.refunds,
-    now,
-  });
-  mountOperations(v1, [
-    agreementActions,
-    ...refundOperations,
-    ...riskOperations({ lists, decisions: stores.decisions, now }),
-  ]);
   app.use(versionedRouter({ versions: { v1 } }));
 
   app.use(notFoundHandler());
