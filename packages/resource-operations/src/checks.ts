@@ -2,7 +2,9 @@
  * @module Construction-time checks shared by the declarations, with messages that say how to fix
  * the call.
  */
+import { KeyedLock } from '@resourceful/conditional-requests';
 import {
+  booleanOption,
   describeValue,
   OPTION_ERROR_CODES,
   type OptionError,
@@ -88,4 +90,34 @@ export function assertOptionalString(factory: string, name: string, value: unkno
   if (value !== undefined && typeof value !== 'string') {
     throw invalid(factory, name, `"${name}" must be a string, got ${describeValue(value)}.`);
   }
+}
+
+/**
+ * How writes of one resource are kept apart, as `conditionalWrite` takes it: the store's own
+ * compare-and-set, or an in-process lock (the given one, else conditional-requests' shared one).
+ */
+export type WriteGuard = { compareAndSet: true } | { lock: KeyedLock } | Record<string, never>;
+
+export function writeGuard(
+  factory: string,
+  options: { lock?: unknown; compareAndSet?: unknown },
+): WriteGuard {
+  const compareAndSet = booleanOption(factory, 'compareAndSet', options.compareAndSet, false);
+  if (options.lock !== undefined && !(options.lock instanceof KeyedLock)) {
+    throw invalid(
+      factory,
+      'lock',
+      `"lock" must be a KeyedLock from @resourceful/conditional-requests, got ${describeValue(options.lock)}.`,
+    );
+  }
+  if (compareAndSet && options.lock !== undefined) {
+    throw optionError(
+      OPTION_ERROR_CODES.conflictingOptions,
+      factory,
+      'a "lock" is not taken with "compareAndSet": the store checks the version itself. Pass one or the other.',
+      'lock',
+    );
+  }
+  if (compareAndSet) return { compareAndSet: true };
+  return options.lock === undefined ? {} : { lock: options.lock };
 }

@@ -38,6 +38,11 @@ export interface ActionRecord {
 export interface HistoryStore {
   /** How many calls the resource has; the next record's number is this plus one. */
   count(resourceId: string): MaybePromise<number>;
+  /**
+   * Stores the record. A store shared by instances (`compareAndSet` declarations) throws
+   * conditional-requests' `StaleVersionError` when the record's number is taken: the caller
+   * counts again and renumbers.
+   */
   append(resourceId: string, record: ActionRecord): MaybePromise<void>;
   source(resourceId: string): DataSource<ActionRecord>;
 }

@@ -7,7 +7,12 @@
  * call recorded in a resource readable with GET.
  */
 import { type CollectionSpec, paginate } from '@resourceful/collection-pagination';
-import { conditionalWrite, etagFor, type KeyedLock } from '@resourceful/conditional-requests';
+import {
+  conditionalWrite,
+  etagFor,
+  isStaleVersionError,
+  type KeyedLock,
+} from '@resourceful/conditional-requests';
 import {
   assertKnownOptions,
   assertOptionsObject,
@@ -23,6 +28,7 @@ import {
   assertSchema,
   assertSegment,
   invalid,
+  writeGuard,
 } from './checks.js';
 import { type ActionRecord, type HistoryStore, memoryHistoryStore } from './history.js';
 import { fillPath, makeLink, pathParameter, requestParameters } from './links.js';
@@ -101,6 +107,14 @@ export interface SubResourceActionsOptions<T, A extends Record<string, unknown>>
   now?: () => Date;
   /** The lock serialising writes of one resource. @default conditional-requests' shared lock */
   lock?: KeyedLock;
+  /**
+   * `perform` stores its change only while the stored resource is still the one loaded and
+   * throws conditional-requests' `StaleVersionError` otherwise (`UPDATE … WHERE etag = $2`), and
+   * the `historyStore` refuses a record whose number is taken the same way: no in-process lock
+   * is taken, so the check holds across instances sharing the store. Not together with `lock`.
+   * @default false
+   */
+  compareAndSet?: boolean;
 }
 
 export interface SubResourceActions<T> extends Operation {
@@ -127,9 +141,13 @@ const KNOWN_OPTIONS = [
   'publicBaseUrl',
   'now',
   'lock',
+  'compareAndSet',
 ] as const;
 
 const FACTORY = 'subResourceActions';
+
+/** How often a record is renumbered when another instance took its number first. */
+const APPEND_ATTEMPTS = 10;
 
 function defaultId(resource: unknown): string {
   const id = (resource as { id?: unknown } | null)?.id;
@@ -202,7 +220,29 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
   const now = options.now ?? (() => new Date());
   const store = options.historyStore ?? memoryHistoryStore();
   const loadOr404 = loaderOr404(options.load, idName, options.notFound);
-  const lock = options.lock;
+  const guard = writeGuard(FACTORY, options);
+
+  /**
+   * Appends under the next free number. Under a lock the count cannot move; with
+   * `compareAndSet`, a call on another instance that changed nothing (no version to compare)
+   * may have taken the number: count again rather than repeat an action already stored.
+   */
+  async function appendRecord(id: string, calls: number, record: ActionRecord): Promise<void> {
+    let number = calls + 1;
+    for (let attempt = 1; ; attempt++) {
+      const numbered = { ...record, id: `${id}-H${number}` };
+      try {
+        await store.append(id, numbered);
+        return;
+      } catch (error) {
+        if (!('compareAndSet' in guard) || !isStaleVersionError(error)) throw error;
+        if (attempt >= APPEND_ATTEMPTS) {
+          throw new Error(`${FACTORY}: no free history number for ${id} after ${attempt} tries.`);
+        }
+        number = (await store.count(id)) + 1;
+      }
+    }
+  }
 
   function actionRoute(name: string, action: ActionDefinition<T, unknown>): OperationRoute {
     async function run(req: OperationRequest): Promise<{ changed: boolean; resource: T }> {
@@ -212,7 +252,7 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
       return conditionalWrite(req, {
         // The identity json-patch-update locks on: an action waits for a PATCH of the resource.
         identity: id,
-        ...(lock === undefined ? {} : { lock }),
+        ...guard,
         load: () => loadOr404(id, req),
         // The tag its GET carries, so `If-Match` makes an action conditional like a PATCH.
         etag: (current) => etagFor(represent(current, req)),
@@ -232,7 +272,7 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
           // Read again: a store may replace the record rather than change it in place.
           const after = changed ? await loadOr404(id, req) : (current as T);
           const record: ActionRecord = {
-            id: `${id}-H${calls + 1}`,
+            id: '',
             action: name,
             outcome: changed ? 'STATE_CHANGED' : 'NO_CHANGE',
             request: body,
@@ -242,7 +282,7 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
           };
           const who = actor?.(req);
           if (who !== undefined) record.actor = who;
-          await store.append(id, record);
+          await appendRecord(id, calls, record);
           return { changed, resource: after };
         },
       });
