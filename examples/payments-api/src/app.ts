@@ -22,7 +22,7 @@ import {
 } from '@resourceful/http-conventions';
 import { type ClusterCredentials, serviceProxy } from '@resourceful/k8s-service-proxy';
 import { preferHeader } from '@resourceful/prefer-header';
-import { memoryHistoryStore, mountOperations } from '@resourceful/resource-operations';
+import { mountOperations } from '@resourceful/resource-operations';
 import {
   type IdempotencyStore,
   memoryStore,
@@ -165,7 +165,7 @@ export function createApp(options: AppOptions = {}): Express {
   mountCreditCards({ router: v1, lists: keysetLists, cards: stores.cards, now });
   mountCustomers({ router: v1, lists: keysetLists, customers: stores.customers, now });
   // The actions' history, read by the REST history route and by GraphQL.
-  const agreementHistory = memoryHistoryStore();
+  const agreementHistory = stores.agreementHistory;
   const agreementActions = mountBillingAgreements({
     router: v1,
     lists,

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { type KeysetDataSource, memoryDataSource } from '@resourceful/collection-pagination';
 import { DEFAULT_MAX_OFFSET } from '@resourceful/collection-pagination-pg';
 import { ApiError } from '@resourceful/error-envelope';
-import type { RecordStore, StoredRecord } from './record-store.js';
+import type { ListedRecordStore, StoredRecord } from './record-store.js';
 
 export type { StoredRecord } from './record-store.js';
 
@@ -19,7 +19,7 @@ export function newRecordId(prefix: string): string {
   return `${prefix}-${id}`;
 }
 
-export class MemoryCollection<T extends StoredRecord> implements RecordStore<T> {
+export class MemoryCollection<T extends StoredRecord> implements ListedRecordStore<T> {
   readonly #records = new Map<string, T>();
   readonly #prefix: string;
   /** Writes of one process: conditional-requests' in-process lock keeps them apart. */
@@ -51,6 +51,12 @@ export class MemoryCollection<T extends StoredRecord> implements RecordStore<T> 
   /** Every record, oldest first (insertion order). */
   all(): T[] {
     return [...this.#records.values()];
+  }
+
+  where(property: string, value: string): T[] {
+    return this.all().filter(
+      (record) => (record as unknown as Record<string, unknown>)[property] === value,
+    );
   }
 
   get size(): number {

@@ -38,3 +38,15 @@ export interface RecordStore<T extends StoredRecord> {
   /** Deletes `previous`; as `save`, only while it is still the stored record. */
   remove(previous: T): MaybePromise<void>;
 }
+
+/**
+ * A store whose records are also read whole, in creation order (the in-memory collection's
+ * insertion order): the lists, searches and summaries of the resources that page in process,
+ * small in the example (agreements, captures, refunds).
+ */
+export interface ListedRecordStore<T extends StoredRecord> extends RecordStore<T> {
+  /** Every record, oldest first. */
+  all(): MaybePromise<readonly T[]>;
+  /** The records whose `property` (a column of the table) equals `value`, oldest first. */
+  where(property: string, value: string): MaybePromise<readonly T[]>;
+}

@@ -89,7 +89,7 @@ export async function seed(stores: Stores, start: Date): Promise<void> {
       seedTime(start, index, agreementCount),
     );
     if (index % 5 === 4) agreement.state = 'SUSPENDED';
-    stores.agreements.set(agreement);
+    await stores.agreements.insertIfAbsent(agreement);
   }
 
   await stores.webhooks.insertIfAbsent(
@@ -117,11 +117,11 @@ export async function seed(stores: Stores, start: Date): Promise<void> {
     ['1500', 'JPY'],
     ['1.250', 'KWD'],
   ] as const;
-  captures.forEach(([total, currency], index) => {
+  for (const [index, [total, currency]] of captures.entries()) {
     const time = seedTime(start, index, captures.length);
     const paymentId = `PAY-SEED${index + 1}`;
     const amount = { total, currency };
-    stores.payments.set({
+    await stores.payments.insertIfAbsent({
       id: paymentId,
       intent: 'sale',
       state: 'approved',
@@ -129,6 +129,8 @@ export async function seed(stores: Stores, start: Date): Promise<void> {
       create_time: time,
       update_time: time,
     });
-    stores.captures.set(newCapture(`CAPTURE-SEED${index + 1}`, paymentId, amount, time));
-  });
+    await stores.captures.insertIfAbsent(
+      newCapture(`CAPTURE-SEED${index + 1}`, paymentId, amount, time),
+    );
+  }
 }

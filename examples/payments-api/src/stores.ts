@@ -1,12 +1,14 @@
 /**
- * @module Every collection of the example: in memory, or, with a database, the resources that
- * clients change with `If-Match` (cards, customers, webhooks) in PostgreSQL.
+ * @module Every collection of the example, and the actions' history: in memory, or, with a
+ * database, all of them in PostgreSQL, so that instances sharing it keep every guarantee.
  */
+import { type HistoryStore, memoryHistoryStore } from '@resourceful/resource-operations';
 import type { AppDatabase } from './database/app-database.js';
 import { migrate } from './database/migrate.js';
+import { pgHistoryStore } from './database/pg-history.js';
 import { PgRecords } from './database/pg-records.js';
 import { MemoryCollection } from './memory-collection.js';
-import type { RecordStore } from './record-store.js';
+import type { ListedRecordStore, RecordStore, StoredRecord } from './record-store.js';
 import type { StoredAgreement } from './resources/billing-agreements.js';
 import { CARD_LIST, type StoredCard } from './resources/credit-cards.js';
 import { CUSTOMER_LIST, type StoredCustomer } from './resources/customers.js';
@@ -17,12 +19,14 @@ import { type StoredWebhook, WEBHOOK_LIST } from './resources/webhooks.js';
 export interface Stores {
   cards: RecordStore<StoredCard>;
   customers: RecordStore<StoredCustomer>;
-  agreements: MemoryCollection<StoredAgreement>;
+  agreements: ListedRecordStore<StoredAgreement>;
   webhooks: RecordStore<StoredWebhook>;
-  payments: MemoryCollection<StoredPayment>;
-  captures: MemoryCollection<StoredCapture>;
-  refunds: MemoryCollection<StoredRefund>;
-  decisions: MemoryCollection<StoredDecision>;
+  payments: RecordStore<StoredPayment>;
+  captures: ListedRecordStore<StoredCapture>;
+  refunds: ListedRecordStore<StoredRefund>;
+  decisions: RecordStore<StoredDecision>;
+  /** The billing agreement actions' history. */
+  agreementHistory: HistoryStore;
 }
 
 /** The properties a list sorts, filters or selects by time: the table's columns. */
@@ -50,15 +54,33 @@ export function createStores(database?: AppDatabase): Stores {
           columns: listColumns(list),
           nullable,
         });
+  // The tables of migration 2: listed in creation order, in process (see ListedRecordStore).
+  const listed = <T extends StoredRecord>(
+    name: string,
+    prefix: string,
+    columns: readonly string[],
+  ): ListedRecordStore<T> =>
+    database === undefined
+      ? new MemoryCollection<T>(prefix)
+      : new PgRecords<T>({
+          ...database,
+          table: name,
+          prefix,
+          columns: ['create_time', 'update_time', ...columns],
+        });
   return {
     cards: table<StoredCard>('cards', 'CARD', CARD_LIST, ['last_name']),
     customers: table<StoredCustomer>('customers', 'CUST', CUSTOMER_LIST, ['last_name']),
-    agreements: new MemoryCollection('AGREEMENT'),
+    agreements: listed<StoredAgreement>('agreements', 'AGREEMENT', ['state']),
     webhooks: table<StoredWebhook>('webhooks', 'WH', WEBHOOK_LIST),
-    payments: new MemoryCollection('PAY'),
-    captures: new MemoryCollection('CAPTURE'),
-    refunds: new MemoryCollection('REFUND'),
-    decisions: new MemoryCollection('DECISION'),
+    payments: listed<StoredPayment>('payments', 'PAY', []),
+    captures: listed<StoredCapture>('captures', 'CAPTURE', ['parent_payment', 'state']),
+    refunds: listed<StoredRefund>('refunds', 'REFUND', ['capture_id']),
+    decisions: listed<StoredDecision>('decisions', 'DECISION', []),
+    agreementHistory:
+      database === undefined
+        ? memoryHistoryStore()
+        : pgHistoryStore(database.pool, database.schema),
   };
 }
 

@@ -59,26 +59,27 @@ describe.skipIf(!hasPostgresServer())('two example processes on one PostgreSQL',
     return { status: res.status, etag: res.headers.get('etag'), body: await res.text() };
   }
 
-  describe('twenty writes with the same If-Match, split across both instances', () => {
-    async function race(path: string, init: (i: number) => RequestInit) {
-      // Twenty connections opened first (fetch keeps them alive), so the writes below arrive
-      // together rather than one connection set-up apart, and their loads overlap.
-      await Promise.all(Array.from({ length: 20 }, (_, i) => read(i, path)));
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, async (_, i) => {
-          const res = await on(i, path, init(i));
-          return { racer: i, status: res.status, body: await res.text() };
-        }),
-      );
-      for (const loser of answers.filter((answer) => answer.status === 412)) {
-        expect(JSON.parse(loser.body).error).toMatchObject({
-          code: 'PRECONDITION_FAILED',
-          target: 'If-Match',
-        });
-      }
-      return answers;
+  /** Twenty requests sent together, split across both instances. */
+  async function race(path: string, init: (i: number) => RequestInit, warm = path) {
+    // Twenty connections opened first (fetch keeps them alive), so the writes below arrive
+    // together rather than one connection set-up apart, and their loads overlap.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => read(i, warm)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const res = await on(i, path, init(i));
+        return { racer: i, status: res.status, body: await res.text() };
+      }),
+    );
+    for (const loser of answers.filter((answer) => answer.status === 412)) {
+      expect(JSON.parse(loser.body).error).toMatchObject({
+        code: 'PRECONDITION_FAILED',
+        target: 'If-Match',
+      });
     }
+    return answers;
+  }
 
+  describe('twenty writes with the same If-Match, split across both instances', () => {
     it('PATCH: one 204, nineteen 412, and both instances show the winner', async () => {
       const path = `${CUSTOMERS}/CUST-SEED1`;
       const { etag } = await read(0, path);
@@ -131,6 +132,101 @@ describe.skipIf(!hasPostgresServer())('two example processes on one PostgreSQL',
       expect(statusCounts(answers.map((answer) => answer.status))).toEqual({ 204: 1, 412: 19 });
       expect((await read(0, path)).status).toBe(404);
       expect((await read(1, path)).status).toBe(404);
+    });
+  });
+
+  describe('actions and refunds, split across both instances', () => {
+    const AGREEMENT = '/v1/payments/billing-agreements/AGREEMENT-SEED01';
+
+    it('suspend: one 200, nineteen 412, one history record on both', async () => {
+      const { etag } = await read(0, AGREEMENT);
+      const answers = await race(
+        `${AGREEMENT}/suspend`,
+        (i) => ({
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'If-Match': String(etag) },
+          body: JSON.stringify({ note: `racer ${i}` }),
+        }),
+        AGREEMENT,
+      );
+      expect(statusCounts(answers.map((answer) => answer.status))).toEqual({ 200: 1, 412: 19 });
+      const winner = answers.find((answer) => answer.status === 200)?.racer;
+      const [a, b] = [await read(0, AGREEMENT), await read(1, AGREEMENT)];
+      expect(a.body).toBe(b.body);
+      expect(JSON.parse(a.body).state).toBe('SUSPENDED');
+      const [historyA, historyB] = [
+        await read(1, `${AGREEMENT}/history`),
+        await read(0, `${AGREEMENT}/history`),
+      ];
+      expect(historyA.body).toBe(historyB.body);
+      expect(JSON.parse(historyA.body).items).toMatchObject([
+        {
+          id: 'AGREEMENT-SEED01-H1',
+          action: 'suspend',
+          outcome: 'STATE_CHANGED',
+          request: { note: `racer ${winner}` },
+          state_before: 'ACTIVE',
+          state_after: 'SUSPENDED',
+        },
+      ]);
+      const { rows } = await pool.query(
+        "SELECT n FROM action_history WHERE resource_id = 'AGREEMENT-SEED01'",
+      );
+      expect(rows).toEqual([{ n: 1 }]);
+    });
+
+    it('numbers the records of calls that change nothing without a gap or a repeat', async () => {
+      const path = '/v1/payments/billing-agreements/AGREEMENT-SEED02';
+      // ACTIVE: every re-activate changes nothing, so no version is compared; the history's
+      // primary key keeps the numbers apart.
+      const answers = await race(
+        `${path}/re-activate`,
+        () => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }),
+        path,
+      );
+      expect(statusCounts(answers.map((answer) => answer.status))).toEqual({ 204: 20 });
+      const { rows } = await pool.query<{ n: number }>(
+        "SELECT n FROM action_history WHERE resource_id = 'AGREEMENT-SEED02' ORDER BY n",
+      );
+      expect(rows.map((row) => row.n)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    });
+
+    it('refunds of one capture never add up to more than the capture', async () => {
+      // CAPTURE-SEED1 is 10.00 USD: at most three refunds of 3.00 fit.
+      const path = '/v1/payments/captures/CAPTURE-SEED1';
+      const answers = await race(
+        `${path}/refund`,
+        () => ({
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ amount: { total: '3.00', currency: 'USD' } }),
+        }),
+        path,
+      );
+      const created = answers.filter((answer) => answer.status === 201);
+      expect(created.length).toBeGreaterThan(0);
+      expect(created.length).toBeLessThanOrEqual(3);
+      for (const refused of answers.filter((answer) => answer.status !== 201)) {
+        // 422 once the capture cannot take another; 409 WRITE_CONTENTION when a call lost the
+        // compare-and-set more times than conditional-requests retries.
+        const error = JSON.parse(refused.body).error;
+        if (refused.status === 422) {
+          expect(['REFUND_EXCEEDS_CAPTURE', 'CAPTURE_FULLY_REFUNDED']).toContain(
+            error.innererror.code,
+          );
+        } else {
+          expect(refused.status).toBe(409);
+          expect(error.innererror.code).toBe('WRITE_CONTENTION');
+        }
+      }
+      const [a, b] = [await read(0, path), await read(1, path)];
+      expect(a.body).toBe(b.body);
+      const refunded = `${(created.length * 3).toFixed(2)}`;
+      expect(JSON.parse(a.body).refunded_amount).toEqual({ total: refunded, currency: 'USD' });
+      const { rows } = await pool.query<{ n: string }>(
+        "SELECT count(*) AS n FROM refunds WHERE capture_id = 'CAPTURE-SEED1'",
+      );
+      expect(Number(rows[0]?.n)).toBe(created.length);
     });
   });
 

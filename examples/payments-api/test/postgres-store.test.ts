@@ -45,18 +45,20 @@ describe.skipIf(!hasPostgresServer())('the PostgreSQL store', () => {
 
     it('applies only the versions a schema lacks, in order, and nothing of a failed one', async () => {
       await migrate(pool, 'stepwise');
+      // Versions after the example's own, listed out of order.
+      const last = Math.max(...MIGRATIONS.map((migration) => migration.version));
       const next = [
         ...MIGRATIONS,
-        { version: 3, name: 'third', sql: 'CREATE TABLE third (id int)' },
-        { version: 2, name: 'second', sql: 'CREATE TABLE second (id int)' },
+        { version: last + 2, name: 'third', sql: 'CREATE TABLE third (id int)' },
+        { version: last + 1, name: 'second', sql: 'CREATE TABLE second (id int)' },
       ];
-      expect(await migrate(pool, 'stepwise', next)).toEqual([2, 3]);
-      const broken = [...next, { version: 4, name: 'broken', sql: 'CREATE TABLE fourth (' }];
+      expect(await migrate(pool, 'stepwise', next)).toEqual([last + 1, last + 2]);
+      const broken = [...next, { version: last + 3, name: 'broken', sql: 'CREATE TABLE fourth (' }];
       await expect(migrate(pool, 'stepwise', broken)).rejects.toThrow();
       const { rows } = await pool.query(
         "SELECT to_regclass('stepwise.fourth') AS fourth, max(version) AS latest FROM stepwise.schema_migrations",
       );
-      expect(rows).toEqual([{ fourth: null, latest: 3 }]);
+      expect(rows).toEqual([{ fourth: null, latest: last + 2 }]);
     });
 
     it('refuses a schema name it would have to quote', async () => {
@@ -65,7 +67,7 @@ describe.skipIf(!hasPostgresServer())('the PostgreSQL store', () => {
   });
 
   describeEachExpress('when the database goes away', (express) => {
-    it('answers 503 with Retry-After for the stores it holds, and serves the rest', async () => {
+    it('answers 503 with Retry-After for every stored resource, and serves what needs none', async () => {
       const own = await startPostgresServer();
       const ownPool = new pg.Pool({ connectionString: own.url, max: 2 });
       ownPool.on('error', () => {});
@@ -79,8 +81,17 @@ describe.skipIf(!hasPostgresServer())('the PostgreSQL store', () => {
         expect(res.headers['retry-after']).toBe('1');
         const list = await request(app).get('/v1/customers/customers');
         expectErrorEnvelope(list, 503, { code: 'SERVICE_UNAVAILABLE' });
-        // Billing agreements are kept in memory: still served.
-        expect((await request(app).get('/v1/payments/billing-agreements')).status).toBe(200);
+        // Agreements, their history and the refund summary are in the database too.
+        for (const path of [
+          '/v1/payments/billing-agreements',
+          '/v1/payments/billing-agreements/AGREEMENT-SEED01/history',
+          '/v1/payments/refund-summary?currency=USD',
+        ]) {
+          expectErrorEnvelope(await request(app).get(path), 503, { code: 'SERVICE_UNAVAILABLE' });
+        }
+        // A transient operation keeps nothing: still served.
+        const evaluation = await request(app).post('/v1/risk/evaluate').send({ code: 'ok' });
+        expect(evaluation.status).toBe(200);
       } finally {
         await ownPool.end();
         await own.close();

@@ -146,8 +146,11 @@ const KNOWN_OPTIONS = [
 
 const FACTORY = 'subResourceActions';
 
-/** How often a record is renumbered when another instance took its number first. */
-const APPEND_ATTEMPTS = 10;
+/**
+ * How often a record is renumbered when another call took its number first. Every round one of
+ * the contending calls appends, so as many concurrent calls as this on one resource all land.
+ */
+const APPEND_ATTEMPTS = 100;
 
 function defaultId(resource: unknown): string {
   const id = (resource as { id?: unknown } | null)?.id;

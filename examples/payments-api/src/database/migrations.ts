@@ -68,4 +68,74 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhooks_url ON webhooks (url, id);
     `,
   },
+  {
+    version: 2,
+    name: 'agreements, payments, captures, refunds, decisions and the actions history',
+    // `seq` numbers rows in creation order: the in-memory collections list in insertion order
+    // (their lists, search and a capture's refunds), and these tables answer alike.
+    sql: `
+      CREATE TABLE agreements (
+        id text COLLATE "C" PRIMARY KEY,
+        seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        doc json NOT NULL,
+        etag text NOT NULL,
+        create_time timestamptz NOT NULL,
+        update_time timestamptz NOT NULL,
+        state text COLLATE "C" NOT NULL
+      );
+
+      CREATE TABLE payments (
+        id text COLLATE "C" PRIMARY KEY,
+        seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        doc json NOT NULL,
+        etag text NOT NULL,
+        create_time timestamptz NOT NULL,
+        update_time timestamptz NOT NULL
+      );
+
+      CREATE TABLE captures (
+        id text COLLATE "C" PRIMARY KEY,
+        seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        doc json NOT NULL,
+        etag text NOT NULL,
+        create_time timestamptz NOT NULL,
+        update_time timestamptz NOT NULL,
+        parent_payment text COLLATE "C" NOT NULL,
+        state text COLLATE "C" NOT NULL
+      );
+
+      CREATE TABLE refunds (
+        id text COLLATE "C" PRIMARY KEY,
+        seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        doc json NOT NULL,
+        etag text NOT NULL,
+        create_time timestamptz NOT NULL,
+        update_time timestamptz NOT NULL,
+        capture_id text COLLATE "C" NOT NULL
+      );
+      CREATE INDEX refunds_capture_id ON refunds (capture_id, seq);
+
+      CREATE TABLE decisions (
+        id text COLLATE "C" PRIMARY KEY,
+        seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        doc json NOT NULL,
+        etag text NOT NULL,
+        create_time timestamptz NOT NULL,
+        update_time timestamptz NOT NULL
+      );
+
+      -- One row per call of an action; n is the call number of the record's id ({id}-H{n}). The
+      -- primary key refuses a number another instance took (resource-operations renumbers).
+      CREATE TABLE action_history (
+        resource_id text COLLATE "C" NOT NULL,
+        n integer NOT NULL,
+        doc json NOT NULL,
+        create_time timestamptz NOT NULL,
+        action text COLLATE "C" NOT NULL,
+        outcome text COLLATE "C" NOT NULL,
+        PRIMARY KEY (resource_id, n)
+      );
+      CREATE INDEX action_history_create_time ON action_history (resource_id, create_time, n);
+    `,
+  },
 ];

@@ -14,7 +14,7 @@ import { etagFor, StaleVersionError } from '@resourceful/conditional-requests';
 import { ApiError } from '@resourceful/error-envelope';
 import type pg from 'pg';
 import { newRecordId } from '../memory-collection.js';
-import type { RecordStore, StoredRecord } from '../record-store.js';
+import type { ListedRecordStore, StoredRecord } from '../record-store.js';
 import { quotedSchema } from './migrate.js';
 
 export interface PgRecordsOptions {
@@ -41,7 +41,7 @@ interface Row {
 const UNAVAILABLE_SQLSTATE = /^(08|57P|53)/;
 const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 
-function unavailable(error: unknown): never {
+export function unavailable(error: unknown): never {
   const code = (error as { code?: unknown } | null)?.code;
   const message = (error as Error | null)?.message ?? '';
   if (
@@ -56,7 +56,11 @@ function unavailable(error: unknown): never {
   throw error;
 }
 
-export class PgRecords<T extends StoredRecord> implements RecordStore<T> {
+/**
+ * `all` and `where` need the table's `seq` column (creation order), which the tables of
+ * migration 2 have.
+ */
+export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
   readonly compareAndSet = true;
   readonly source: KeysetDataSource<T>;
   readonly #pool: pg.Pool;
@@ -103,6 +107,23 @@ export class PgRecords<T extends StoredRecord> implements RecordStore<T> {
   async get(id: string): Promise<T | undefined> {
     const { rows } = await this.#query<Row>(`SELECT doc FROM ${this.#table} WHERE id = $1`, [id]);
     return rows[0]?.doc as T | undefined;
+  }
+
+  async all(): Promise<T[]> {
+    const { rows } = await this.#query<Row>(`SELECT doc FROM ${this.#table} ORDER BY seq`, []);
+    return rows.map((row) => row.doc as T);
+  }
+
+  async where(property: string, value: string): Promise<T[]> {
+    // The column name is written into the SQL: only the store's own columns.
+    if (!this.#columns.includes(property)) {
+      throw new TypeError(`PgRecords: "${property}" is not a column of ${this.#table}.`);
+    }
+    const { rows } = await this.#query<Row>(
+      `SELECT doc FROM ${this.#table} WHERE "${property}" = $1 ORDER BY seq`,
+      [value],
+    );
+    return rows.map((row) => row.doc as T);
   }
 
   async insert(record: T): Promise<T> {

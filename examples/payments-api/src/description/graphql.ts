@@ -25,7 +25,7 @@ import type {
 import type { Request } from 'express';
 import type { z } from 'zod';
 import { absoluteUrl } from '../links.js';
-import type { StoredRecord } from '../record-store.js';
+import type { ListedRecordStore, StoredRecord } from '../record-store.js';
 import * as agreements from '../resources/billing-agreements.js';
 import * as cards from '../resources/credit-cards.js';
 import * as customers from '../resources/customers.js';
@@ -133,6 +133,14 @@ function subCollectionResolver<T>(
   };
 }
 
+/** Every record of a store, read at each page: the REST list's source for the same store. */
+function allRecords<T extends StoredRecord>(store: ListedRecordStore<T>): DataSource<T> {
+  return {
+    count: async (query) => memoryDataSource(await store.all()).count(query),
+    fetchPage: async (query) => memoryDataSource(await store.all()).fetchPage(query),
+  };
+}
+
 function readResolver<T extends StoredRecord>(
   collection: { get(id: string): T | undefined | Promise<T | undefined> },
   represent: (req: Request, record: T) => unknown,
@@ -224,10 +232,10 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
       },
       BillingAgreement: {
         read: readResolver(stores.agreements, agreementRepresentation),
-        create: (input, { req }) =>
+        create: async (input, { req }) =>
           agreementRepresentation(
             req,
-            stores.agreements.set(
+            await stores.agreements.insert(
               agreements.newAgreement(
                 stores.agreements.newId(),
                 input as agreements.AgreementInput,
@@ -238,24 +246,22 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
         list: listResolver(
           agreements.COLLECTION_PATH,
           agreements.AGREEMENT_LIST,
-          memoryDataSource(() => stores.agreements.all()),
+          allRecords(stores.agreements),
           agreementRepresentation,
         ),
-        search: (criteria, args: PageArguments, { req }) =>
+        search: async (criteria, args: PageArguments, { req }) =>
           page(
             req,
             `/v1${agreements.SEARCH_PATH}`,
             pageQuery(args),
             {},
-            memoryDataSource(() =>
-              stores.agreements
-                .all()
-                .filter((agreement) =>
-                  agreements.matchesCriteria(
-                    agreement,
-                    criteria as z.infer<typeof agreements.AgreementSearch>,
-                  ),
+            memoryDataSource(
+              (await stores.agreements.all()).filter((agreement) =>
+                agreements.matchesCriteria(
+                  agreement,
+                  criteria as z.infer<typeof agreements.AgreementSearch>,
                 ),
+              ),
             ),
             agreementRepresentation,
             'POST',
@@ -265,7 +271,10 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
             agreements.COLLECTION_PATH,
             'history',
             HISTORY_LIST,
-            (id) => (stores.agreements.has(id) ? agreementHistory.source(id) : undefined),
+            async (id) =>
+              (await stores.agreements.get(id)) === undefined
+                ? undefined
+                : agreementHistory.source(id),
             (_req, record) => record,
           ),
         },
@@ -276,7 +285,7 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
         list: listResolver(
           '/payments/captures',
           refunds.CAPTURE_LIST,
-          memoryDataSource(() => stores.captures.all()),
+          allRecords(stores.captures),
           captureRepresentation,
         ),
         subCollections: {
@@ -284,10 +293,10 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
             '/payments/captures',
             'refunds',
             refunds.CAPTURE_REFUND_LIST,
-            (id) => {
-              const capture = stores.captures.get(id);
+            async (id) => {
+              const capture = await stores.captures.get(id);
               return (
-                capture && memoryDataSource(() => refunds.refundsOfCapture(stores.refunds, capture))
+                capture && memoryDataSource(await refunds.refundsOfCapture(stores.refunds, capture))
               );
             },
             (req, record) => refund.representation(req, record),
@@ -303,10 +312,10 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
     },
     operations: {
       // The input has passed DecisionRequest, the body schema of POST /v1/risk/decisions.
-      createPaymentDecision: ({ input }, { req }) =>
+      createPaymentDecision: async ({ input }, { req }) =>
         decide.representation(
           req,
-          risk.recordDecision(
+          await risk.recordDecision(
             stores.decisions,
             input as z.infer<typeof risk.DecisionRequest>,
             now(),
@@ -314,10 +323,10 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
         ),
       evaluatePayment: ({ input }) =>
         risk.evaluation(input as z.infer<typeof risk.DecisionRequest>),
-      refundSummary: ({ input }) =>
+      refundSummary: async ({ input }) =>
         refunds.refundSummary(
-          stores.captures.all(),
-          stores.refunds.all(),
+          await stores.captures.all(),
+          await stores.refunds.all(),
           input as z.infer<typeof refunds.RefundSummaryQuery>,
         ),
     },

@@ -4,6 +4,7 @@
  * declared with @resourceful/resource-operations.
  */
 import { memoryDataSource, paginate, searchCollection } from '@resourceful/collection-pagination';
+import { asyncHandler } from '@resourceful/error-envelope';
 import { jsonPatchUpdate } from '@resourceful/json-patch-update';
 import {
   type HistoryStore,
@@ -15,9 +16,9 @@ import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
-import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import type { ListedRecordStore, StoredRecord } from '../record-store.js';
 import { updateOptions } from '../resource-updates.js';
-import { findOr404, sendCreated } from '../responses.js';
+import { findRecordOr404, sendCreated } from '../responses.js';
 import { BillingAddress } from './credit-cards.js';
 
 export const COLLECTION_PATH = '/payments/billing-agreements';
@@ -88,14 +89,14 @@ export function newAgreement(id: string, input: AgreementInput, now: string): St
   return { id, state: 'ACTIVE', ...input, create_time: now, update_time: now };
 }
 
-export function findAgreement(agreements: MemoryCollection<StoredAgreement>, id: string) {
-  return findOr404(agreements, id, 'billing agreement', 'agreement_id');
+export function findAgreement(agreements: ListedRecordStore<StoredAgreement>, id: string) {
+  return findRecordOr404(agreements, id, 'billing agreement', 'agreement_id');
 }
 
 export interface AgreementRoutesOptions {
   router: Router;
   lists: ListDefaults;
-  agreements: MemoryCollection<StoredAgreement>;
+  agreements: ListedRecordStore<StoredAgreement>;
   now: () => Date;
   /** Where the actions' history is kept (GraphQL reads it too). @default in memory */
   history?: HistoryStore;
@@ -117,15 +118,18 @@ export function agreementRepresentation(
   return { ...agreement, links };
 }
 
-/** The agreement's state change by one action; `false` (204) when it is already there. */
-function moveTo(
-  agreements: MemoryCollection<StoredAgreement>,
+/**
+ * The agreement's state change by one action; `false` (204) when it is already there. Saved over
+ * the version loaded: a database store refuses it when another instance changed the agreement.
+ */
+async function moveTo(
+  agreements: ListedRecordStore<StoredAgreement>,
   agreement: StoredAgreement,
   state: AgreementState,
   time: Date,
-): boolean {
+): Promise<boolean> {
   if (agreement.state === state) return false;
-  agreements.set({ ...agreement, state, update_time: time.toISOString() });
+  await agreements.save({ ...agreement, state, update_time: time.toISOString() }, agreement);
   return true;
 }
 
@@ -151,6 +155,8 @@ export function mountBillingAgreements({
     represent: (agreement, req) => toRepresentation(req, agreement),
     state: (agreement) => agreement.state,
     ...(history === undefined ? {} : { historyStore: history }),
+    // In memory the process's lock keeps calls apart; in PostgreSQL the store's compare-and-set.
+    compareAndSet: agreements.compareAndSet,
     historyPaging: { allowedParameters: lists.allowedParameters ?? [] },
     now,
     actions: {
@@ -171,7 +177,7 @@ export function mountBillingAgreements({
     COLLECTION_PATH,
     paginate({
       ...lists,
-      source: memoryDataSource(() => agreements.all()),
+      source: async () => memoryDataSource(await agreements.all()),
       ...AGREEMENT_LIST,
       summary: (agreement, req) => toRepresentation(req as Request, agreement),
     }),
@@ -184,23 +190,31 @@ export function mountBillingAgreements({
     searchCollection({
       ...lists,
       criteria: AgreementSearch,
-      source: (criteria) =>
-        memoryDataSource(() =>
-          agreements.all().filter((agreement) => matchesCriteria(agreement, criteria)),
+      source: async (criteria) =>
+        memoryDataSource(
+          (await agreements.all()).filter((agreement) => matchesCriteria(agreement, criteria)),
         ),
       summary: (agreement, req) => toRepresentation(req as Request, agreement),
     }),
   );
 
-  router.post(COLLECTION_PATH, (req: Request, res: Response) => {
-    const input = AgreementCreate.parse(req.body);
-    const agreement = agreements.set(newAgreement(agreements.newId(), input, now().toISOString()));
-    sendCreated(req, res, toRepresentation(req, agreement));
-  });
+  router.post(
+    COLLECTION_PATH,
+    asyncHandler(async (req: Request, res: Response) => {
+      const input = AgreementCreate.parse(req.body);
+      const agreement = await agreements.insert(
+        newAgreement(agreements.newId(), input, now().toISOString()),
+      );
+      sendCreated(req, res, toRepresentation(req, agreement));
+    }),
+  );
 
-  router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
-    res.json(toRepresentation(req, findAgreement(agreements, String(req.params.id))));
-  });
+  router.get(
+    `${COLLECTION_PATH}/:id`,
+    asyncHandler(async (req: Request, res: Response) => {
+      res.json(toRepresentation(req, await findAgreement(agreements, String(req.params.id))));
+    }),
+  );
 
   router.patch(
     `${COLLECTION_PATH}/:id`,

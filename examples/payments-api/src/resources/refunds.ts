@@ -8,7 +8,7 @@
  * (`REFUND_CODES`), as PayPal's API answers its business-rule refusals.
  */
 import { memoryDataSource, paginate } from '@resourceful/collection-pagination';
-import { ApiError } from '@resourceful/error-envelope';
+import { ApiError, asyncHandler } from '@resourceful/error-envelope';
 import {
   type CompositeOperation,
   type ComputedResource,
@@ -19,9 +19,9 @@ import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
-import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
 import { AmountInput, CURRENCY_DIGITS, type Money, money, toMinor } from '../money.js';
-import { findOr404 } from '../responses.js';
+import type { ListedRecordStore, RecordStore, StoredRecord } from '../record-store.js';
+import { findRecordOr404 } from '../responses.js';
 
 export const RefundCreate = z.object({ amount: AmountInput }).strict();
 
@@ -87,9 +87,9 @@ function remainingMinor(capture: StoredCapture): bigint {
 export interface RefundRoutesOptions {
   router: Router;
   lists: ListDefaults;
-  payments: MemoryCollection<StoredPayment>;
-  captures: MemoryCollection<StoredCapture>;
-  refunds: MemoryCollection<StoredRefund>;
+  payments: RecordStore<StoredPayment>;
+  captures: ListedRecordStore<StoredCapture>;
+  refunds: ListedRecordStore<StoredRefund>;
   now: () => Date;
 }
 
@@ -177,11 +177,11 @@ export function paymentRepresentation(req: Request, payment: StoredPayment) {
 }
 
 /** The refunds of one capture, oldest first. */
-export function refundsOfCapture(
-  refunds: MemoryCollection<StoredRefund>,
+export async function refundsOfCapture(
+  refunds: ListedRecordStore<StoredRefund>,
   capture: StoredCapture,
-): StoredRefund[] {
-  return refunds.all().filter((record) => record.capture_id === capture.id);
+): Promise<readonly StoredRefund[]> {
+  return refunds.where('capture_id', capture.id);
 }
 
 /** Declares the refund operations and mounts the plain reads; returns the declarations. */
@@ -199,18 +199,26 @@ export function mountRefunds(options: RefundRoutesOptions): [RefundOperation, Co
     representSource: (capture, req) => captureRepresentation(req as Request, capture, refund),
     available: (capture) => remainingMinor(capture) > 0n,
     body: RefundCreate,
-    create: ({ source: capture, body, now: time }) => {
+    // In memory the process's lock keeps refunds of one capture apart; in PostgreSQL the
+    // capture's compare-and-set below, across instances.
+    compareAndSet: captures.compareAndSet,
+    create: async ({ source: capture, body, now: time }) => {
       checkRefund(capture, body.amount);
       const stamp = time.toISOString();
       const refunded = minorOf(capture.refunded_amount) + body.amount.minor;
       const total = minorOf(capture.amount);
-      captures.set({
-        ...capture,
-        refunded_amount: money(refunded, capture.amount.currency),
-        state: refunded === total ? 'refunded' : 'partially_refunded',
-        update_time: stamp,
-      });
-      return refunds.set({
+      // Saved over the version checked, before the refund exists: a refund on another instance
+      // that got there first makes this one run again and meet the rule against its result.
+      await captures.save(
+        {
+          ...capture,
+          refunded_amount: money(refunded, capture.amount.currency),
+          state: refunded === total ? 'refunded' : 'partially_refunded',
+          update_time: stamp,
+        },
+        capture,
+      );
+      return refunds.insert({
         id: refunds.newId(),
         state: 'completed',
         amount: { total: body.amount.total, currency: body.amount.currency },
@@ -240,43 +248,59 @@ export function mountRefunds(options: RefundRoutesOptions): [RefundOperation, Co
     '/payments/captures',
     paginate({
       ...lists,
-      source: memoryDataSource(() => captures.all()),
+      source: async () => memoryDataSource(await captures.all()),
       ...CAPTURE_LIST,
       summary: (capture, req) => captureRepresentation(req as Request, capture, refund),
     }),
   );
 
-  router.get('/payments/captures/:id', (req: Request, res: Response) => {
-    const capture = findOr404(captures, String(req.params.id), 'capture', 'capture_id');
-    res.json(captureRepresentation(req, capture, refund));
-  });
+  router.get(
+    '/payments/captures/:id',
+    asyncHandler(async (req: Request, res: Response) => {
+      const capture = await findRecordOr404(
+        captures,
+        String(req.params.id),
+        'capture',
+        'capture_id',
+      );
+      res.json(captureRepresentation(req, capture, refund));
+    }),
+  );
 
   // The refunds of one capture, oldest first, paged like any list.
   router.get(
     '/payments/captures/:id/refunds',
     paginate({
       ...lists,
-      source: (req) => {
+      source: async (req) => {
         const id = String((req as Request).params.id);
-        const capture = findOr404(captures, id, 'capture', 'capture_id');
-        return memoryDataSource(() => refundsOfCapture(refunds, capture));
+        const capture = await findRecordOr404(captures, id, 'capture', 'capture_id');
+        return memoryDataSource(await refundsOfCapture(refunds, capture));
       },
       ...CAPTURE_REFUND_LIST,
       summary: (record, req) => refund.representation(req as Request, record),
     }),
   );
 
-  router.get('/payments/payments/:id', (req: Request, res: Response) => {
-    const payment = findOr404(payments, String(req.params.id), 'payment', 'payment_id');
-    res.json(paymentRepresentation(req, payment));
-  });
+  router.get(
+    '/payments/payments/:id',
+    asyncHandler(async (req: Request, res: Response) => {
+      const payment = await findRecordOr404(
+        payments,
+        String(req.params.id),
+        'payment',
+        'payment_id',
+      );
+      res.json(paymentRepresentation(req, payment));
+    }),
+  );
 
   const summary = computedResource({
     path: '/payments/refund-summary',
     parameters: ['currency', 'start_time', 'end_time'],
     allowedParameters: lists.allowedParameters ?? [],
     query: RefundSummaryQuery,
-    compute: ({ query }) => refundSummary(captures.all(), refunds.all(), query),
+    compute: async ({ query }) => refundSummary(await captures.all(), await refunds.all(), query),
   });
 
   return [refund, summary];

@@ -11,7 +11,7 @@ import {
 } from '@resourceful/resource-operations';
 import { z } from 'zod';
 import type { ListDefaults } from '../lists.js';
-import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import type { RecordStore, StoredRecord } from '../record-store.js';
 
 export const DecisionRequest = z.object({ code: z.string().min(1).max(100) });
 
@@ -22,18 +22,18 @@ export interface StoredDecision extends StoredRecord {
 
 export interface RiskRoutesOptions {
   lists: ListDefaults;
-  decisions: MemoryCollection<StoredDecision>;
+  decisions: RecordStore<StoredDecision>;
   now: () => Date;
 }
 
 /** Decides on a code and keeps the decision (REST's POST and GraphQL's mutation alike). */
 export function recordDecision(
-  decisions: MemoryCollection<StoredDecision>,
+  decisions: RecordStore<StoredDecision>,
   request: z.infer<typeof DecisionRequest>,
   time: Date,
-): StoredDecision {
+): StoredDecision | Promise<StoredDecision> {
   const stamp = time.toISOString();
-  return decisions.set({
+  return decisions.insert({
     id: decisions.newId(),
     code: request.code,
     status: 'APPROVED',
