@@ -28,6 +28,26 @@ const graphql17Project =
       ]
     : [];
 
+// http-proxy-middleware 4 needs Node 22.15+: there, k8s-service-proxy's suite for
+// clusterServiceProxyOptions() runs a second time against it.
+const httpProxyMiddleware4Project =
+  nodeMajor >= 22
+    ? [
+        {
+          extends: true as const,
+          resolve: { alias: { 'http-proxy-middleware': 'http-proxy-middleware4' } },
+          test: {
+            name: 'k8s-service-proxy (http-proxy-middleware 4)',
+            root: 'packages/k8s-service-proxy',
+            include: ['test/http-proxy-middleware.test.ts'],
+            env: { HTTP_PROXY_MIDDLEWARE_MAJOR: '4' },
+            testTimeout: 20_000,
+            hookTimeout: 60_000,
+          },
+        },
+      ]
+    : [];
+
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['source'] } },
@@ -48,6 +68,7 @@ export default defineConfig({
         },
       })),
       ...graphql17Project,
+      ...httpProxyMiddleware4Project,
     ],
   },
 });
