@@ -15,6 +15,7 @@
  * ```
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import {
@@ -40,11 +41,14 @@ export interface CurvePoint extends Comparison {
   readonly roundRatios: { median: number; min: number; max: number };
   /** Median over the rounds of each proxy's p99 latency, in ms. */
   readonly p99: { baseline: number; candidate: number };
+  /** CPU time (user + system) each proxy process used per request, in µs (lower is better). */
+  readonly cpuPerRequestUs: { baseline: number; candidate: number };
 }
 
 interface Run {
   requestsPerSecond: number;
   p99: number;
+  cpuPerRequestUs: number;
   non2xx: number;
   errors: number;
 }
@@ -99,8 +103,18 @@ function startControlPlaneProcess(): Promise<{ child: ChildProcess; kubeconfig: 
   });
 }
 
+/** User + system CPU time of a process so far, in µs (Linux `/proc`; clock ticks of 10 ms). */
+function cpuMicros(pid: number | undefined): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
 /** autocannon's CLI in its own process; its JSON result gives throughput and p99. */
-function loadRun(port: number, connections: number): Promise<Run> {
+function loadRun(proxy: RunningProxy, connections: number): Promise<Run> {
+  const port = proxy.port;
+  const cpuBefore = cpuMicros(proxy.child.pid);
   const args = [
     AUTOCANNON,
     '--json',
@@ -119,7 +133,7 @@ function loadRun(port: number, connections: number): Promise<Run> {
         return;
       }
       const result = JSON.parse(stdout) as {
-        requests: { average: number };
+        requests: { average: number; total: number };
         latency: { p99: number };
         non2xx: number;
         errors: number;
@@ -127,6 +141,7 @@ function loadRun(port: number, connections: number): Promise<Run> {
       resolve({
         requestsPerSecond: result.requests.average,
         p99: result.latency.p99,
+        cpuPerRequestUs: (cpuMicros(proxy.child.pid) - cpuBefore) / result.requests.total,
         non2xx: result.non2xx,
         errors: result.errors,
       });
@@ -153,18 +168,18 @@ async function measure(
     }
     return run;
   };
-  await loadRun(kubectl.port, connections);
-  await loadRun(ours.port, connections);
+  await loadRun(kubectl, connections);
+  await loadRun(ours, connections);
   const baseline: Run[] = [];
   const candidate: Run[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate which goes first, so a drift in the machine's load hits both alike.
     if (round % 2 === 0) {
-      baseline.push(check('kubectl proxy', await loadRun(kubectl.port, connections)));
-      candidate.push(check('k8s-local-proxy', await loadRun(ours.port, connections)));
+      baseline.push(check('kubectl proxy', await loadRun(kubectl, connections)));
+      candidate.push(check('k8s-local-proxy', await loadRun(ours, connections)));
     } else {
-      candidate.push(check('k8s-local-proxy', await loadRun(ours.port, connections)));
-      baseline.push(check('kubectl proxy', await loadRun(kubectl.port, connections)));
+      candidate.push(check('k8s-local-proxy', await loadRun(ours, connections)));
+      baseline.push(check('kubectl proxy', await loadRun(kubectl, connections)));
     }
   }
   const total = (runs: Run[]) => runs.reduce((sum, run) => sum + run.requestsPerSecond, 0);
@@ -182,10 +197,15 @@ async function measure(
       baseline: median(baseline.map((run) => run.p99)),
       candidate: median(candidate.map((run) => run.p99)),
     },
+    cpuPerRequestUs: {
+      baseline: Math.round(median(baseline.map((run) => run.cpuPerRequestUs))),
+      candidate: Math.round(median(candidate.map((run) => run.cpuPerRequestUs))),
+    },
   };
   console.log(
     `${point.name}: ratio ${point.ratio.toFixed(3)} (rounds: median ${point.roundRatios.median.toFixed(3)}, ${point.roundRatios.min.toFixed(3)}–${point.roundRatios.max.toFixed(3)}; ` +
-      `${point.candidate} vs ${point.baseline} req/s; p99 ${point.p99.candidate} ms vs ${point.p99.baseline} ms)`,
+      `${point.candidate} vs ${point.baseline} req/s; p99 ${point.p99.candidate} ms vs ${point.p99.baseline} ms; ` +
+      `CPU ${point.cpuPerRequestUs.candidate} µs vs ${point.cpuPerRequestUs.baseline} µs per request)`,
   );
   return point;
 }

@@ -6,7 +6,7 @@
  * plain-http control plane, as Go's transport does.
  */
 import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
 import type { ConnectionOptions } from 'node:tls';
 import { HttpProxyAgent } from 'http-proxy-agent';
 import { HttpsProxyAgent } from 'https-proxy-agent';
@@ -36,6 +36,26 @@ class ClusterTunnelAgent extends HttpsProxyAgent<string> {
   }
 }
 
+/**
+ * Node's `https.Agent` names a request's connection pool from every TLS option, so each request
+ * re-reads the CA and client certificate into a string of a kilobyte or more, then hashes it.
+ * This agent serves one control plane with TLS settings fixed at construction (requests pass
+ * none), so the name is computed once per host, port and server name.
+ */
+class ClusterHttpsAgent extends HttpsAgent {
+  readonly #names = new Map<string, string>();
+
+  override getName(options: RequestOptions = {}): string {
+    const key = `${options.host}:${options.port}:${options.servername ?? ''}:${options.localAddress ?? ''}:${options.family ?? ''}`;
+    let name = this.#names.get(key);
+    if (name === undefined) {
+      name = super.getName(options);
+      this.#names.set(key, name);
+    }
+    return name;
+  }
+}
+
 export function createClusterAgent(
   server: URL,
   tls: ClusterTls,
@@ -43,7 +63,7 @@ export function createClusterAgent(
 ): HttpAgent {
   if (server.protocol === 'https:') {
     if (proxy !== undefined) return new ClusterTunnelAgent(proxy, tls);
-    return new HttpsAgent({ keepAlive: true, ...tls });
+    return new ClusterHttpsAgent({ keepAlive: true, ...tls });
   }
   if (proxy !== undefined) {
     const agent = new HttpProxyAgent(proxy, { keepAlive: true });
