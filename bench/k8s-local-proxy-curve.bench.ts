@@ -9,6 +9,7 @@
  * mean throughputs, the median and the range of the per-round ratios (the noise), and each
  * proxy's median p99 latency. The control plane speaks HTTP/1.1 (both proxies then keep
  * HTTP/1.1 connections alive); `BENCH_K8S_HTTP2=1` lets it offer HTTP/2, which kubectl takes.
+ * `BENCH_CONNECTIONS=1,10` measures only those concurrencies.
  *
  * ```sh
  * cd bench && node --conditions=source --import tsx run-all.ts k8s-local-proxy-curve
@@ -27,7 +28,7 @@ import {
 import type { Comparison } from './harness.js';
 
 const here = fileURLToPath(import.meta.url);
-const CONCURRENCIES = [1, 10, 32, 64];
+const CONCURRENCIES = (process.env.BENCH_CONNECTIONS ?? '1,10,32,64').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const HTTP2 = process.env.BENCH_K8S_HTTP2 === '1';
@@ -37,8 +38,8 @@ const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon
 /** One concurrency's figures; `ratio` is candidate / baseline mean throughput. */
 export interface CurvePoint extends Comparison {
   readonly connections: number;
-  /** Median and range of the per-round throughput ratios. */
-  readonly roundRatios: { median: number; min: number; max: number };
+  /** Median and range of the per-round throughput ratios, and how many rounds were ≥ 1. */
+  readonly roundRatios: { median: number; min: number; max: number; atLeastOne: number };
   /** Median over the rounds of each proxy's p99 latency, in ms. */
   readonly p99: { baseline: number; candidate: number };
   /** CPU time (user + system) each proxy process used per request, in µs (lower is better). */
@@ -192,7 +193,12 @@ async function measure(
     baseline: Math.round(total(baseline) / ROUNDS),
     candidate: Math.round(total(candidate) / ROUNDS),
     ratio: total(candidate) / total(baseline),
-    roundRatios: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) },
+    roundRatios: {
+      median: median(ratios),
+      min: Math.min(...ratios),
+      max: Math.max(...ratios),
+      atLeastOne: ratios.filter((ratio) => ratio >= 1).length,
+    },
     p99: {
       baseline: median(baseline.map((run) => run.p99)),
       candidate: median(candidate.map((run) => run.p99)),
@@ -203,7 +209,7 @@ async function measure(
     },
   };
   console.log(
-    `${point.name}: ratio ${point.ratio.toFixed(3)} (rounds: median ${point.roundRatios.median.toFixed(3)}, ${point.roundRatios.min.toFixed(3)}–${point.roundRatios.max.toFixed(3)}; ` +
+    `${point.name}: ratio ${point.ratio.toFixed(3)} (rounds: median ${point.roundRatios.median.toFixed(3)}, ${point.roundRatios.min.toFixed(3)}–${point.roundRatios.max.toFixed(3)}, ${point.roundRatios.atLeastOne} of ${ROUNDS} ≥ 1; ` +
       `${point.candidate} vs ${point.baseline} req/s; p99 ${point.p99.candidate} ms vs ${point.p99.baseline} ms; ` +
       `CPU ${point.cpuPerRequestUs.candidate} µs vs ${point.cpuPerRequestUs.baseline} µs per request)`,
   );
