@@ -253,8 +253,17 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
       complexOperation: true,
       handler: function subResourceActionMiddleware(req, res, next: Next) {
         run(req).then(({ changed, resource: after }) => {
-          if (changed) sendJson(req, res, 200, represent(after, req));
-          else sendNoContent(res);
+          if (!changed) {
+            sendNoContent(res);
+            return;
+          }
+          const body = represent(after, req);
+          // The resource's new tag, the one its GET and the next conditional action carry.
+          // Set here, not left to conditionalRequests(): the answer to a POST is not a
+          // representation it can tag (RFC 9110 §9.3.3), and set before the answer ends, a
+          // stored answer (Service-Request-Id) replays it as sent.
+          res.setHeader('ETag', etagFor(body));
+          sendJson(req, res, 200, body);
         }, next);
       },
     };
