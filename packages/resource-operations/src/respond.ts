@@ -10,7 +10,14 @@ export function sendJson(
   status: number,
   body: unknown,
 ): void {
-  const text = JSON.stringify(body);
+  const text: string | undefined = JSON.stringify(body);
+  if (text === undefined) {
+    // undefined, a function or a symbol: JSON has nothing to write, and an empty 200 would
+    // tell the client the operation answered with nothing. A fault of the operation's code.
+    throw new TypeError(
+      `resource-operations: the answer must be a JSON value, got ${typeof body}.`,
+    );
+  }
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));

@@ -252,19 +252,22 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
       path: `${resource}/${name}`,
       complexOperation: true,
       handler: function subResourceActionMiddleware(req, res, next: Next) {
-        run(req).then(({ changed, resource: after }) => {
-          if (!changed) {
-            sendNoContent(res);
-            return;
-          }
-          const body = represent(after, req);
-          // The resource's new tag, the one its GET and the next conditional action carry.
-          // Set here, not left to conditionalRequests(): the answer to a POST is not a
-          // representation it can tag (RFC 9110 §9.3.3), and set before the answer ends, a
-          // stored answer (Service-Request-Id) replays it as sent.
-          res.setHeader('ETag', etagFor(body));
-          sendJson(req, res, 200, body);
-        }, next);
+        run(req)
+          .then(({ changed, resource: after }) => {
+            if (!changed) {
+              sendNoContent(res);
+              return;
+            }
+            const body = represent(after, req);
+            // The resource's new tag, the one its GET and the next conditional action carry.
+            // Set here, not left to conditionalRequests(): the answer to a POST is not a
+            // representation it can tag (RFC 9110 §9.3.3), and set before the answer ends, a
+            // stored answer (Service-Request-Id) replays it as sent.
+            res.setHeader('ETag', etagFor(body));
+            sendJson(req, res, 200, body);
+          })
+          // Also what fails while answering (a representation that throws), not only the run.
+          .catch(next);
       },
     };
   }

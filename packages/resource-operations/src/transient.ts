@@ -54,7 +54,8 @@ export function transientOperation<B = unknown, Result = unknown>(
         handler: function transientOperationMiddleware(req, res, next) {
           readBody(schema, req.body)
             .then((body) => compute({ body, req }))
-            .then((result) => sendJson(req, res, 200, result), next);
+            .then((result) => sendJson(req, res, 200, result))
+            .catch(next);
         },
       },
     ],
