@@ -1,6 +1,7 @@
 import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { mountOperations, subResourceActions } from '../src/index.js';
 import { buildFixture } from './fixture.js';
 
 const BASE = 'http://api.test';
@@ -312,5 +313,47 @@ describeEachExpress('sub-resource actions, hostile input and failing stores', (e
     expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
     expect(fixture.accounts.get('ACC-1')?.state).toBe('ACTIVE');
     expect(fixture.calls.suspend).toBeUndefined();
+  });
+});
+
+describeEachExpress('sub-resource actions on a resource changed in place', (express) => {
+  it('keeps each history record as it was when the call was recorded', async () => {
+    const account = { id: 'A-1', status: { code: 'ACTIVE' } };
+    const toggle = (to: string) => ({
+      available: () => true,
+      perform: ({ resource }: { resource: typeof account }) => {
+        if (resource.status.code === to) return false;
+        // In place: the state object the previous record saw is the one changed here.
+        resource.status.code = to;
+        return true;
+      },
+    });
+    const actions = subResourceActions({
+      resource: '/accounts/:id',
+      load: (id) => (id === account.id ? account : undefined),
+      represent: (current) => ({ ...current, links: actions.links({} as never, current) }),
+      state: (current) => current.status,
+      actions: { suspend: toggle('SUSPENDED'), 're-activate': toggle('ACTIVE') },
+      publicBaseUrl: 'http://api.test',
+    });
+    const app = express();
+    app.use(express.json());
+    const router = express.Router();
+    mountOperations(router, [actions]);
+    app.use('/v1', router);
+    await request(app).post('/v1/accounts/A-1/suspend').send({});
+    await request(app).post('/v1/accounts/A-1/re-activate').send({});
+    const history = await request(app).get(
+      '/v1/accounts/A-1/history?sort_by=create_time&sort_order=asc',
+    );
+    expect(
+      history.body.items.map((e: { state_before: unknown; state_after: unknown }) => [
+        e.state_before,
+        e.state_after,
+      ]),
+    ).toEqual([
+      [{ code: 'ACTIVE' }, { code: 'SUSPENDED' }],
+      [{ code: 'SUSPENDED' }, { code: 'ACTIVE' }],
+    ]);
   });
 });
