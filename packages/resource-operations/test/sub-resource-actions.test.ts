@@ -1,7 +1,7 @@
 import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { mountOperations, subResourceActions } from '../src/index.js';
+import { type ActionDefinition, mountOperations, subResourceActions } from '../src/index.js';
 import { buildFixture } from './fixture.js';
 
 const BASE = 'http://api.test';
@@ -318,23 +318,26 @@ describeEachExpress('sub-resource actions, hostile input and failing stores', (e
 
 describeEachExpress('sub-resource actions on a resource changed in place', (express) => {
   it('keeps each history record as it was when the call was recorded', async () => {
-    const account = { id: 'A-1', status: { code: 'ACTIVE' } };
-    const toggle = (to: string) => ({
+    interface Account {
+      id: string;
+      status: { code: string };
+    }
+    const account: Account = { id: 'A-1', status: { code: 'ACTIVE' } };
+    const toggle = (to: string): ActionDefinition<Account, unknown> => ({
       available: () => true,
-      perform: ({ resource }: { resource: typeof account }) => {
+      perform: ({ resource }) => {
         if (resource.status.code === to) return false;
         // In place: the state object the previous record saw is the one changed here.
         resource.status.code = to;
         return true;
       },
     });
-    const actions = subResourceActions({
+    const actions = subResourceActions<Account, Record<string, unknown>>({
       resource: '/accounts/:id',
       load: (id) => (id === account.id ? account : undefined),
-      represent: (current) => ({ ...current, links: actions.links({} as never, current) }),
+      represent: (current) => ({ ...current }),
       state: (current) => current.status,
       actions: { suspend: toggle('SUSPENDED'), 're-activate': toggle('ACTIVE') },
-      publicBaseUrl: 'http://api.test',
     });
     const app = express();
     app.use(express.json());
