@@ -200,8 +200,8 @@ describeEachExpress('sub-resource actions', (express) => {
     it.each([
       ['a wrong type', { note: 42 }, 'note'],
       ['a too long value', { note: 'x'.repeat(21) }, 'note'],
-      ['an unknown field', { reason: 'x' }, undefined],
-      ['__proto__', JSON.parse('{"__proto__": {"admin": true}}'), undefined],
+      ['an unknown field', { reason: 'x' }, 'reason'],
+      ['__proto__', JSON.parse('{"__proto__": {"admin": true}}'), '__proto__'],
     ])(
       'answers 400 naming the field for %s, changing and recording nothing',
       async (_, body, target) => {
