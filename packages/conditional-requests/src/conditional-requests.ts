@@ -50,6 +50,7 @@ function derivesTag(method: string, status: number): boolean {
   if (!TAGGED_METHODS.has(method) || !TAGGED_STATUSES.has(status)) return false;
   return method !== 'POST' || status === 201;
 }
+
 /** RFC 9110 §15.4.5: a 304 carries no content and no content metadata. */
 const CONTENT_HEADERS = [
   'Content-Type',
