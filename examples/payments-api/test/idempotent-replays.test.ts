@@ -17,6 +17,7 @@ import { createClient } from 'redis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
+import { GRAPHQL_PATH } from '../src/description/graphql.js';
 
 const BASE = 'http://api.test';
 const AGREEMENT = '/v1/payments/billing-agreements/AGREEMENT-SEED01';
@@ -229,6 +230,19 @@ describeEachExpress('Service-Request-Id replays', (express) => {
         expect(read.status).toBe(200);
         expect(again.headers.etag, call.kind).toBe(read.headers.etag);
       }
+    });
+
+    it('replays a GraphQL create mutation with the header set it first sent', async () => {
+      const server = app();
+      const key = id();
+      const send = () =>
+        request(server).post(GRAPHQL_PATH).set('Service-Request-Id', key).send({
+          query: 'mutation { create_payment_decision(input: { code: "R-4" }) { id code } }',
+        });
+      const first = await send();
+      expect(first.status, first.text).toBe(200);
+      expect(first.body.data.create_payment_decision.code).toBe('R-4');
+      expectReplayOf(first, await send());
     });
 
     it('sends no ETag on a transient answer, first or replayed', async () => {

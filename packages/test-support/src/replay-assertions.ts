@@ -13,13 +13,17 @@ interface ResponseLike {
 /**
  * Headers that belong to one response rather than to the answer a replay reproduces: the time
  * it was sent (`Date`), the request it answered (`X-Request-Id`), the connection (hop-by-hop,
- * RFC 9110 §7.6.1) and the replay marker, which only a replay carries.
+ * RFC 9110 §7.6.1), the message framing (RFC 9112 §6: a first answer streamed `chunked` is
+ * replayed with `Content-Length`, its whole body being known; the bodies are compared byte for
+ * byte instead) and the replay marker, which only a replay carries.
  */
 export const PER_RESPONSE_HEADERS: readonly string[] = [
   'date',
   'x-request-id',
   'connection',
   'keep-alive',
+  'transfer-encoding',
+  'content-length',
   'idempotent-replayed',
 ];
 
