@@ -28,6 +28,26 @@ const graphql17Project =
       ]
     : [];
 
+// http-proxy-middleware 4 needs Node 22.15+: there, k8s-service-proxy's suite for
+// clusterServiceProxyOptions() runs a second time against it.
+const httpProxyMiddleware4Project =
+  nodeMajor >= 22
+    ? [
+        {
+          extends: true as const,
+          resolve: { alias: { 'http-proxy-middleware': 'http-proxy-middleware4' } },
+          test: {
+            name: 'k8s-service-proxy (http-proxy-middleware 4)',
+            root: 'packages/k8s-service-proxy',
+            include: ['test/http-proxy-middleware.test.ts'],
+            env: { HTTP_PROXY_MIDDLEWARE_MAJOR: '4' },
+            testTimeout: 20_000,
+            hookTimeout: 60_000,
+          },
+        },
+      ]
+    : [];
+
 // The example's suites once more on PostgreSQL (DATABASE_URL from a server test-support starts):
 // on Node 20 only, the CI machine's own, to keep the three-version CI run short; the stores do
 // not differ by Node version. PAYMENTS_API_POSTGRES=0 leaves the pass out, =1 forces it.
@@ -95,6 +115,7 @@ export default defineConfig({
         },
       })),
       ...graphql17Project,
+      ...httpProxyMiddleware4Project,
       ...examplePostgresProject,
     ],
   },
