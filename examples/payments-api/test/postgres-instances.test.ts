@@ -178,17 +178,23 @@ describe.skipIf(!hasPostgresServer())('two example processes on one PostgreSQL',
     it('numbers the records of calls that change nothing without a gap or a repeat', async () => {
       const path = '/v1/payments/billing-agreements/AGREEMENT-SEED02';
       // ACTIVE: every re-activate changes nothing, so no version is compared; the history's
-      // primary key keeps the numbers apart.
+      // primary key keeps the numbers apart (a call that lost its number runs again; one that
+      // lost more often than conditional-requests retries answers 409 WRITE_CONTENTION).
       const answers = await race(
         `${path}/re-activate`,
         () => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }),
         path,
       );
-      expect(statusCounts(answers.map((answer) => answer.status))).toEqual({ 204: 20 });
+      const recorded = answers.filter((answer) => answer.status === 204).length;
+      expect(recorded).toBeGreaterThan(0);
+      for (const answer of answers.filter((each) => each.status !== 204)) {
+        expect(answer.status).toBe(409);
+        expect(JSON.parse(answer.body).error.innererror.code).toBe('WRITE_CONTENTION');
+      }
       const { rows } = await pool.query<{ n: number }>(
         "SELECT n FROM action_history WHERE resource_id = 'AGREEMENT-SEED02' ORDER BY n",
       );
-      expect(rows.map((row) => row.n)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(rows.map((row) => row.n)).toEqual(Array.from({ length: recorded }, (_, i) => i + 1));
     });
 
     it('refunds of one capture never add up to more than the capture', async () => {

@@ -40,8 +40,10 @@ export interface HistoryStore {
   count(resourceId: string): MaybePromise<number>;
   /**
    * Stores the record. A store shared by instances (`compareAndSet` declarations) throws
-   * conditional-requests' `StaleVersionError` when the record's number is taken: the caller
-   * counts again and renumbers.
+   * conditional-requests' `StaleVersionError` when the record's number is taken, or when the
+   * record before it left another state than this one's `state_before` (a call that loaded the
+   * resource before a change recorded since): the call runs again (it changed nothing) or takes
+   * the next number (its change is stored).
    */
   append(resourceId: string, record: ActionRecord): MaybePromise<void>;
   source(resourceId: string): DataSource<ActionRecord>;

@@ -226,23 +226,35 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
   const guard = writeGuard(FACTORY, options);
 
   /**
-   * Appends under the next free number. Under a lock the count cannot move; with
-   * `compareAndSet`, a call on another instance that changed nothing (no version to compare)
-   * may have taken the number: count again rather than repeat an action already stored.
+   * Appends under the number after the count taken before the load. Under a lock the count
+   * cannot move. With `compareAndSet`, a taken number means another call was recorded since:
+   * a call that changed nothing then runs again from a fresh load (conditionalWrite repeats it
+   * on `StaleVersionError`), so its record never follows a change it did not see; a call whose
+   * change is stored (its compare-and-set passed, so only calls that changed nothing came
+   * between) counts again and takes the next number.
    */
-  async function appendRecord(id: string, calls: number, record: ActionRecord): Promise<void> {
+  async function appendRecord(
+    id: string,
+    calls: number,
+    record: ActionRecord,
+    changed: boolean,
+  ): Promise<void> {
     let number = calls + 1;
+    let entry = record;
     for (let attempt = 1; ; attempt++) {
-      const numbered = { ...record, id: `${id}-H${number}` };
+      const numbered = { ...entry, id: `${id}-H${number}` };
       try {
         await store.append(id, numbered);
         return;
       } catch (error) {
-        if (!('compareAndSet' in guard) || !isStaleVersionError(error)) throw error;
+        if (!('compareAndSet' in guard) || !isStaleVersionError(error) || !changed) throw error;
         if (attempt >= APPEND_ATTEMPTS) {
           throw new Error(`${FACTORY}: no free history number for ${id} after ${attempt} tries.`);
         }
         number = (await store.count(id)) + 1;
+        // Recorded now, after the records it follows: sorted by time, the history keeps the
+        // order of the numbers.
+        entry = { ...entry, create_time: now().toISOString() };
       }
     }
   }
@@ -252,17 +264,21 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
       const id = pathParameter(req, idName);
       // Validated before the lock and the load: a bad body changes nothing and is not recorded.
       const body = await readBody(action.body, req.body);
+      let calls = 0;
       return conditionalWrite(req, {
         // The identity json-patch-update locks on: an action waits for a PATCH of the resource.
         identity: id,
         ...guard,
-        load: () => loadOr404(id, req),
+        load: async () => {
+          // Counted before the load: a history store that is down fails the call before
+          // anything changes, and a record appended after this count (a taken number) is one
+          // this call's load may not have seen.
+          calls = await store.count(id);
+          return loadOr404(id, req);
+        },
         // The tag its GET carries, so `If-Match` makes an action conditional like a PATCH.
         etag: (current) => etagFor(represent(current, req)),
         write: async (current) => {
-          // Asked before the action runs: a history store that is down fails the call before
-          // anything changes, rather than after an unrecorded change.
-          const calls = await store.count(id);
           const time = now();
           // Copies: `perform` (this call's or a later one's) may change in place the object
           // `state` returned or the body, and a record keeps what was true when it was made.
@@ -287,7 +303,7 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
           };
           const who = actor?.(req);
           if (who !== undefined) record.actor = who;
-          await appendRecord(id, calls, record);
+          await appendRecord(id, calls, record, changed);
           return { changed, resource: after };
         },
       });

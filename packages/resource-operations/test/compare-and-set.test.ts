@@ -171,6 +171,33 @@ describeEachExpress('compareAndSet: the store checks the version', (express) => 
         ['ACC-1-H2', 'suspend'],
       ]);
     });
+
+    it('runs a call that changed nothing again when its number was taken meanwhile', async () => {
+      const { app, accounts, history } = build(express);
+      // Another instance suspends and records it after this call counted and loaded ACTIVE.
+      history.interleave = () => {
+        accounts.records.set('ACC-1', { id: 'ACC-1', state: 'SUSPENDED' });
+        void history.append('ACC-1', {
+          id: 'ACC-1-H1',
+          action: 'suspend',
+          outcome: 'STATE_CHANGED',
+          request: {},
+          state_before: 'ACTIVE',
+          state_after: 'SUSPENDED',
+          create_time: '2026-11-23T00:00:00.000Z',
+        });
+      };
+      // ACTIVE when loaded: re-activate changes nothing, then finds H1 taken and runs again.
+      const res = await request(app).post('/accounts/ACC-1/re-activate').send();
+      expect(res.status).toBe(200);
+      const list = await request(app).get('/accounts/ACC-1/history?sort_by=create_time');
+      expect(
+        list.body.items.map((item: ActionRecord) => [item.id, item.state_before, item.state_after]),
+      ).toEqual([
+        ['ACC-1-H1', 'ACTIVE', 'SUSPENDED'],
+        ['ACC-1-H2', 'SUSPENDED', 'ACTIVE'],
+      ]);
+    });
   });
 
   describe('composite operations', () => {

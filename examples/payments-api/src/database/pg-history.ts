@@ -66,9 +66,17 @@ export function pgHistoryStore(pool: pg.Pool, schema: string): HistoryStore {
       return rows[0]?.count ?? 0;
     },
     async append(resourceId, record) {
+      // Only after the record it follows, and only when that record left the state this one
+      // starts from (`doc` is json, its text as written, so the state's text compares): a call
+      // that loaded the resource before a change recorded meanwhile does not land after it.
       const { rowCount } = await query(
         `INSERT INTO ${table} (resource_id, n, doc, create_time, action, outcome)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (resource_id, n) DO NOTHING`,
+         SELECT $1, $2, $3, $4, $5, $6
+         WHERE $2 = 1 OR EXISTS (
+           SELECT 1 FROM ${table}
+           WHERE resource_id = $1 AND n = $2 - 1 AND (doc -> 'state_after')::text = $7
+         )
+         ON CONFLICT (resource_id, n) DO NOTHING`,
         [
           resourceId,
           callNumber(record),
@@ -76,9 +84,11 @@ export function pgHistoryStore(pool: pg.Pool, schema: string): HistoryStore {
           record.create_time,
           record.action,
           record.outcome,
+          JSON.stringify(record.state_before),
         ],
       );
-      // Another instance recorded a call under this number first: resource-operations renumbers.
+      // The number is taken, or the call before it left another state: resource-operations
+      // runs the call again or, its change stored, takes the next number.
       if (rowCount !== 1) throw new StaleVersionError();
     },
     source(resourceId): DataSource<ActionRecord> {
