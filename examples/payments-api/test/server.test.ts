@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+import { waitFor } from '@resourceful/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startService } from './service-process.js';
 
@@ -14,6 +16,34 @@ describe('the service process', () => {
     expect(res.status).toBe(200);
     expect(await service.stop()).toBe(0);
   });
+
+  it('finishes a request in flight at SIGTERM and exits 0 without waiting out keep-alive', async () => {
+    service = await startService();
+    const socket = connect(Number(new URL(service.url).port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('latin1').on('data', (chunk: string) => {
+      received += chunk;
+    });
+    const body = '{}';
+    // Expect: 100-continue tells us the server has the request before the body is sent.
+    socket.write(
+      'POST /v1/vault/credit-cards HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
+        'Expect: 100-continue\r\n\r\n',
+    );
+    await waitFor(() => received.includes('100 Continue'), { what: '100 Continue' });
+    const exited = service.stop();
+    const current = service;
+    await waitFor(() => current.output().includes('SIGTERM received'), { what: 'the shutdown' });
+    socket.write(body);
+    await waitFor(() => /\r\n\r\n\{/.test(received.split('100 Continue')[1] ?? ''), {
+      what: 'the answer',
+    });
+    // The client keeps its connection open; the keep-alive timeout (65 s) outlasts the
+    // shutdown's 10 s bound, so the service must close the connection once it is idle.
+    expect(await exited).toBe(0);
+    socket.destroy();
+  }, 30_000);
 
   it('serves a 32 kB URL, answers 414 for 100 kB and 431 for 100 kB of headers, as envelopes', async () => {
     service = await startService();
