@@ -9,6 +9,7 @@
  * `BENCH_QUICK=1` runs one short round of each (a smoke run: the figures mean nothing);
  * `BENCH_ROUNDS` and `BENCH_SECONDS` override the defaults below.
  */
+import { readFileSync } from 'node:fs';
 import type { RequestListener } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { listen } from '@resourceful/test-support';
@@ -17,9 +18,11 @@ import autocannon from 'autocannon';
 /** A smoke run: one short measured round per comparison. */
 export const QUICK = process.env.BENCH_QUICK === '1';
 /** Measured rounds of each side per comparison (after one discarded warm-up round). */
-export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
-/** Seconds per measurement. */
-export const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.5 : 3));
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 7));
+/** Seconds per measurement: short rounds keep each pair close in time on a drifting machine. */
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.5 : 1.5));
+/** Only the comparisons whose name contains this text are measured (the others are skipped). */
+export const ONLY = process.env.BENCH_ONLY;
 
 /** What load-worker.mjs is given. */
 interface WorkerRun {
@@ -53,7 +56,7 @@ export interface LoadRequest {
 }
 
 export interface LoadOptions {
-  /** Seconds per measured run. @default SECONDS (3; 0.5 in quick mode) */
+  /** Seconds per measured run. @default SECONDS (1.5; 0.5 in quick mode) */
   duration?: number;
   /** @default 32 */
   connections?: number;
@@ -63,6 +66,11 @@ export interface LoadOptions {
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /**
+   * CPU milliseconds this process's main thread (where the benchmarks' servers run) spent per
+   * request; undefined where it cannot be read (not Linux) or the server is another process.
+   */
+  serverCpuPerRequest?: number;
   /** Latency percentiles in milliseconds (autocannon's, 1 ms resolution). */
   p50?: number;
   p99?: number;
@@ -87,12 +95,36 @@ export async function loadUrl(
     uniqueHeader: request.uniqueHeader,
   };
   if (request.setupRequest) return loadInThisThread(run, request.setupRequest);
-  return new Promise<LoadResult>((resolve, reject) => {
+  const cpuBefore = mainThreadCpuMs();
+  const result = await new Promise<LoadResult>((resolve, reject) => {
     const worker = new Worker(new URL('./load-worker.mjs', import.meta.url), { workerData: run });
     worker.once('message', resolve);
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`load worker exited with ${code}`)));
   });
+  const cpuAfter = mainThreadCpuMs();
+  const requests = result.requestsPerSecond * run.duration;
+  // Below 10 ticks the server was not in this thread (or did nothing): no figure.
+  if (cpuBefore !== undefined && cpuAfter !== undefined && cpuAfter - cpuBefore >= 100) {
+    result.serverCpuPerRequest = (cpuAfter - cpuBefore) / requests;
+  }
+  return result;
+}
+
+/**
+ * User + system CPU time of this process's main thread in milliseconds, from
+ * /proc/self/task/<pid>/stat (clock ticks of 10 ms). It measures what the server costs per
+ * request whatever share of the cores other processes take, unlike throughput.
+ */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, hence the last ')').
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 async function loadInThisThread(
@@ -147,13 +179,20 @@ export interface Comparison {
   spread?: [number, number];
   /** candidate / baseline p99 latency (median of the rounds'), where measured. */
   p99Ratio?: number;
+  /**
+   * baseline / candidate server CPU time per request (median of the rounds'): the throughput
+   * ratio the server would show on a core of its own; steadier than `ratio` on a busy machine.
+   */
+  cpuRatio?: number;
   goal?: Goal;
   /** Which figure the goal is checked against. @default 'ratio' */
   goalOn?: 'ratio' | 'p99Ratio';
+  /** Not measured in this run (`BENCH_ONLY` named others); left out of the summary. */
+  skipped?: boolean;
 }
 
 export interface CompareOptions {
-  /** Measured rounds per side. @default ROUNDS (5; 1 in quick mode) */
+  /** Measured rounds per side. @default ROUNDS (7; 1 in quick mode) */
   rounds?: number;
   goal?: Goal;
   goalOn?: Comparison['goalOn'];
@@ -178,10 +217,14 @@ export async function compare(
   options: CompareOptions = {},
 ): Promise<Comparison> {
   const rounds = options.rounds ?? ROUNDS;
+  if (ONLY !== undefined && !name.includes(ONLY)) {
+    return { name, baseline: 0, candidate: 0, ratio: Number.NaN, skipped: true };
+  }
   await baseline();
   await candidate();
   const ratios: number[] = [];
   const p99Ratios: number[] = [];
+  const cpuRatios: number[] = [];
   const baselines: number[] = [];
   const candidates: number[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -204,6 +247,9 @@ export async function compare(
     candidates.push(c.requestsPerSecond);
     ratios.push(c.requestsPerSecond / b.requestsPerSecond);
     if (b.p99 && c.p99) p99Ratios.push(c.p99 / b.p99);
+    if (b.serverCpuPerRequest && c.serverCpuPerRequest) {
+      cpuRatios.push(b.serverCpuPerRequest / c.serverCpuPerRequest);
+    }
   }
   const comparison: Comparison = {
     name,
@@ -212,6 +258,7 @@ export async function compare(
     ratio: median(ratios),
     spread: [Math.min(...ratios), Math.max(...ratios)],
     p99Ratio: p99Ratios.length === rounds ? median(p99Ratios) : undefined,
+    cpuRatio: cpuRatios.length === rounds ? median(cpuRatios) : undefined,
     goal: options.goal,
     goalOn: options.goalOn,
   };
@@ -220,11 +267,12 @@ export async function compare(
 }
 
 export function report(comparison: Comparison): void {
-  const { name, baseline, candidate, ratio, spread, p99Ratio } = comparison;
+  const { name, baseline, candidate, ratio, spread, p99Ratio, cpuRatio } = comparison;
   const range = spread ? ` [${spread[0].toFixed(3)}–${spread[1].toFixed(3)}]` : '';
   const p99 = p99Ratio === undefined ? '' : `, p99 ratio ${p99Ratio.toFixed(3)}`;
+  const cpu = cpuRatio === undefined ? '' : `, CPU-per-request ratio ${cpuRatio.toFixed(3)}`;
   console.log(
-    `${name}: ratio ${ratio.toFixed(3)}${range}${p99} (candidate ${candidate} req/s, baseline ${baseline} req/s)`,
+    `${name}: ratio ${ratio.toFixed(3)}${range}${p99}${cpu} (candidate ${candidate} req/s, baseline ${baseline} req/s)`,
   );
 }
 

@@ -20,21 +20,23 @@ const results: Comparison[] = [];
 for (const file of files) {
   console.log(`\n# ${file}`);
   const module = (await import(`./${file}`)) as { run: () => Promise<Comparison[]> };
-  results.push(...(await module.run()));
+  results.push(...(await module.run()).filter((comparison) => !comparison.skipped));
 }
 
 const cell = (value: number | undefined) => (value === undefined ? '' : value.toFixed(3));
 console.log(
   '\n# summary (ratios are candidate / baseline throughput unless the name says otherwise)\n',
 );
-console.log("| comparison | ratio | rounds' spread | p99 ratio | goal | result |");
-console.log('|---|---|---|---|---|---|');
+console.log(
+  "| comparison | ratio | rounds' spread | p99 ratio | CPU-per-request ratio | goal | result |",
+);
+console.log('|---|---|---|---|---|---|---|');
 for (const comparison of results) {
   const spread = comparison.spread
     ? `${cell(comparison.spread[0])}–${cell(comparison.spread[1])}`
     : '';
   console.log(
-    `| ${comparison.name} | ${cell(comparison.ratio)} | ${spread} | ${cell(comparison.p99Ratio)} | ${goalText(comparison)} | ${verdict(comparison)} |`,
+    `| ${comparison.name} | ${cell(comparison.ratio)} | ${spread} | ${cell(comparison.p99Ratio)} | ${cell(comparison.cpuRatio)} | ${goalText(comparison)} | ${verdict(comparison)} |`,
   );
 }
 const failed = results.filter((comparison) => verdict(comparison) === 'FAIL').length;
