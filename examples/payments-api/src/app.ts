@@ -4,7 +4,10 @@
  */
 
 import { conditionalRequests } from '@resourceful/conditional-requests';
-import { contentNegotiation } from '@resourceful/content-negotiation';
+import {
+  assertContentNegotiationOrder,
+  contentNegotiation,
+} from '@resourceful/content-negotiation';
 import {
   type ErrorHandlerOptions,
   errorHandler,
@@ -18,7 +21,7 @@ import {
 } from '@resourceful/http-conventions';
 import { type ClusterCredentials, serviceProxy } from '@resourceful/k8s-service-proxy';
 import { preferHeader } from '@resourceful/prefer-header';
-import { mountOperations } from '@resourceful/resource-operations';
+import { memoryHistoryStore, mountOperations } from '@resourceful/resource-operations';
 import {
   type IdempotencyStore,
   memoryStore,
@@ -112,13 +115,50 @@ export function createApp(options: AppOptions = {}): Express {
   // content negotiation: GraphQL over HTTP fixes its own media types and errors.
   mountApiDocs(app, express, app.get('public base url') as string | undefined);
   const idempotencyStore = options.idempotencyStore ?? memoryStore();
+  // The v1 routes are declared here, mounted after content negotiation below: GraphQL answers
+  // with the same declarations (representations, history) as the REST routes.
+  const v1 = express.Router();
+  v1.use(preferHeader());
+  // POST is idempotent when it carries Service-Request-Id (spec, "Verbs and idempotency"):
+  // creates, actions and the composite refund alike. The middleware ignores other methods.
+  v1.use(serviceRequestIdempotency({ store: idempotencyStore }));
+  const lists = listDefaults(app.get('public base url') as string | undefined);
+  mountCreditCards({ router: v1, lists, cards: stores.cards, now });
+  mountCustomers({ router: v1, lists, customers: stores.customers, now });
+  // The actions' history, read by the REST history route and by GraphQL.
+  const agreementHistory = memoryHistoryStore();
+  const agreementActions = mountBillingAgreements({
+    router: v1,
+    lists,
+    agreements: stores.agreements,
+    now,
+    history: agreementHistory,
+  });
+  mountWebhooks({ router: v1, lists, webhooks: stores.webhooks, now });
+  // Complex operations (spec, "Complex operations"), declared with resource-operations; the
+  // route checker learns them from the router (complexOperationRoutes).
+  const refundOperations = mountRefunds({
+    router: v1,
+    lists,
+    payments: stores.payments,
+    captures: stores.captures,
+    refunds: stores.refunds,
+    now,
+  });
+  const [decide, evaluate] = riskOperations({ lists, decisions: stores.decisions, now });
+  mountOperations(v1, [agreementActions, ...refundOperations, decide, evaluate]);
   // A create mutation is a POST like any other: Service-Request-Id makes it idempotent (on the
   // parsed body, so a reused id with another query is refused).
   app.use(
     GRAPHQL_PATH,
     express.json({ limit: BODY_LIMITS.json }),
     serviceRequestIdempotency({ store: idempotencyStore }),
-    graphqlRoutes(stores, now).endpoint,
+    graphqlRoutes(stores, now, {
+      agreementActions,
+      agreementHistory,
+      refund: refundOperations[0],
+      decide,
+    }).endpoint,
   );
 
   // Content negotiation: before the body parsers (it reads ISO-8859-1 and compressed JSON
@@ -132,39 +172,11 @@ export function createApp(options: AppOptions = {}): Express {
   // Strong ETags on every resource answer, 304 on reads, 412 on failed preconditions.
   app.use(conditionalRequests());
 
-  const v1 = express.Router();
-  v1.use(preferHeader());
-  // POST is idempotent when it carries Service-Request-Id (spec, "Verbs and idempotency"):
-  // creates, actions and the composite refund alike. The middleware ignores other methods.
-  v1.use(serviceRequestIdempotency({ store: idempotencyStore }));
-  const lists = listDefaults(app.get('public base url') as string | undefined);
-  mountCreditCards({ router: v1, lists, cards: stores.cards, now });
-  mountCustomers({ router: v1, lists, customers: stores.customers, now });
-  const agreementActions = mountBillingAgreements({
-    router: v1,
-    lists,
-    agreements: stores.agreements,
-    now,
-  });
-  mountWebhooks({ router: v1, lists, webhooks: stores.webhooks, now });
-  // Complex operations (spec, "Complex operations"), declared with resource-operations; the
-  // route checker learns them from the router (complexOperationRoutes).
-  const refundOperations = mountRefunds({
-    router: v1,
-    lists,
-    payments: stores.payments,
-    captures: stores.captures,
-    refunds: stores.refunds,
-    now,
-  });
-  mountOperations(v1, [
-    agreementActions,
-    ...refundOperations,
-    ...riskOperations({ lists, decisions: stores.decisions, now }),
-  ]);
   app.use(versionedRouter({ versions: { v1 } }));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ onError: options.onError }));
+  // A wrong middleware order stops the service here, at start-up, not at its first request.
+  assertContentNegotiationOrder(app);
   return app;
 }

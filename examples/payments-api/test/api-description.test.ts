@@ -1,16 +1,40 @@
+import { subCollectionFieldName } from '@resourceful/graphql-description';
 import { describeEachExpress } from '@resourceful/test-support';
+import { listRoutes } from '@resourceful/versioned-router/check-routes';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
+import { type AppOptions, createApp } from '../src/app.js';
+import { DOCS_PATH, OPENAPI_PATH } from '../src/description/docs.js';
 import { paymentsApi } from '../src/description/index.js';
 
 type Json = Record<string, unknown>;
 interface Operation {
   operationId: string;
+  parameters?: Json[];
   requestBody?: { content: Record<string, { example?: unknown }> };
   responses: Record<string, Json>;
+}
+
+const VERBS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/** `/v1/payments/captures/{capture_id}/refund` and `…/:capture_id/refund` alike: `…/{}/refund`. */
+function pathShape(path: string): string {
+  return path.replace(/\{[^}]+\}|:[A-Za-z_]+/g, '{}');
+}
+
+/** Path shape → methods, of the REST routes the example serves (its router, not a copied list). */
+function servedRoutes(express: AppOptions['express']) {
+  const served = new Map<string, Set<string>>();
+  for (const { method, path } of listRoutes(createApp({ express, seed: false }))) {
+    // The description's own paths are not part of the API it describes.
+    if (!path.startsWith('/v1/') || path === OPENAPI_PATH || path.startsWith(DOCS_PATH)) continue;
+    const methods = served.get(pathShape(path)) ?? new Set<string>();
+    methods.add(method);
+    served.set(pathShape(path), methods);
+  }
+  return served;
 }
 
 const BASE = 'http://api.test';
@@ -71,16 +95,51 @@ describeEachExpress('the API description', (express) => {
   });
 
   it('keeps every required create field required in the OpenAPI document and the GraphQL input', async () => {
-    const graphql = await request(app()).get('/graphql/schema.graphql');
-    for (const resource of paymentsApi.resources.filter((r) => r.create)) {
+    const res = await request(app()).post('/graphql').send({
+      query:
+        '{ __schema { types { name inputFields { name type { kind } } } mutationType { fields { name } } } }',
+    });
+    const schema = res.body.data.__schema as {
+      types: { name: string; inputFields: { name: string; type: { kind: string } }[] | null }[];
+      mutationType: { fields: { name: string }[] };
+    };
+    const creates = paymentsApi.resources.filter((r) => r.create);
+    expect(creates.length).toBeGreaterThan(3);
+    for (const resource of creates) {
       const required = (resource.create?.required ?? []) as string[];
       const schemas = (document.components as { schemas: Record<string, { required?: string[] }> })
         .schemas;
       expect(schemas[`${resource.name}Create`]?.required, resource.name).toEqual(required);
       expect(required.length).toBeGreaterThan(0);
-      // Opt-in mutations are off in the example, so the GraphQL types are checked field by field.
-      expect(graphql.text).toContain(`type ${resource.name} implements Resource {`);
+      // Every create is an opt-in mutation in the example: its input's non-null fields.
+      const input = schema.types.find((t) => t.name === `${resource.name}CreateInput`);
+      const nonNull = input?.inputFields
+        ?.filter((field) => field.type.kind === 'NON_NULL')
+        .map((field) => field.name);
+      expect(nonNull, resource.name).toEqual(required);
     }
+    expect(schema.mutationType.fields.map((f) => f.name).sort()).toEqual([
+      'create_billing_agreement',
+      'create_credit_card',
+      'create_customer',
+      'create_payment_decision',
+      'create_webhook',
+    ]);
+  });
+
+  it('documents every REST route of the example with its methods, and nothing it does not serve', () => {
+    const served = servedRoutes(express);
+    const documented = new Map<string, Set<string>>();
+    for (const [path, item] of Object.entries(document.paths)) {
+      const methods = VERBS.filter((verb) => verb in item).map((verb) => verb.toUpperCase());
+      documented.set(pathShape(path), new Set(methods));
+    }
+    expect(served.size).toBeGreaterThan(20);
+    expect(
+      Object.fromEntries([...documented].map(([path, methods]) => [path, [...methods].sort()])),
+    ).toEqual(
+      Object.fromEntries([...served].map(([path, methods]) => [path, [...methods].sort()])),
+    );
   });
 
   it('gives every described resource a GraphQL type with the representation’s fields', async () => {
@@ -93,9 +152,11 @@ describeEachExpress('the API description', (express) => {
     }[];
     for (const resource of paymentsApi.resources) {
       const fields = types.find((t) => t.name === resource.name)?.fields?.map((f) => f.name);
-      expect(fields, resource.name).toEqual(
-        Object.keys(resource.representation.properties as object),
-      );
+      expect(fields, resource.name).toEqual([
+        ...Object.keys(resource.representation.properties as object),
+        // Sub-collections are fields of their resource's type.
+        ...resource.subCollections.map((sub) => subCollectionFieldName(resource, sub)),
+      ]);
     }
   });
 
@@ -129,7 +190,7 @@ describeEachExpress('the API description', (express) => {
       return res;
     }
 
-    for (const resource of paymentsApi.resources) {
+    for (const resource of paymentsApi.resources.filter((r) => r.create)) {
       it(`for ${resource.name}: create, read, list, update and delete`, async () => {
         const server = app();
         const collection = `/v1${resource.path}`;
@@ -192,6 +253,92 @@ describeEachExpress('the API description', (express) => {
         );
       });
     }
+
+    it('sends one request per documented operation, built from the document, and checks each answer', async () => {
+      const server = app();
+      // Path parameters: seeded records, and what the document's own create examples make.
+      const ids: Record<string, string> = {
+        credit_card_id: 'CARD-SEED1',
+        customer_id: 'CUST-SEED1',
+        webhook_id: 'WH-SEED1',
+        billing_agreement_id: 'AGREEMENT-SEED01',
+        payment_id: 'PAY-SEED1',
+        capture_id: 'CAPTURE-SEED2',
+      };
+      const all = Object.entries(document.paths).flatMap(([path, item]) =>
+        VERBS.filter((verb) => verb in item).map(
+          (verb) => [verb, path, item[verb] as Operation] as const,
+        ),
+      );
+      // Creates first (their answers give the ids the reads need), deletes last.
+      const rank = (verb: string, path: string) =>
+        verb === 'post' && !/\}\/[a-z-]+$/.test(path)
+          ? 0
+          : verb === 'post'
+            ? 1
+            : verb === 'delete'
+              ? 4
+              : verb === 'get'
+                ? 2
+                : 3;
+      all.sort((a, b) => rank(a[0], a[1]) - rank(b[0], b[1]));
+      const sent: string[] = [];
+      for (const [verb, path, operation] of all) {
+        const url = path.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
+          expect(ids[name], `an id for ${name}`).toBeDefined();
+          return ids[name] as string;
+        });
+        const query = new URLSearchParams();
+        for (const parameter of operation.parameters ?? []) {
+          if (parameter.in === 'query' && parameter.required === true) {
+            expect(parameter.example, `${operation.operationId} ${parameter.name}`).toBeDefined();
+            query.set(parameter.name as string, String(parameter.example));
+          }
+        }
+        const target = query.size > 0 ? `${url}?${query}` : url;
+        const content = operation.requestBody?.content ?? {};
+        let test: request.Test;
+        if (verb === 'put') {
+          test = request(server)
+            .put(target)
+            .send((await request(server).get(url)).body);
+        } else if (verb === 'patch') {
+          const field = Object.keys(
+            (document.components as { schemas: Record<string, Json> }).schemas[
+              `${operation.operationId.replace(/^patch/, '')}MergePatch`
+            ]?.properties as Json,
+          )[0] as string;
+          const current = (await request(server).get(url)).body as Json;
+          test = request(server)
+            .patch(target)
+            .set('Content-Type', 'application/json-patch+json')
+            .send(JSON.stringify([{ op: 'replace', path: `/${field}`, value: current[field] }]));
+        } else if (verb === 'post') {
+          const example = content['application/json']?.example;
+          expect(example, `${operation.operationId} has an example body`).toBeDefined();
+          test = request(server)
+            .post(target)
+            .send(example as object);
+        } else {
+          test = request(server)[verb](target);
+        }
+        const expected =
+          verb === 'put' || verb === 'patch' || verb === 'delete'
+            ? 204
+            : Math.min(
+                ...Object.keys(operation.responses)
+                  .map(Number)
+                  .filter((s) => s < 300),
+              );
+        const res = await check(verb.toUpperCase(), target, operation, () => test, expected);
+        if (operation.operationId === 'refundCapture') ids.refund_id = res.body.id;
+        if (operation.operationId === 'createPaymentDecision')
+          ids.payment_decision_id = res.body.id;
+        sent.push(operation.operationId);
+      }
+      expect(sent.sort()).toEqual(all.map(([, , operation]) => operation.operationId).sort());
+      expect(new Set(sent).size).toBe(sent.length);
+    });
   });
 });
 

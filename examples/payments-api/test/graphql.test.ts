@@ -72,9 +72,14 @@ describeEachExpress('GET and POST /graphql', (express) => {
       (t: { name: string }) => t.name === 'Resource',
     );
     expect(resource.possibleTypes.map((t: { name: string }) => t.name).sort()).toEqual([
+      'BillingAgreement',
+      'Capture',
       'CreditCard',
       'CreditCardSummary',
       'Customer',
+      'Payment',
+      'PaymentDecision',
+      'Refund',
       'Webhook',
     ]);
   });

@@ -7,36 +7,26 @@ import { connect } from 'node:net';
 import { redisStore } from '@resourceful/service-request-idempotency';
 import {
   describeEachExpress,
-  type ExpressModule,
+  exactRequest,
   expectErrorEnvelope,
   freePort,
   listen,
+  type RunningServer,
 } from '@resourceful/test-support';
-import { listRoutes } from '@resourceful/versioned-router/check-routes';
 import { createClient } from 'redis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AppOptions, createApp } from '../src/app.js';
+import { createApp } from '../src/app.js';
 import { DOCS_PATH } from '../src/description/docs.js';
 import { README_PATH } from '../src/readme.js';
 import { createPaymentsServer } from '../src/server-limits.js';
 import { MAX_URL_LENGTH } from '../src/url-length.js';
+import { appWithRecords, concrete, REQUIRED_QUERY, routeTable, SEEDED } from './route-table.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BASE = 'http://api.test';
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** Path → methods registered, from the app's router (what a client may call). */
-function routeTable(options: AppOptions): Map<string, Set<string>> {
-  const table = new Map<string, Set<string>>();
-  for (const { method, path } of listRoutes(createApp({ ...options, seed: false }))) {
-    const methods = table.get(path) ?? new Set<string>();
-    methods.add(method);
-    table.set(path, methods);
-  }
-  return table;
-}
 
 /** What OPTIONS should list for the registered methods. */
 function expectedAllow(methods: ReadonlySet<string>): string {
@@ -48,45 +38,25 @@ function expectedAllow(methods: ReadonlySet<string>): string {
     .join(', ');
 }
 
-/** Seeded records stand in for `:id` after the collection they belong to. */
-const SEEDED: Record<string, string> = {
-  'credit-cards': 'CARD-SEED1',
-  customers: 'CUST-SEED1',
-  'billing-agreements': 'AGREEMENT-SEED01',
-  webhooks: 'WH-SEED1',
-  captures: 'CAPTURE-SEED1',
-  payments: 'PAY-SEED1',
-};
-
-/** Query parameters a route requires. */
-const REQUIRED_QUERY: Record<string, string> = { '/v1/payments/refund-summary': '?currency=USD' };
-
-function concrete(path: string, ids: Record<string, string>): string {
-  const segments = path.split('/');
-  return segments
-    .map((segment, index) =>
-      segment.startsWith(':') ? (ids[segments[index - 1] ?? ''] ?? 'UNKNOWN-ID') : segment,
-    )
-    .join('/');
-}
-
-/** An app with one refund and one decision made, so that every GET route has something. */
-async function appWithRecords(express: ExpressModule) {
-  const app = createApp({ express, publicBaseUrl: 'http://api.test' });
-  const refund = await request(app)
-    .post('/v1/payments/captures/CAPTURE-SEED2/refund')
-    .send({ amount: { total: '1.00', currency: 'USD' } });
-  const decision = await request(app).post('/v1/risk/decisions').send({ code: 'R-1' });
-  expect([refund.status, decision.status]).toEqual([201, 201]);
-  return { app, ids: { ...SEEDED, refunds: refund.body.id, decisions: decision.body.id } };
-}
-
 /** Headers that legitimately differ between two answers to the same request. */
 const PER_ANSWER = new Set(['date', 'x-request-id', 'connection', 'keep-alive']);
 
 function comparable(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !PER_ANSWER.has(name)));
 }
+
+/**
+ * Each negotiation a HEAD must match the GET under: no Accept-Encoding (supertest would add
+ * `gzip, deflate` to the GET only, hence exactRequest), gzip and br, in JSON and XML.
+ */
+const NEGOTIATIONS: readonly Record<string, string>[] = [undefined, 'gzip', 'br'].flatMap(
+  (encoding) =>
+    [undefined, 'application/xml'].map((accept) => ({
+      'accept-language': 'fr',
+      ...(encoding === undefined ? {} : { 'accept-encoding': encoding }),
+      ...(accept === undefined ? {} : { accept }),
+    })),
+);
 
 describeEachExpress('the example’s HTTP conventions', (express) => {
   const table = routeTable({ express });
@@ -161,35 +131,69 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
     }
   });
 
-  describe('HEAD on every GET route', () => {
+  describe('HEAD on every GET route (RFC 9110 §9.3.2)', () => {
+    let running: RunningServer;
+    let ids: Record<string, string>;
+
+    beforeAll(async () => {
+      const made = await appWithRecords(express);
+      ids = made.ids;
+      running = await listen(made.app);
+    });
+
+    afterAll(() => running.close());
+
     for (const [path, methods] of table) {
       if (!methods.has('GET')) continue;
-      it(`answers GET's headers and no body for ${path}`, async () => {
-        const { app, ids } = await appWithRecords(express);
+      it(`answers GET's headers and no body for ${path}, in every format and coding`, async () => {
         const target = concrete(path, ids) + (REQUIRED_QUERY[path] ?? '');
-        // Identity coding: `compression` (content negotiation) does not compress HEAD answers,
-        // so with gzip/br their Content-Encoding, ETag and length differ from GET's (see README).
-        const head = await request(app)
-          .head(target)
-          .set('Accept-Language', 'fr')
-          .set('Accept-Encoding', 'identity');
-        const again = await request(app)
-          .head(target)
-          .set('Accept-Language', 'fr')
-          .set('Accept-Encoding', 'identity');
-        const get = await request(app)
-          .get(target)
-          .set('Accept-Language', 'fr')
-          .set('Accept-Encoding', 'identity');
-        expect(get.status, target).toBe(200);
-        expect(head.status).toBe(200);
-        expect(head.text ?? '').toBe('');
-        expect(comparable(head.headers)).toEqual(comparable(get.headers));
-        // No side effect: the representation (and its ETag) is what it was before any HEAD.
-        expect(again.headers.etag).toBe(head.headers.etag);
-        expect(get.headers['content-length']).toBe(String(Buffer.byteLength(get.text)));
+        for (const headers of NEGOTIATIONS) {
+          const head = await exactRequest(running.port, 'HEAD', target, headers);
+          const again = await exactRequest(running.port, 'HEAD', target, headers);
+          const get = await exactRequest(running.port, 'GET', target, headers);
+          const what = `${target} ${JSON.stringify(headers)}`;
+          expect(get.status, what).toBe(200);
+          expect(head.status, what).toBe(200);
+          expect(head.body.length, what).toBe(0);
+          expect(comparable(head.headers), what).toEqual(comparable(get.headers));
+          // No side effect: the representation (and its ETag) is what it was before any HEAD.
+          expect(again.headers.etag, what).toBe(head.headers.etag);
+          if (get.headers['content-length'] !== undefined) {
+            expect(get.headers['content-length'], what).toBe(String(get.body.length));
+          }
+        }
       });
     }
+
+    it('answers the headers of the GET for version discovery (/api)', async () => {
+      for (const headers of NEGOTIATIONS) {
+        const head = await exactRequest(running.port, 'HEAD', '/api', headers);
+        const get = await exactRequest(running.port, 'GET', '/api', headers);
+        expect(get.status).toBe(200);
+        expect(head.body.length).toBe(0);
+        expect(comparable(head.headers), JSON.stringify(headers)).toEqual(comparable(get.headers));
+      }
+    });
+
+    it('answers the headers of the GET’s error envelope, in the negotiated format', async () => {
+      for (const target of [
+        '/v1/vault/credit-cards/NOPE',
+        '/v1/nothing',
+        '/v2/vault/credit-cards',
+        '/v1/payments/refund-summary',
+        '/v1/vault/credit-cards?page_size=1000',
+      ]) {
+        for (const headers of NEGOTIATIONS) {
+          const head = await exactRequest(running.port, 'HEAD', target, headers);
+          const get = await exactRequest(running.port, 'GET', target, headers);
+          const what = `${target} ${JSON.stringify(headers)}`;
+          expect(get.status, what).toBeGreaterThanOrEqual(400);
+          expect(head.status, what).toBe(get.status);
+          expect(head.body.length, what).toBe(0);
+          expect(comparable(head.headers), what).toEqual(comparable(get.headers));
+        }
+      }
+    });
   });
 
   describe('Content-Type on every answer with a body', () => {

@@ -1,4 +1,5 @@
 import { gunzipSync } from 'node:zlib';
+import { checkContentNegotiationOrder } from '@resourceful/content-negotiation';
 import {
   describeEachExpress,
   expectErrorEnvelope,
@@ -10,37 +11,66 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
+import { DOCS_PATH, OPENAPI_PATH } from '../src/description/docs.js';
+import { README_PATH } from '../src/readme.js';
 import { EVENT_TYPE_DESCRIPTIONS } from '../src/resources/webhooks.js';
+import { appWithRecords, concrete, getRoutes, REQUIRED_QUERY, SEEDED } from './route-table.js';
 
 const PATCH_TYPE = 'application/json-patch+json';
 
-/** Every readable resource and collection of the example (paths of the design's contract). */
-const READS = [
-  '/v1/vault/credit-cards',
-  '/v1/vault/credit-cards/CARD-SEED1',
-  '/v1/customers/customers',
-  '/v1/customers/customers/CUST-SEED1',
-  '/v1/payments/billing-agreements',
-  '/v1/payments/billing-agreements/AGREEMENT-SEED01',
-  '/v1/notifications/webhooks',
-  '/v1/notifications/webhooks/WH-SEED1',
-  '/v1/notifications/webhooks/WH-SEED1/event-types',
-  '/v1/payments/captures',
-  '/v1/payments/captures/CAPTURE-SEED1',
-];
+/**
+ * The API description (OpenAPI document, reference page) and the README are mounted before
+ * content negotiation: they have fixed media types of their own.
+ */
+const NOT_NEGOTIATED = [OPENAPI_PATH, DOCS_PATH, README_PATH];
+
+function isNegotiated(path: string): boolean {
+  return !NOT_NEGOTIATED.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
+/** Every readable resource and collection: each GET route of the example, from its router. */
+const READ_ROUTES = getRoutes({}).filter(isNegotiated);
+
+/** Seeded records in place of the path parameters (the property test's paths). */
+const READS = READ_ROUTES.map((path) => concrete(path, SEEDED) + (REQUIRED_QUERY[path] ?? ''));
 
 describeEachExpress('content negotiation in the example', (express) => {
   const app = () => createApp({ express, publicBaseUrl: 'http://api.test' });
 
+  it('sits where it belongs: before the body parsers, conditional requests and the API', () => {
+    // createApp runs assertContentNegotiationOrder too: a wrong order would throw at start-up.
+    expect(checkContentNegotiationOrder(app())).toEqual([]);
+  });
+
   describe('the XML of every resource mirrors its JSON', () => {
-    it.each(READS)('GET %s', async (path) => {
-      const server = app();
+    it('reads every GET route of the example, the capture’s refunds among them', () => {
+      expect(READ_ROUTES).toContain('/v1/payments/captures/:id/refunds');
+      expect(READ_ROUTES).toContain('/v1/payments/refunds/:id');
+      expect(READ_ROUTES.length).toBeGreaterThanOrEqual(15);
+    });
+
+    it.each(READ_ROUTES)('GET %s', async (route) => {
+      const { app: server, ids } = await appWithRecords(express);
+      const path = concrete(route, ids) + (REQUIRED_QUERY[route] ?? '');
       const json = await request(server).get(path);
       const xml = await request(server).get(path).set('Accept', 'application/xml');
       expect(json.status).toBe(200);
       expect(xml.status).toBe(200);
       expect(xml.headers['content-type']).toBe('application/xml; charset=utf-8');
-      expect(parseXmlMirror(xml.text)).toEqual(json.body);
+      const mirrored = parseXmlMirror(xml.text);
+      expect(mirrored).toEqual(json.body);
+      // Collections hold something: an empty list would mirror without showing an item's shape.
+      const items = (json.body as { items?: unknown[] }).items;
+      if (items !== undefined) expect(items.length, path).toBeGreaterThan(0);
+    });
+
+    it('leaves the description and the README in their own media types', async () => {
+      const server = app();
+      for (const path of NOT_NEGOTIATED) {
+        const res = await request(server).get(path).set('Accept', 'application/xml');
+        expect(res.status, path).toBe(200);
+        expect(res.headers['content-type'], path).not.toMatch(/xml/);
+      }
     });
 
     it.each([

@@ -14,8 +14,14 @@ import type {
   ApiDescriptionInit,
   DescribedOperation,
   DescribedResource,
+  DescribedSearch,
+  DescribedSubCollection,
+  JsonSchema,
   OperationDescription,
   ResourceDescription,
+  SearchDescription,
+  SubCollectionDescription,
+  SubCollectionListDescription,
 } from './types.js';
 
 /** Fields every resource has and no client sets (spec: "Common envelope fields"). */
@@ -31,6 +37,8 @@ const RESOURCE_OPTIONS = [
   'readOnly',
   'deprecated',
   'actions',
+  'subCollections',
+  'search',
   'example',
 ];
 const OPERATIONS_OPTIONS = ['list', 'create', 'read', 'replace', 'patch', 'delete'];
@@ -45,8 +53,13 @@ const OPERATION_OPTIONS = [
   'query',
   'response',
   'creates',
+  'responseName',
   'example',
 ];
+const ACTION_OPTIONS = ['name', 'summary', 'body', 'example'];
+const SUB_COLLECTION_OPTIONS = ['name', 'summary', 'items', 'list'];
+const SUB_LIST_OPTIONS = ['sortable', 'filterable', 'timeSelectable', 'paging'];
+const SEARCH_OPTIONS = ['path', 'summary', 'criteria', 'example', 'paging'];
 
 const TYPE_NAME = /^[A-Z][A-Za-z0-9]*$/;
 const PATH = /^(\/[a-z0-9][a-z0-9-]*)+$/;
@@ -92,6 +105,16 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     operations.map((o) => o.operationId),
   );
   const names = new Set(resources.map((r) => r.name));
+  const linked = resources.map((resource) => linkSubCollections(resource, resources));
+  assertUnique('path', [
+    ...linked.flatMap((r) => (r.search ? [r.search.path] : [])),
+    ...resources.map((r) => r.path),
+  ]);
+  assertUnique('type name', [
+    ...linked.map((r) => r.name),
+    ...operations.flatMap((o) => (o.creates === undefined ? [o.responseName] : [])),
+    ...namedItemTypes(linked),
+  ]);
   for (const operation of operations) {
     if (operation.creates !== undefined && !names.has(operation.creates)) {
       throw optionError(
@@ -106,8 +129,14 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     version: init.version,
     pathVersion: init.pathVersion,
     summary: init.summary,
-    resources: Object.freeze(resources),
-    operations: Object.freeze(operations),
+    resources: Object.freeze(linked),
+    operations: Object.freeze(
+      operations.map((operation) =>
+        operation.creates === undefined
+          ? operation
+          : Object.freeze({ ...operation, responseName: operation.creates }),
+      ),
+    ),
   });
 }
 
@@ -190,6 +219,8 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     requireString(`${label} deprecation reason of "${key}"`, reason);
   }
   const actions = (resource.actions ?? []).map((action, i) => {
+    assertOptionsObject(`describeApi: ${label} actions[${i}]`, action);
+    assertKnownOptions(`describeApi: ${label} actions[${i}]`, action, ACTION_OPTIONS);
     if (typeof action.name !== 'string' || !SEGMENT.test(action.name)) {
       throw optionError(
         OPTION_ERROR_CODES.invalidOption,
@@ -205,13 +236,18 @@ function describeResource(resource: ResourceDescription, index: number): Describ
         action.body === undefined
           ? undefined
           : toJsonSchema(action.body, 'input', `${label} action "${action.name}" body`),
+      bodySource: action.body,
       example: action.example,
     };
   });
-  assertUnique(
-    `${label} action name`,
-    actions.map((a) => a.name),
+  const subCollections = (resource.subCollections ?? []).map((sub, i) =>
+    describeSubCollection(label, sub, i),
   );
+  assertUnique(`${label} path segment`, [
+    ...actions.map((a) => a.name),
+    ...subCollections.map((s) => s.name),
+  ]);
+  const search = resource.search === undefined ? undefined : describeSearch(label, resource.search);
   const replace =
     ops.replace === undefined || ops.replace === false
       ? false
@@ -232,7 +268,170 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     readOnly,
     deprecated,
     actions,
+    subCollections,
+    search,
     example: resource.example,
+  });
+}
+
+/** Items named by a resource name are resolved once every resource is described. */
+type PendingSubCollection = Omit<DescribedSubCollection, 'items'> & {
+  readonly items: DescribedSubCollection['items'] | { readonly resourceName: string };
+};
+
+function describeSubCollection(
+  label: string,
+  sub: SubCollectionDescription,
+  index: number,
+): DescribedSubCollection {
+  const where = `${label} subCollections[${index}]`;
+  assertOptionsObject(`describeApi: ${where}`, sub);
+  assertKnownOptions(`describeApi: ${where}`, sub, SUB_COLLECTION_OPTIONS);
+  if (typeof sub.name !== 'string' || !SEGMENT.test(sub.name)) {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${where}.name must be a path segment like "refunds".`,
+    );
+  }
+  const subLabel = `${label} sub-collection "${sub.name}"`;
+  requireString(`${subLabel} summary`, sub.summary);
+  let items: PendingSubCollection['items'];
+  if (typeof sub.items === 'string') {
+    items = { resourceName: sub.items };
+  } else {
+    assertOptionsObject(`describeApi: ${subLabel} items`, sub.items);
+    assertKnownOptions(`describeApi: ${subLabel} items`, sub.items, ['name', 'schema']);
+    if (typeof sub.items.name !== 'string' || !TYPE_NAME.test(sub.items.name)) {
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'describeApi',
+        `${subLabel} items must name a described resource, or be { name, schema } with a PascalCase name.`,
+      );
+    }
+    const schema = toJsonSchema(sub.items.schema, 'output', `${subLabel} items`);
+    // Items are listed, sorted and filtered by their fields: an object with properties.
+    if (schema.type !== 'object' || propertyNames(schema).length === 0) {
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'describeApi',
+        `${subLabel} items schema must be an object schema with properties.`,
+      );
+    }
+    items = { name: sub.items.name, schema, resource: false };
+  }
+  const list = sub.list ?? {};
+  assertOptionsObject(`describeApi: ${subLabel} list`, list);
+  assertKnownOptions(`describeApi: ${subLabel} list`, list, SUB_LIST_OPTIONS);
+  // Field lists are checked against the items once they are known (linkSubCollections).
+  return {
+    name: sub.name,
+    summary: sub.summary,
+    items,
+    list: listOptions(subLabel, list),
+  } as PendingSubCollection as DescribedSubCollection;
+}
+
+function listOptions(
+  label: string,
+  list: SubCollectionListDescription,
+): Required<SubCollectionListDescription> {
+  const paging = list.paging ?? ['page', 'offset'];
+  if (
+    !Array.isArray(paging) ||
+    paging.length === 0 ||
+    paging.some((p) => p !== 'page' && p !== 'offset')
+  ) {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${label} paging must name "page" and/or "offset".`,
+    );
+  }
+  return {
+    sortable: list.sortable ?? [],
+    filterable: list.filterable ?? [],
+    timeSelectable: list.timeSelectable ?? [],
+    paging: [...paging],
+  };
+}
+
+/** Resolves sub-collection items named by resource, and checks their field lists. */
+function linkSubCollections(
+  resource: DescribedResource,
+  resources: readonly DescribedResource[],
+): DescribedResource {
+  const label = `resource "${resource.name}"`;
+  const subCollections = resource.subCollections.map((described) => {
+    const sub = described as PendingSubCollection;
+    const subLabel = `${label} sub-collection "${sub.name}"`;
+    let items: DescribedSubCollection['items'];
+    if ('resourceName' in sub.items) {
+      const name = sub.items.resourceName;
+      const target = resources.find((r) => r.name === name);
+      if (!target) {
+        throw optionError(
+          OPTION_ERROR_CODES.invalidOption,
+          'describeApi',
+          `${subLabel} lists "${name}", which is not a described resource.`,
+        );
+      }
+      items = { name: target.name, schema: target.representation, resource: true };
+    } else {
+      items = sub.items;
+    }
+    const fields = propertyNames(items.schema);
+    const list = {
+      sortable: fieldList(`${subLabel} list.sortable`, sub.list.sortable, fields),
+      filterable: fieldList(`${subLabel} list.filterable`, sub.list.filterable, fields),
+      timeSelectable: fieldList(`${subLabel} list.timeSelectable`, sub.list.timeSelectable, fields),
+      paging: sub.list.paging,
+    };
+    return Object.freeze({ name: sub.name, summary: sub.summary, items, list });
+  });
+  return Object.freeze({ ...resource, subCollections: Object.freeze(subCollections) });
+}
+
+/** The type names sub-collection items bring that are not resources (each named once). */
+function namedItemTypes(resources: readonly DescribedResource[]): string[] {
+  const seen = new Map<string, JsonSchema>();
+  for (const resource of resources) {
+    for (const sub of resource.subCollections) {
+      if (sub.items.resource) continue;
+      const known = seen.get(sub.items.name);
+      // One schema listed under two resources is one type; two schemas under one name are not.
+      if (known !== undefined && JSON.stringify(known) !== JSON.stringify(sub.items.schema)) {
+        throw optionError(
+          OPTION_ERROR_CODES.conflictingOptions,
+          'describeApi',
+          `type name "${sub.items.name}" is used twice.`,
+        );
+      }
+      seen.set(sub.items.name, sub.items.schema);
+    }
+  }
+  return [...seen.keys()];
+}
+
+function describeSearch(label: string, search: SearchDescription): DescribedSearch {
+  assertOptionsObject(`describeApi: ${label} search`, search);
+  assertKnownOptions(`describeApi: ${label} search`, search, SEARCH_OPTIONS);
+  if (typeof search.path !== 'string' || !PATH.test(search.path)) {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${label} search path must be lower-case segments like "/payments/search-billing-agreements".`,
+    );
+  }
+  requireString(`${label} search summary`, search.summary);
+  const { paging } = listOptions(`${label} search`, { paging: search.paging });
+  return Object.freeze({
+    path: search.path,
+    summary: search.summary,
+    criteria: toJsonSchema(search.criteria, 'input', `${label} search criteria`),
+    criteriaSource: search.criteria,
+    example: search.example,
+    paging,
   });
 }
 
@@ -263,6 +462,16 @@ function describeOperation(operation: OperationDescription, index: number): Desc
     );
   }
   requireString(`${label} summary`, operation.summary);
+  if (
+    operation.responseName !== undefined &&
+    (typeof operation.responseName !== 'string' || !TYPE_NAME.test(operation.responseName))
+  ) {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${label} responseName must be a PascalCase type name.`,
+    );
+  }
   const kinds = ['resource-oriented', 'composite', 'transient', 'computed'];
   if (!kinds.includes(operation.kind)) {
     throw optionError(
@@ -298,12 +507,15 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       operation.body === undefined
         ? undefined
         : toJsonSchema(operation.body, 'input', `${label} body`),
+    bodySource: operation.body,
     example: operation.example,
     query:
       operation.query === undefined
         ? undefined
         : toJsonSchema(operation.query, 'input', `${label} query`),
+    querySource: operation.query,
     response: toJsonSchema(operation.response, 'output', `${label} response`),
+    responseName: operation.responseName ?? `${pascal(operation.operationId)}Result`,
     creates: operation.creates,
   });
 }
@@ -330,6 +542,10 @@ function fieldList(
     }
   }
   return [...value];
+}
+
+function pascal(identifier: string): string {
+  return identifier.charAt(0).toUpperCase() + identifier.slice(1);
 }
 
 function requireString(where: string, value: unknown): void {

@@ -7,7 +7,15 @@
  */
 import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
 import { propertyNames, requiredNames } from './json-schema.js';
-import type { ApiDescription, DescribedOperation, DescribedResource, JsonSchema } from './types.js';
+import type {
+  ApiDescription,
+  DescribedOperation,
+  DescribedResource,
+  DescribedSearch,
+  DescribedSubCollection,
+  JsonSchema,
+  SubCollectionListDescription,
+} from './types.js';
 
 export interface OpenApiOptions {
   /** The server URL clients call, e.g. `https://api.example.com`. @default '/' */
@@ -75,7 +83,15 @@ export function openApiDocument(
     const collection: Json = {};
     const item: Json = {};
     const id = idParameter(resource);
-    if (resource.list) collection.get = listOperation(resource);
+    if (resource.list) {
+      collection.get = listOperation({
+        operationId: `list${resource.name}`,
+        summary: `List ${(resource.path.split('/').pop() as string).replace(/-/g, ' ')}`,
+        tag: resource.name,
+        list: resource.list,
+        collection: `${resource.name}Collection`,
+      });
+    }
     if (resource.create) collection.post = createOperation(resource);
     if (resource.read) item.get = readOperation(resource);
     if (resource.replace) item.put = replaceOperation(resource);
@@ -90,6 +106,25 @@ export function openApiDocument(
         parameters: [pathParameter(id)],
         post: actionOperation(resource, action),
       };
+    }
+    for (const sub of resource.subCollections) {
+      if (!sub.items.resource) schemas[sub.items.name] = sub.items.schema;
+      schemas[`${sub.items.name}Collection`] = collectionSchema(sub.items.name);
+      paths[`${base}${resource.path}/{${id}}/${sub.name}`] = {
+        parameters: [pathParameter(id)],
+        get: listOperation({
+          operationId: subCollectionOperationId(resource, sub),
+          summary: sub.summary,
+          tag: resource.name,
+          list: { ...sub.list, summary: sub.items.schema },
+          collection: `${sub.items.name}Collection`,
+          notFound: true,
+        }),
+      };
+    }
+    if (resource.search) {
+      schemas[`${resource.name}SearchCriteria`] = resource.search.criteria;
+      paths[`${base}${resource.search.path}`] = { post: searchOperation(resource) };
     }
   }
   for (const operation of api.operations) {
@@ -232,28 +267,34 @@ function resourceSchemas(resource: DescribedResource): Json {
       resource.list.summary === resource.representation ? resource.name : `${resource.name}Summary`;
     if (summaryName !== resource.name)
       schemas[summaryName] = markFields(resource, resource.list.summary);
-    schemas[`${resource.name}Collection`] = {
-      type: 'object',
-      description: 'A page of the collection (spec: "Collection envelope").',
-      properties: {
-        items: { type: 'array', items: ref(summaryName) },
-        total_items: {
-          type: 'integer',
-          minimum: 0,
-          description: 'Sent when `total_required=true`.',
-        },
-        total_pages: {
-          type: 'integer',
-          minimum: 0,
-          description: 'Sent when `total_required=true`.',
-        },
-        links: { type: 'array', items: ref('Link') },
-      },
-      required: ['items', 'links'],
-    };
+    schemas[`${resource.name}Collection`] = collectionSchema(summaryName);
+  } else if (resource.search) {
+    schemas[`${resource.name}Collection`] = collectionSchema(resource.name);
   }
   if (resource.patch) schemas[`${resource.name}MergePatch`] = mergePatchSchema(resource);
   return schemas;
+}
+
+function collectionSchema(itemName: string): Json {
+  return {
+    type: 'object',
+    description: 'A page of the collection (spec: "Collection envelope").',
+    properties: {
+      items: { type: 'array', items: ref(itemName) },
+      total_items: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Sent when `total_required=true`.',
+      },
+      total_pages: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Sent when `total_required=true`.',
+      },
+      links: { type: 'array', items: ref('Link') },
+    },
+    required: ['items', 'links'],
+  };
 }
 
 /** RFC 7396: any writable field, none required; `null` removes an optional field. */
@@ -393,14 +434,34 @@ function json(schema: Json, example?: unknown): Json {
 
 // --- operations ----------------------------------------------------------------------------
 
-function listOperation(resource: DescribedResource): Json {
-  const list = resource.list as NonNullable<DescribedResource['list']>;
+interface ListOperation {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly tag: string;
+  readonly list: Required<SubCollectionListDescription> & { readonly summary: JsonSchema };
+  /** The collection envelope's component name. */
+  readonly collection: string;
+  /** A sub-collection answers 404 when its resource does not exist. */
+  readonly notFound?: boolean;
+}
+
+function pagingParameters(paging: readonly ('page' | 'offset')[]): Json[] {
   const parameters: Json[] = [];
-  if (list.paging.includes('page'))
-    parameters.push(parameterRef('page'), parameterRef('page_size'));
-  if (list.paging.includes('offset'))
-    parameters.push(parameterRef('limit'), parameterRef('offset'));
+  if (paging.includes('page')) parameters.push(parameterRef('page'), parameterRef('page_size'));
+  if (paging.includes('offset')) parameters.push(parameterRef('limit'), parameterRef('offset'));
   parameters.push(parameterRef('total_required'));
+  return parameters;
+}
+
+function listOperation({
+  operationId,
+  summary,
+  tag,
+  list,
+  collection,
+  notFound,
+}: ListOperation): Json {
+  const parameters = pagingParameters(list.paging);
   if (list.sortable.length > 0) {
     parameters.push(
       {
@@ -434,20 +495,54 @@ function listOperation(resource: DescribedResource): Json {
     });
   }
   return {
-    operationId: `list${resource.name}`,
-    summary: `List ${(resource.path.split('/').pop() as string).replace(/-/g, ' ')}`,
-    tags: [resource.name],
+    operationId,
+    summary,
+    tags: [tag],
     parameters,
     responses: withErrors(
       {
         200: {
           description: 'A page of the collection; an empty page is not a 404.',
           headers: { ETag: { $ref: '#/components/headers/ETag' } },
-          content: json(ref(`${resource.name}Collection`)),
+          content: json(ref(collection)),
         },
         304: { description: '`If-None-Match` matched: the client’s copy is current.' },
       },
-      [],
+      notFound ? [404] : [],
+    ),
+  };
+}
+
+/** `listCaptureRefunds`, `listWebhookEventTypes`: the resource, then the segment. */
+export function subCollectionOperationId(
+  resource: DescribedResource,
+  sub: DescribedSubCollection,
+): string {
+  return `list${resource.name}${pascal(camel(sub.name))}`;
+}
+
+function searchOperation(resource: DescribedResource): Json {
+  const search = resource.search as DescribedSearch;
+  return {
+    operationId: `search${resource.name}`,
+    summary: search.summary,
+    description:
+      'The criteria are the body; paging is in the query. The links of the answer repeat the POST (`method: "POST"`) with other paging.',
+    tags: [resource.name],
+    parameters: pagingParameters(search.paging),
+    requestBody: {
+      required: true,
+      content: json(ref(`${resource.name}SearchCriteria`), search.example),
+    },
+    responses: withErrors(
+      {
+        200: {
+          description:
+            'A page of the resources matching every criterion; an empty page is not a 404.',
+          content: json(ref(`${resource.name}Collection`)),
+        },
+      },
+      [...WITH_BODY],
     ),
   };
 }
@@ -608,23 +703,28 @@ function actionOperation(
 }
 
 function complexOperation(api: ApiDescription, operation: DescribedOperation, schemas: Json): Json {
-  const responseName = `${pascal(operation.operationId)}Result`;
+  const responseName = operation.responseName;
   const created =
     operation.creates === undefined
       ? undefined
       : api.resources.find((r) => r.name === operation.creates);
   if (!created) schemas[responseName] = operation.response;
-  const body = ref(created ? created.name : responseName);
+  const body = ref(responseName);
   const parameters: Json[] = [];
   if (operation.query) {
     const required = requiredNames(operation.query);
     const properties = (operation.query.properties as Json | undefined) ?? {};
+    // A computed resource's example is its query: each parameter shows its value.
+    const example = (
+      typeof operation.example === 'object' && operation.example !== null ? operation.example : {}
+    ) as Json;
     for (const name of propertyNames(operation.query)) {
       parameters.push({
         name,
         in: 'query',
         required: required.includes(name),
         schema: properties[name],
+        ...(example[name] === undefined ? {} : { example: example[name] }),
       });
     }
   }

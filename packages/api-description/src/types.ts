@@ -40,6 +40,50 @@ export interface ActionDescription {
   readonly example?: unknown;
 }
 
+/** A schema with the type name the generators give it (OpenAPI component, GraphQL type). */
+export interface NamedSchema {
+  /** PascalCase: `EventType`. */
+  readonly name: string;
+  readonly schema: SchemaSource;
+}
+
+/** The list options of a sub-collection: a list's, its items being the sub-collection's own. */
+export type SubCollectionListDescription = Omit<ListDescription, 'summary'>;
+
+/**
+ * A paged collection that belongs to one resource: `GET {resource}/{id}/{name}` (spec:
+ * "Sub-collections"), such as a capture's refunds or an agreement's action history.
+ */
+export interface SubCollectionDescription {
+  /** The path segment under the resource: `refunds`, `event-types`. */
+  readonly name: string;
+  readonly summary: string;
+  /**
+   * What it lists: the name of a described resource (`'Refund'`, listed as that resource's
+   * representation), or a named object schema for items that are not resources of their own.
+   */
+  readonly items: string | NamedSchema;
+  /** Sorting, filters, time selection and paging, as a list takes them. @default both paging conventions, nothing else */
+  readonly list?: SubCollectionListDescription;
+}
+
+/**
+ * A search of the collection: `POST {path}` with the criteria as the JSON body and the paging in
+ * the query; the answer is the collection envelope, its links with method POST (spec: "Complex
+ * operations", search).
+ */
+export interface SearchDescription {
+  /** The path under the version: `/payments/search-billing-agreements`. */
+  readonly path: string;
+  readonly summary: string;
+  /** The criteria body. Every property optional is the usual shape. */
+  readonly criteria: SchemaSource;
+  /** A valid criteria body, for the documentation. */
+  readonly example?: unknown;
+  /** @default ['page', 'offset'] */
+  readonly paging?: readonly ('page' | 'offset')[];
+}
+
 /** The standard operations a resource supports; each is off unless named. */
 export interface ResourceOperations {
   readonly list?: ListDescription;
@@ -70,6 +114,10 @@ export interface ResourceDescription {
   /** Deprecated fields and enum values (`"state"` or `"state.SUSPENDED"`) with the reason. */
   readonly deprecated?: Readonly<Record<string, string>>;
   readonly actions?: readonly ActionDescription[];
+  /** Paged collections under each resource, linked from it. */
+  readonly subCollections?: readonly SubCollectionDescription[];
+  /** A search of the collection by criteria. */
+  readonly search?: SearchDescription;
   /** A valid create body, shown in the documentation (and sent by the example's own tests). */
   readonly example?: unknown;
 }
@@ -84,12 +132,20 @@ export interface OperationDescription {
   readonly summary: string;
   readonly kind: 'resource-oriented' | 'composite' | 'transient' | 'computed';
   readonly body?: SchemaSource;
-  /** A valid body, for the documentation. */
+  /**
+   * A valid body, for the documentation; for a computed resource, valid query parameters
+   * (`{ currency: 'USD' }`), shown as each parameter's `example`.
+   */
   readonly example?: unknown;
   /** Query parameters of a computed resource, as an object schema. */
   readonly query?: SchemaSource;
   /** The answer's body. */
   readonly response: SchemaSource;
+  /**
+   * The type name of the answer, when the operation does not create a described resource.
+   * @default `{OperationId}Result`
+   */
+  readonly responseName?: string;
   /** The resource a resource-oriented or composite operation creates (201 + Location). */
   readonly creates?: string;
 }
@@ -132,13 +188,42 @@ export interface DescribedResource {
   readonly delete: boolean;
   readonly readOnly: readonly string[];
   readonly deprecated: Readonly<Record<string, string>>;
-  readonly actions: readonly {
-    readonly name: string;
-    readonly summary: string;
-    readonly body: JsonSchema | undefined;
-    readonly example: unknown;
-  }[];
+  readonly actions: readonly DescribedAction[];
+  readonly subCollections: readonly DescribedSubCollection[];
+  readonly search: DescribedSearch | undefined;
   readonly example: unknown;
+}
+
+export interface DescribedAction {
+  readonly name: string;
+  readonly summary: string;
+  readonly body: JsonSchema | undefined;
+  /** The body schema as given, so other outputs (GraphQL mutations) validate with it. */
+  readonly bodySource: SchemaSource | undefined;
+  readonly example: unknown;
+}
+
+export interface DescribedSubCollection {
+  readonly name: string;
+  readonly summary: string;
+  readonly items: {
+    /** The type name of the items. */
+    readonly name: string;
+    readonly schema: JsonSchema;
+    /** True when the items are a described resource's representation. */
+    readonly resource: boolean;
+  };
+  readonly list: Required<SubCollectionListDescription>;
+}
+
+export interface DescribedSearch {
+  readonly path: string;
+  readonly summary: string;
+  readonly criteria: JsonSchema;
+  /** The criteria schema as given, so other outputs (GraphQL) validate with it. */
+  readonly criteriaSource: SchemaSource;
+  readonly example: unknown;
+  readonly paging: readonly ('page' | 'offset')[];
 }
 
 export interface DescribedOperation {
@@ -148,8 +233,14 @@ export interface DescribedOperation {
   readonly summary: string;
   readonly kind: OperationDescription['kind'];
   readonly body: JsonSchema | undefined;
+  /** The body schema as given, so other outputs (GraphQL) validate with it. */
+  readonly bodySource: SchemaSource | undefined;
   readonly example: unknown;
   readonly query: JsonSchema | undefined;
+  /** The query schema as given. */
+  readonly querySource: SchemaSource | undefined;
   readonly response: JsonSchema;
+  /** The answer's type name: the created resource's, or `responseName`. */
+  readonly responseName: string;
   readonly creates: string | undefined;
 }

@@ -44,6 +44,27 @@ describe('describeApi', () => {
     );
   });
 
+  it('resolves sub-collection items named by resource to that resource’s representation', () => {
+    const api = exampleApi();
+    const card = api.resources[0]!;
+    const [decisions, eventTypes] = card.subCollections;
+    expect(decisions?.items.name).toBe('PaymentDecision');
+    expect(decisions?.items.resource).toBe(true);
+    expect(decisions?.items.schema).toBe(api.resources[1]?.representation);
+    expect(decisions?.list).toEqual({
+      sortable: ['create_time'],
+      filterable: [],
+      timeSelectable: ['create_time'],
+      paging: ['page', 'offset'],
+    });
+    expect(eventTypes?.items).toMatchObject({ name: 'EventType', resource: false });
+    expect(eventTypes?.list.paging).toEqual(['page']);
+    expect(card.search).toMatchObject({
+      path: '/vault/search-credit-cards',
+      paging: ['page', 'offset'],
+    });
+  });
+
   it('returns a frozen description', () => {
     const api = describeApi(minimal);
     expect(Object.isFrozen(api)).toBe(true);
@@ -163,6 +184,188 @@ describe('describeApi', () => {
           ],
         },
         /computed resources are read with GET/,
+      ],
+      [
+        'a sub-collection listing an undescribed resource',
+        {
+          ...minimal,
+          resources: [
+            {
+              ...minimal.resources[0],
+              subCollections: [{ name: 'x', summary: 's', items: 'Nope' }],
+            },
+          ],
+        },
+        /lists "Nope", which is not a described resource/,
+      ],
+      [
+        'a sub-collection filter that is not a field of its items',
+        {
+          ...minimal,
+          resources: [
+            {
+              ...minimal.resources[0],
+              subCollections: [
+                {
+                  name: 'tags',
+                  summary: 's',
+                  items: { name: 'Tag', schema: z.object({ name: z.string() }) },
+                  list: { filterable: ['colour'] },
+                },
+              ],
+            },
+          ],
+        },
+        /sub-collection "tags" list.filterable names "colour"/,
+      ],
+      [
+        'a sub-collection whose segment is not a path segment',
+        {
+          ...minimal,
+          resources: [
+            {
+              ...minimal.resources[0],
+              subCollections: [{ name: 'Tags/x', summary: 's', items: 'CreditCard' }],
+            },
+          ],
+        },
+        /subCollections\[0\]\.name must be a path segment/,
+      ],
+      [
+        'sub-collection items that are not objects',
+        {
+          ...minimal,
+          resources: [
+            {
+              ...minimal.resources[0],
+              subCollections: [
+                { name: 'names', summary: 's', items: { name: 'Name', schema: z.string() } },
+              ],
+            },
+          ],
+        },
+        /items schema must be an object schema with properties/,
+      ],
+      [
+        'an action and a sub-collection on one segment',
+        {
+          ...minimal,
+          resources: [
+            {
+              ...minimal.resources[0],
+              actions: [{ name: 'history', summary: 's' }],
+              subCollections: [{ name: 'history', summary: 's', items: 'CreditCard' }],
+            },
+          ],
+        },
+        /path segment "history" is used twice/,
+      ],
+      [
+        'two item schemas under one type name',
+        {
+          ...minimal,
+          resources: [
+            {
+              ...minimal.resources[0],
+              subCollections: [
+                {
+                  name: 'a',
+                  summary: 's',
+                  items: { name: 'Tag', schema: z.object({ a: z.string() }) },
+                },
+                {
+                  name: 'b',
+                  summary: 's',
+                  items: { name: 'Tag', schema: z.object({ b: z.string() }) },
+                },
+              ],
+            },
+          ],
+        },
+        /type name "Tag" is used twice/,
+      ],
+      [
+        'a search on a path with a parameter',
+        {
+          ...minimal,
+          resources: [
+            {
+              ...minimal.resources[0],
+              search: { path: '/cards/{id}/search', summary: 's', criteria: z.object({}) },
+            },
+          ],
+        },
+        /search path must be lower-case segments/,
+      ],
+      [
+        'a search on the path of a collection',
+        {
+          ...minimal,
+          resources: [
+            {
+              ...minimal.resources[0],
+              search: { path: '/vault/credit-cards', summary: 's', criteria: z.object({}) },
+            },
+          ],
+        },
+        /path "\/vault\/credit-cards" is used twice/,
+      ],
+      [
+        'a search paged by an unknown convention',
+        {
+          ...minimal,
+          resources: [
+            {
+              ...minimal.resources[0],
+              search: { path: '/s', summary: 's', criteria: z.object({}), paging: ['cursor'] },
+            },
+          ],
+        },
+        /search paging must name "page" and\/or "offset"/,
+      ],
+      [
+        'a response name that is not PascalCase',
+        {
+          ...minimal,
+          operations: [
+            {
+              operationId: 'evaluate',
+              method: 'POST',
+              path: '/risk/evaluate',
+              summary: 's',
+              kind: 'transient',
+              response: z.object({ status: z.string() }),
+              responseName: 'evaluation',
+            },
+          ],
+        },
+        /responseName must be a PascalCase type name/,
+      ],
+      [
+        'a response named like a resource',
+        {
+          ...minimal,
+          operations: [
+            {
+              operationId: 'evaluate',
+              method: 'POST',
+              path: '/risk/evaluate',
+              summary: 's',
+              kind: 'transient',
+              response: z.object({ status: z.string() }),
+              responseName: 'CreditCard',
+            },
+          ],
+        },
+        /type name "CreditCard" is used twice/,
+      ],
+      [
+        'an action with an unknown option',
+        {
+          ...minimal,
+          resources: [{ ...minimal.resources[0], actions: [{ name: 'x', summary: 's', bdy: {} }] }],
+        },
+        /unknown option "bdy".*Did you mean "body"/,
       ],
     ];
     for (const [name, init, message] of cases) {

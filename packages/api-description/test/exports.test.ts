@@ -7,6 +7,7 @@ it('exports exactly the public API', async () => {
     'describeApi',
     'isStandardJsonSchema',
     'openApiDocument',
+    'subCollectionOperationId',
     'toJsonSchema',
   ]);
 });

@@ -29,6 +29,8 @@ export const Decision = z.object({
   links: z.array(link),
 });
 
+export const EventType = z.object({ name: z.string(), description: z.string().optional() });
+
 export function exampleApi() {
   return describeApi({
     title: 'Cards',
@@ -62,6 +64,26 @@ export function exampleApi() {
             body: z.object({ note: z.string() }),
           },
         ],
+        subCollections: [
+          {
+            name: 'decisions',
+            summary: 'The decisions taken on the card.',
+            items: 'PaymentDecision',
+            list: { sortable: ['create_time'], timeSelectable: ['create_time'] },
+          },
+          {
+            name: 'event-types',
+            summary: 'The event types the card notifies.',
+            items: { name: 'EventType', schema: EventType },
+            list: { filterable: ['name'], paging: ['page'] },
+          },
+        ],
+        search: {
+          path: '/vault/search-credit-cards',
+          summary: 'Search cards by state.',
+          criteria: z.object({ state: z.enum(['ok', 'expired']).optional() }).strict(),
+          example: { state: 'ok' },
+        },
       },
       {
         name: 'PaymentDecision',
@@ -102,6 +124,7 @@ export function exampleApi() {
         summary: 'Sum the refunds of a capture.',
         kind: 'computed',
         query: z.object({ currency: z.string().length(3).optional() }),
+        example: { currency: 'USD' },
         response: z.object({ total: z.string() }),
       },
     ],

@@ -35,11 +35,14 @@ describe('openApiDocument', () => {
       'GET /v1/risk/decisions/{payment_decision_id}',
       'GET /v1/vault/credit-cards',
       'GET /v1/vault/credit-cards/{credit_card_id}',
+      'GET /v1/vault/credit-cards/{credit_card_id}/decisions',
+      'GET /v1/vault/credit-cards/{credit_card_id}/event-types',
       'PATCH /v1/vault/credit-cards/{credit_card_id}',
       'POST /v1/risk/decisions',
       'POST /v1/risk/evaluate',
       'POST /v1/vault/credit-cards',
       'POST /v1/vault/credit-cards/{credit_card_id}/re-validate',
+      'POST /v1/vault/search-credit-cards',
       'PUT /v1/vault/credit-cards/{credit_card_id}',
     ]);
   });
@@ -182,7 +185,90 @@ describe('openApiDocument', () => {
         in: 'query',
         required: false,
         schema: { type: 'string', minLength: 3, maxLength: 3 },
+        example: 'USD',
       },
+    ]);
+  });
+
+  it('lists a sub-collection of resources under its parent, paged, sorted and time-selected', () => {
+    const item = document.paths['/v1/vault/credit-cards/{credit_card_id}/decisions'];
+    expect(item.parameters).toEqual([
+      {
+        name: 'credit_card_id',
+        in: 'path',
+        required: true,
+        schema: { type: 'string', minLength: 1 },
+      },
+    ]);
+    expect(item.get.operationId).toBe('listCreditCardDecisions');
+    expect(item.get.parameters.map((p: Json) => p.name ?? p.$ref.split('/').pop())).toEqual([
+      'page',
+      'page_size',
+      'limit',
+      'offset',
+      'total_required',
+      'sort_by',
+      'sort_order',
+      'start_time',
+      'end_time',
+      'create_time_after',
+      'create_time_before',
+    ]);
+    expect(item.get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/PaymentDecisionCollection',
+    });
+    expect(item.get.responses['404']).toEqual({ $ref: '#/components/responses/Error404' });
+    expect(document.components.schemas.PaymentDecisionCollection.properties.items).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/PaymentDecision' },
+    });
+  });
+
+  it('names the items of a sub-collection that are not resources as their own schema', () => {
+    const list = document.paths['/v1/vault/credit-cards/{credit_card_id}/event-types'].get;
+    expect(list.operationId).toBe('listCreditCardEventTypes');
+    expect(list.parameters.map((p: Json) => p.name ?? p.$ref.split('/').pop())).toEqual([
+      'page',
+      'page_size',
+      'total_required',
+      'name',
+    ]);
+    expect(document.components.schemas.EventType.required).toEqual(['name']);
+    expect(document.components.schemas.EventTypeCollection.properties.items.items).toEqual({
+      $ref: '#/components/schemas/EventType',
+    });
+  });
+
+  it('describes a search as a POST of criteria, paged in the query, answering the collection', () => {
+    const search = document.paths['/v1/vault/search-credit-cards'].post;
+    expect(search.operationId).toBe('searchCreditCard');
+    expect(search.requestBody.content['application/json']).toEqual({
+      schema: { $ref: '#/components/schemas/CreditCardSearchCriteria' },
+      example: { state: 'ok' },
+    });
+    expect(document.components.schemas.CreditCardSearchCriteria).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+    });
+    expect(search.parameters.map((p: Json) => p.$ref.split('/').pop())).toEqual([
+      'page',
+      'page_size',
+      'limit',
+      'offset',
+      'total_required',
+    ]);
+    expect(search.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreditCardCollection',
+    });
+    expect(Object.keys(search.responses)).toEqual(expect.arrayContaining(['400', '413', '415']));
+  });
+
+  it('names a complex operation’s answer by responseName, or after the operation', () => {
+    const api = exampleApi();
+    expect(api.operations.map((o) => o.responseName)).toEqual([
+      'PaymentDecision',
+      'EvaluateResult',
+      'GetRefundSummaryResult',
     ]);
   });
 

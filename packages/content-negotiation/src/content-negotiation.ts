@@ -24,6 +24,7 @@ import {
 import { boundedHeader } from './header-limits.js';
 import { JSONP_CALLBACK_PARAMETER, jsonpBody, parseCallback } from './jsonp.js';
 import { lookupLanguage } from './languages.js';
+import { CONTENT_NEGOTIATION_MARK } from './middleware-order.js';
 import { getLanguage, languageUsed, type Negotiated, setNegotiated } from './negotiated.js';
 import { type ContentNegotiationOptions, resolveOptions } from './options.js';
 import { planBody, readPlannedBody } from './request-body.js';
@@ -181,7 +182,7 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
             decisions.get(res as unknown as ServerResponse)?.(undefined) !== undefined,
         });
 
-  return function contentNegotiationMiddleware(
+  function contentNegotiationMiddleware(
     req: IncomingMessage,
     res: ServerResponse,
     next: Next,
@@ -272,7 +273,13 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
           const encoding = encodingOf(undefined);
           if (encoding !== undefined) {
             this.setHeader('Content-Encoding', encoding);
+            // The GET's coded body is streamed: its length is known only once it is all coded,
+            // so it goes without Content-Length, chunked where the client speaks HTTP/1.1.
+            // RFC 9112 §6.1 lets a HEAD answer name the transfer coding the GET would have had.
             this.removeHeader('Content-Length');
+            if (this.useChunkedEncodingByDefault && !this.hasHeader('Transfer-Encoding')) {
+              this.setHeader('Transfer-Encoding', 'chunked');
+            }
           }
         }
       }
@@ -373,5 +380,8 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
       return;
     }
     compressor(req as never, res as never, afterCompression);
-  };
+  }
+  // Found by checkContentNegotiationOrder(app) at start-up.
+  Object.defineProperty(contentNegotiationMiddleware, CONTENT_NEGOTIATION_MARK, { value: true });
+  return contentNegotiationMiddleware;
 }

@@ -16,6 +16,12 @@ export {
   parseCallback,
 } from './jsonp.js';
 export { lookupLanguage, parseAcceptLanguage } from './languages.js';
+export {
+  assertContentNegotiationOrder,
+  checkContentNegotiationOrder,
+  type MiddlewareOrderFinding,
+  type MiddlewareOrderRule,
+} from './middleware-order.js';
 export { getLanguage, getNegotiated, type Negotiated } from './negotiated.js';
 export {
   CONTENT_NEGOTIATION_DEFAULTS,

@@ -121,7 +121,9 @@ function writeEnvelope(
   res.statusCode = error.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(res.req?.method === 'HEAD' ? undefined : body);
+  // Given to HEAD too: Node sends no content for it (RFC 9110 §9.3.2), while a middleware that
+  // rewrites the envelope (content negotiation's XML) sees it and sets the GET's headers.
+  res.end(body);
 }
 
 /**

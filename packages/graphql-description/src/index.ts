@@ -7,11 +7,21 @@ export {
 export { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitRules } from './limits.js';
 export { DateTimeScalar, isRfc3339, JsonObjectScalar } from './scalars.js';
 export {
+  actionOperationId,
   type GraphqlSchemaOptions,
   graphqlSchema,
   listFieldName,
+  operationFieldName,
   SortOrderType,
   singleFieldName,
+  subCollectionFieldName,
 } from './schema.js';
 export { LinkType, ResourceInterface } from './type-builder.js';
-export type { CollectionPage, ListArguments, ResourceResolvers } from './types.js';
+export type {
+  CollectionPage,
+  ListArguments,
+  OperationCall,
+  OperationResolver,
+  PageArguments,
+  ResourceResolvers,
+} from './types.js';

@@ -3,7 +3,14 @@
  * service's own resolvers; creates are mutations only where the service opts in, and go through
  * the description's create schema first.
  */
-import type { ApiDescription, DescribedResource } from '@resourceful/api-description';
+import type {
+  ApiDescription,
+  DescribedAction,
+  DescribedResource,
+  DescribedSubCollection,
+  JsonSchema,
+  SubCollectionListDescription,
+} from '@resourceful/api-description';
 import {
   assertKnownOptions,
   assertOptionsObject,
@@ -26,13 +33,19 @@ import {
   GraphQLString,
 } from 'graphql';
 import { DateTimeScalar } from './scalars.js';
-import { LinkType, ResourceInterface, snake, TypeBuilder } from './type-builder.js';
-import type { ListArguments, ResourceResolvers } from './types.js';
+import { LinkType, pascal, ResourceInterface, snake, TypeBuilder } from './type-builder.js';
+import type { ListArguments, OperationResolver, ResourceResolvers } from './types.js';
 
 export interface GraphqlSchemaOptions<Context> {
-  /** Per resource name, the functions that read (and, where opted in, create) it. */
+  /** Per resource name, the functions that read (and, where opted in, create and act on) it. */
   readonly resolvers: Readonly<Record<string, ResourceResolvers<Context>>>;
-  /** Resources whose create is offered as a mutation. @default [] (mutations are opt-in) */
+  /** Per complex operation id, the function that runs it. */
+  readonly operations?: Readonly<Record<string, OperationResolver<Context>>>;
+  /**
+   * What is offered as a mutation: resource names (their create), action operation ids
+   * (`suspendBillingAgreement`) and resource-oriented or composite operation ids
+   * (`createPaymentDecision`). @default [] (mutations are opt-in)
+   */
   readonly mutations?: readonly string[];
   /** The schema's description; printed SDL binds the root types in a `schema { … }` block. */
   readonly description?: string;
@@ -52,8 +65,38 @@ export function singleFieldName(resource: DescribedResource): string {
 
 /** The GraphQL name of the list field: the collection's path segment, `credit-cards` → `credit_cards`. */
 export function listFieldName(resource: DescribedResource): string {
-  return (resource.path.split('/').pop() as string).replace(/-/g, '_');
+  return lastSegmentName(resource.path);
 }
+
+/**
+ * The field of a sub-collection on its resource's type: `refunds` → `refunds`, `event-types` →
+ * `event_types`; `event_types_page` when the representation has an `event_types` field already
+ * (a webhook's own list of event types, and the paged, localized sub-collection of them).
+ */
+export function subCollectionFieldName(
+  resource: DescribedResource,
+  sub: DescribedSubCollection,
+): string {
+  const name = sub.name.replace(/-/g, '_');
+  const fields = (resource.representation.properties as Record<string, unknown> | undefined) ?? {};
+  return Object.hasOwn(fields, name) ? `${name}_page` : name;
+}
+
+/** The GraphQL name of an operation's field: its id in snake case, `createPaymentDecision` → `create_payment_decision`. */
+export function operationFieldName(operationId: string): string {
+  return snake(operationId).replace(/-/g, '_');
+}
+
+/** The operation id of an action, as in the OpenAPI document: `suspendBillingAgreement`. */
+export function actionOperationId(resource: DescribedResource, action: DescribedAction): string {
+  return `${action.name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())}${resource.name}`;
+}
+
+function lastSegmentName(path: string): string {
+  return (path.split('/').pop() as string).replace(/-/g, '_');
+}
+
+type ListOptions = Required<SubCollectionListDescription>;
 
 export function graphqlSchema<Context>(
   api: ApiDescription,
@@ -62,6 +105,7 @@ export function graphqlSchema<Context>(
   assertOptionsObject('graphqlSchema', options);
   assertKnownOptions('graphqlSchema', options, [
     'resolvers',
+    'operations',
     'mutations',
     'description',
     'defaultPageSize',
@@ -83,70 +127,271 @@ export function graphqlSchema<Context>(
         `resolvers name "${name}", which is not a described resource.`,
       );
   }
+  const operationResolvers = options.operations ?? {};
+  for (const id of Object.keys(operationResolvers)) {
+    if (!api.operations.some((o) => o.operationId === id))
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'graphqlSchema',
+        `operations name "${id}", which is not a described operation.`,
+      );
+  }
   const builder = new TypeBuilder();
   const queryFields: GraphQLFieldConfigMap<unknown, Context> = {};
   const mutationFields: GraphQLFieldConfigMap<unknown, Context> = {};
+  /** Adds a root field; two described things that would share a field name are refused. */
+  function addField(
+    fields: GraphQLFieldConfigMap<unknown, Context>,
+    name: string,
+    config: GraphQLFieldConfigMap<unknown, Context>[string],
+  ): void {
+    if (Object.hasOwn(fields, name)) {
+      throw optionError(
+        OPTION_ERROR_CODES.conflictingOptions,
+        'graphqlSchema',
+        `two fields would be named "${name}"; rename a resource, search path or operation.`,
+      );
+    }
+    fields[name] = config;
+  }
   const resourceTypes = new Map<string, GraphQLObjectType>();
+  const collections = new Map<string, GraphQLObjectType>();
+  const itemTypes = new Map<string, GraphQLObjectType>();
+
+  /** One `{Item}Collection` type per item type, however many fields list it. */
+  function collectionType(name: string, itemType: () => GraphQLObjectType): GraphQLObjectType {
+    const known = collections.get(name);
+    if (known) return known;
+    const collection = new GraphQLObjectType({
+      name: `${name}Collection`,
+      description: 'A page of the collection (spec: "Collection envelope").',
+      fields: () => ({
+        items: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(itemType()))) },
+        total_items: { type: GraphQLInt, description: 'With `total_required: true`.' },
+        total_pages: { type: GraphQLInt, description: 'With `total_required: true`.' },
+        links: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LinkType))) },
+      }),
+    });
+    collections.set(name, collection);
+    return collection;
+  }
+
+  function subCollectionFields(
+    resource: DescribedResource,
+    resolvers: ResourceResolvers<Context>,
+  ): () => GraphQLFieldConfigMap<unknown, unknown> {
+    const fields: GraphQLFieldConfigMap<unknown, Context> = {};
+    for (const sub of resource.subCollections) {
+      const page = need(
+        resolvers.subCollections?.[sub.name],
+        resource,
+        `subCollections["${sub.name}"]`,
+      );
+      const items = sub.items;
+      const itemType = () => {
+        if (items.resource) return resourceTypes.get(items.name) as GraphQLObjectType;
+        let type = itemTypes.get(items.name);
+        if (!type) {
+          type = builder.output(items.name, items.schema) as GraphQLObjectType;
+          itemTypes.set(items.name, type);
+        }
+        return type;
+      };
+      fields[subCollectionFieldName(resource, sub)] = {
+        type: new GraphQLNonNull(collectionType(items.name, itemType)),
+        description: `${sub.summary} As GET ${api.pathVersion}${resource.path}/{id}/${sub.name} answers it.`,
+        args: listArguments(`${resource.name}${pascal(sub.name)}`, sub.list, defaultPageSize),
+        resolve: (parent, args: Record<string, unknown>, context) =>
+          page(parent, toListArguments(sub.list, args), context),
+      };
+    }
+    // The resolvers are checked now; the item types are built when the schema reads the fields.
+    return () => fields as GraphQLFieldConfigMap<unknown, unknown>;
+  }
 
   for (const resource of api.resources) {
     const resolvers = options.resolvers[resource.name] ?? {};
-    const type = builder.resourceType(resource, resource.representation, resource.name);
+    const extra = subCollectionFields(resource, resolvers);
+    const type = builder.resourceType(resource, resource.representation, resource.name, extra);
     resourceTypes.set(resource.name, type);
     if (resource.read) {
       const read = need(resolvers.read, resource, 'read');
-      queryFields[singleFieldName(resource)] = {
+      addField(queryFields, singleFieldName(resource), {
         type,
         description: `One ${snake(resource.name).replace(/_/g, ' ')}, as GET ${api.pathVersion}${resource.path}/{id} answers it; null when there is none.`,
         args: { id: { type: new GraphQLNonNull(GraphQLID) } },
         resolve: async (_source, args: { id: string }, context) =>
           (await read(args.id, context)) ?? null,
-      };
+      });
     }
     if (resource.list) {
       const list = need(resolvers.list, resource, 'list');
       const itemType =
         resource.list.summary === resource.representation
           ? type
-          : builder.resourceType(resource, resource.list.summary, `${resource.name}Summary`);
-      const collection = new GraphQLObjectType({
-        name: `${resource.name}Collection`,
-        description: 'A page of the collection (spec: "Collection envelope").',
-        fields: {
-          items: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(itemType))) },
-          total_items: { type: GraphQLInt, description: 'With `total_required: true`.' },
-          total_pages: { type: GraphQLInt, description: 'With `total_required: true`.' },
-          links: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LinkType))) },
-        },
-      });
-      queryFields[listFieldName(resource)] = {
-        type: new GraphQLNonNull(collection),
+          : builder.resourceType(resource, resource.list.summary, `${resource.name}Summary`, extra);
+      addField(queryFields, listFieldName(resource), {
+        type: new GraphQLNonNull(collectionType(resource.name, () => itemType)),
         description: `A page of ${resource.path.split('/').pop()}, as GET ${api.pathVersion}${resource.path} answers it.`,
-        args: listArguments(resource, defaultPageSize),
+        args: listArguments(resource.name, resource.list, defaultPageSize),
         resolve: (_source, args: Record<string, unknown>, context) =>
-          list(toListArguments(resource, args), context),
-      };
+          list(toListArguments(resource.list as ListOptions, args), context),
+      });
+    }
+    if (resource.search) {
+      const search = need(resolvers.search, resource, 'search');
+      const described = resource.search;
+      const criteriaType = builder.input(`${resource.name}SearchCriteria`, described.criteria);
+      const criteriaRequired = (described.criteria.required as unknown[] | undefined)?.length;
+      addField(queryFields, lastSegmentName(described.path), {
+        type: new GraphQLNonNull(collectionType(resource.name, () => type)),
+        description: `${described.summary} As POST ${api.pathVersion}${described.path} answers it.`,
+        args: {
+          criteria: {
+            type: criteriaRequired ? new GraphQLNonNull(criteriaType) : criteriaType,
+          },
+          ...pageArguments(defaultPageSize),
+        },
+        resolve: async (_source, args: Record<string, unknown>, context) =>
+          search(
+            await validated(described.criteriaSource, args.criteria ?? {}, 'criteria'),
+            {
+              page: args.page as number,
+              page_size: args.page_size as number,
+              total_required: args.total_required as boolean,
+            },
+            context,
+          ),
+      });
     }
   }
 
+  for (const operation of api.operations) {
+    const resolve = operationResolvers[operation.operationId];
+    const params = [...operation.path.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)].map(
+      (m) => m[1] as string,
+    );
+    const args: GraphQLFieldConfigArgumentMap = {};
+    for (const param of params) args[param] = { type: new GraphQLNonNull(GraphQLID) };
+    const inputSchema = operation.kind === 'computed' ? operation.query : operation.body;
+    const inputSource =
+      operation.kind === 'computed' ? operation.querySource : operation.bodySource;
+    if (operation.kind === 'computed' && inputSchema) {
+      // A computed resource's query parameters are the field's own arguments.
+      const properties = (inputSchema.properties as Record<string, JsonSchema> | undefined) ?? {};
+      const requiredNames = new Set((inputSchema.required as string[] | undefined) ?? []);
+      for (const [name, property] of Object.entries(properties)) {
+        const type = builder.input(`${pascal(operation.operationId)}${pascal(name)}`, property);
+        args[name] = { type: requiredNames.has(name) ? new GraphQLNonNull(type) : type };
+      }
+    } else if (inputSchema) {
+      args.input = {
+        type: new GraphQLNonNull(
+          builder.input(`${pascal(operation.operationId)}Input`, inputSchema),
+        ),
+      };
+    }
+    const created =
+      operation.creates === undefined ? undefined : resourceTypes.get(operation.creates);
+    const type = new GraphQLNonNull(
+      created ?? builder.output(operation.responseName, operation.response),
+    );
+    const isMutation = operation.kind === 'resource-oriented' || operation.kind === 'composite';
+    if (isMutation && !(options.mutations ?? []).includes(operation.operationId)) continue;
+    const run = needOperation(resolve, operation.operationId);
+    const field = {
+      type,
+      description: `${operation.summary} As ${operation.method} ${api.pathVersion}${operation.path} answers it.`,
+      args,
+      resolve: async (_source: unknown, given: Record<string, unknown>, context: Context) => {
+        const input =
+          operation.kind === 'computed'
+            ? Object.fromEntries(
+                Object.entries(given).filter(
+                  ([name, value]) =>
+                    !params.includes(name) && value !== undefined && value !== null,
+                ),
+              )
+            : given.input;
+        return run(
+          {
+            params: Object.fromEntries(params.map((name) => [name, String(given[name])])),
+            input: await validated(
+              inputSource,
+              input ?? {},
+              operation.kind === 'computed' ? '' : 'input',
+            ),
+          },
+          context,
+        );
+      },
+    };
+    // Computed and transient operations change nothing: they are queries (GraphQL spec §6.2.1).
+    addField(
+      isMutation ? mutationFields : queryFields,
+      operationFieldName(operation.operationId),
+      field,
+    );
+  }
+
+  const operationIds = new Set(api.operations.map((o) => o.operationId));
   for (const name of options.mutations ?? []) {
+    if (operationIds.has(name)) {
+      const operation = api.operations.find((o) => o.operationId === name);
+      if (operation?.kind !== 'resource-oriented' && operation?.kind !== 'composite') {
+        throw optionError(
+          OPTION_ERROR_CODES.invalidOption,
+          'graphqlSchema',
+          `mutations name "${name}", a ${operation?.kind} operation: it changes nothing, so it is a query field already.`,
+        );
+      }
+      continue;
+    }
+    const actionOf = api.resources
+      .flatMap((resource) => resource.actions.map((action) => ({ resource, action })))
+      .find(({ resource, action }) => actionOperationId(resource, action) === name);
+    if (actionOf) {
+      const { resource, action } = actionOf;
+      const perform = need(
+        options.resolvers[resource.name]?.actions?.[action.name],
+        resource,
+        `actions["${action.name}"]`,
+      );
+      const args: GraphQLFieldConfigArgumentMap = { id: { type: new GraphQLNonNull(GraphQLID) } };
+      if (action.body) {
+        args.input = { type: builder.input(`${pascal(name)}Input`, action.body) };
+      }
+      addField(mutationFields, operationFieldName(name), {
+        type: new GraphQLNonNull(resourceTypes.get(resource.name) as GraphQLObjectType),
+        description: `${action.summary} As POST ${api.pathVersion}${resource.path}/{id}/${action.name}; answers the resource, changed or not.`,
+        args,
+        resolve: async (_source, given: { id: string; input?: unknown }, context) =>
+          perform(
+            given.id,
+            await validated(action.bodySource, given.input ?? {}, 'input'),
+            context,
+          ),
+      });
+      continue;
+    }
     const resource = byName.get(name);
     if (!resource?.create) {
       throw optionError(
         OPTION_ERROR_CODES.invalidOption,
         'graphqlSchema',
-        `mutations name "${name}", which has no described create.`,
+        `mutations name "${name}", which is neither a resource with a described create, an action nor a complex operation.`,
       );
     }
     const create = need(options.resolvers[name]?.create, resource, 'create');
     const inputType = new GraphQLNonNull(builder.input(`${name}CreateInput`, resource.create));
     const source = resource.createSource;
-    mutationFields[`create_${snake(name)}`] = {
+    addField(mutationFields, `create_${snake(name)}`, {
       type: new GraphQLNonNull(resourceTypes.get(name) as GraphQLObjectType),
       description: `Creates a ${snake(name).replace(/_/g, ' ')}, with the validation of POST ${api.pathVersion}${resource.path}.`,
       args: { input: { type: inputType } },
       resolve: async (_source, args: { input: unknown }, context) =>
-        create(await validated(source, args.input), context),
-    };
+        create(await validated(source, args.input, 'input'), context),
+    });
   }
 
   return new GraphQLSchema({
@@ -160,6 +405,17 @@ export function graphqlSchema<Context>(
   });
 }
 
+function needOperation<F>(resolver: F | undefined, operationId: string): F {
+  if (typeof resolver !== 'function') {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'graphqlSchema',
+      `operation "${operationId}" is described, so operations.${operationId} must be a function.`,
+    );
+  }
+  return resolver;
+}
+
 function need<F>(resolver: F | undefined, resource: DescribedResource, what: string): F {
   if (typeof resolver !== 'function') {
     throw optionError(
@@ -171,19 +427,23 @@ function need<F>(resolver: F | undefined, resource: DescribedResource, what: str
   return resolver;
 }
 
-function listArguments(
-  resource: DescribedResource,
-  defaultPageSize: number,
-): GraphQLFieldConfigArgumentMap {
-  const list = resource.list as NonNullable<DescribedResource['list']>;
-  const args: GraphQLFieldConfigArgumentMap = {
+function pageArguments(defaultPageSize: number): GraphQLFieldConfigArgumentMap {
+  return {
     page: { type: new GraphQLNonNull(GraphQLInt), defaultValue: 1 },
     page_size: { type: new GraphQLNonNull(GraphQLInt), defaultValue: defaultPageSize },
     total_required: { type: new GraphQLNonNull(GraphQLBoolean), defaultValue: false },
   };
+}
+
+function listArguments(
+  typeName: string,
+  list: ListOptions,
+  defaultPageSize: number,
+): GraphQLFieldConfigArgumentMap {
+  const args = pageArguments(defaultPageSize);
   if (list.sortable.length > 0) {
     const values = Object.fromEntries(list.sortable.map((field) => [field, { value: field }]));
-    args.sort_by = { type: new GraphQLEnumType({ name: `${resource.name}SortField`, values }) };
+    args.sort_by = { type: new GraphQLEnumType({ name: `${typeName}SortField`, values }) };
     args.sort_order = { type: SortOrderType };
   }
   for (const field of list.filterable) args[field] = { type: GraphQLString };
@@ -194,11 +454,7 @@ function listArguments(
   return args;
 }
 
-function toListArguments(
-  resource: DescribedResource,
-  args: Record<string, unknown>,
-): ListArguments {
-  const list = resource.list as NonNullable<DescribedResource['list']>;
+function toListArguments(list: ListOptions, args: Record<string, unknown>): ListArguments {
   const filters: Record<string, string> = {};
   for (const field of list.filterable) {
     if (typeof args[field] === 'string') filters[field] = args[field] as string;
@@ -232,7 +488,7 @@ function isStandardSchema(value: unknown): value is StandardSchemaV1 {
  * The input through the create schema when it can validate (a Standard Schema); its issues as a
  * GraphQL error with the envelope's `VALIDATION_ERROR` code and one detail per issue.
  */
-async function validated(source: unknown, input: unknown): Promise<unknown> {
+async function validated(source: unknown, input: unknown, root: string): Promise<unknown> {
   if (!isStandardSchema(source)) return input;
   const result = await source['~standard'].validate(input);
   if (result.issues === undefined) return result.value;
@@ -240,7 +496,7 @@ async function validated(source: unknown, input: unknown): Promise<unknown> {
     code: 'INVALID_FIELD',
     message: issue.message,
     target: [
-      'input',
+      ...(root === '' ? [] : [root]),
       ...(issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)),
     ].join('.'),
   }));

@@ -136,8 +136,16 @@ export class TypeBuilder {
     return this.#remember(new GraphQLEnumType({ name, values: config }));
   }
 
-  /** The resource's own object type, implementing `Resource`. */
-  resourceType(resource: DescribedResource, schema: JsonSchema, name: string): GraphQLObjectType {
+  /**
+   * The resource's own object type, implementing `Resource`; `extra` adds fields the schema does
+   * not have (its sub-collections), read when the schema is built.
+   */
+  resourceType(
+    resource: DescribedResource,
+    schema: JsonSchema,
+    name: string,
+    extra: () => GraphQLFieldConfigMap<unknown, unknown> = () => ({}),
+  ): GraphQLObjectType {
     const implementsResource = ['id', 'create_time', 'update_time', 'links'].every(
       (field) => field in properties(schema),
     );
@@ -146,7 +154,10 @@ export class TypeBuilder {
         name,
         description: name === resource.name ? resource.summary : undefined,
         interfaces: implementsResource ? [ResourceInterface] : [],
-        fields: () => this.#outputFields(name, schema, resource.deprecated, true),
+        fields: () => ({
+          ...this.#outputFields(name, schema, resource.deprecated, true),
+          ...extra(),
+        }),
       }),
     );
   }

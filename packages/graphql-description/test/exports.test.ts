@@ -9,11 +9,14 @@ it('exports exactly the public API', async () => {
     'ResourceInterface',
     'SDL_PATH',
     'SortOrderType',
+    'actionOperationId',
     'graphqlEndpoint',
     'graphqlSchema',
     'isRfc3339',
     'listFieldName',
+    'operationFieldName',
     'queryLimitRules',
     'singleFieldName',
+    'subCollectionFieldName',
   ]);
 });

@@ -152,7 +152,7 @@ describe('graphqlSchema: construction', () => {
       /"Card", which is not a described resource/,
     );
     expect(() => graphqlSchema(api, { resolvers, mutations: ['Card'] })).toThrow(
-      /no described create/,
+      /neither a resource with a described create/,
     );
   });
 

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
 import { checkOptions, isHeaderValue, optionError } from './options.js';
-import { allowList, servedMethods } from './route-methods.js';
+import { allowList, appStack, servedMethods } from './route-methods.js';
 
 export interface AllowedMethodsOptions {
   /**
@@ -21,6 +21,7 @@ type Next = (err?: unknown) => void;
 interface ExpressRequest extends IncomingMessage {
   app?: unknown;
   originalUrl?: string;
+  baseUrl?: string;
 }
 
 function pathname(url: string): string {
@@ -53,24 +54,54 @@ function helpLink(help: unknown): string | undefined {
 }
 
 /**
+ * The path as the app the request is in (`req.app`) registers its routes: the whole path for
+ * the main app; for a sub-app (`app.use('/x', subApp)`, or under a router), the part below its
+ * mount point, which is `req.baseUrl` where the sub-app's own top-level middleware runs. A
+ * middleware inside a router of the app reads the whole path, as the app's routes are walked
+ * from the top.
+ */
+function appPath(req: ExpressRequest, atTop: boolean): string {
+  const path = pathname(req.originalUrl ?? req.url ?? '/');
+  const base = req.baseUrl;
+  if (!atTop || !base || !path.startsWith(base)) return path;
+  const below = path.slice(base.length);
+  return below.startsWith('/') ? below : `/${below}`;
+}
+
+/**
  * Answers OPTIONS with `Allow` (and `Link rel="help"`), and a method the path does not serve
- * with a 405 envelope carrying `Allow`. Mount it on the app before the routes: Express's own
- * OPTIONS answer (`text/plain`) and the handlers (and their side effects) never run for those.
- * Paths with no route (404s, middleware such as proxies) and `.all()` routes pass through.
+ * with a 405 envelope carrying `Allow`. Mount it at the top of the app before the routes (and
+ * at the top of each sub-app): Express's own OPTIONS answer (`text/plain`) and the handlers
+ * (and their side effects) never run for those. Paths with no route (404s, middleware such as
+ * proxies, sub-apps) pass through; a path an `.all()` route serves takes every method, and its
+ * OPTIONS lists `ANY_METHOD_ALLOW`.
  */
 export function allowedMethods(options: AllowedMethodsOptions = {}) {
   const checked = checkOptions<AllowedMethodsOptions>('allowedMethods', options, ['help']);
   const link = helpLink(checked.help);
 
-  return function allowedMethodsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
+  /** Per app: whether this middleware is in the app's own stack (rather than in a router). */
+  const topOf = new WeakMap<object, boolean>();
+
+  function isAtTop(app: unknown): boolean {
+    if ((typeof app !== 'function' && typeof app !== 'object') || app === null) return false;
+    let known = topOf.get(app);
+    if (known === undefined) {
+      known = appStack(app).some((layer) => layer.handle === allowedMethodsMiddleware);
+      topOf.set(app, known);
+    }
+    return known;
+  }
+
+  function allowedMethodsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
     const method = req.method ?? 'GET';
     // OPTIONS needs every method; any other request only whether its own is served.
     const served = servedMethods(
       req.app,
-      pathname(req.originalUrl ?? req.url ?? '/'),
+      appPath(req, isAtTop(req.app)),
       method === 'OPTIONS' ? undefined : method,
     );
-    if (served.anyMethod) {
+    if (served.anyMethod && method !== 'OPTIONS') {
       next();
       return;
     }
@@ -92,5 +123,7 @@ export function allowedMethods(options: AllowedMethodsOptions = {}) {
       return;
     }
     next();
-  };
+  }
+
+  return allowedMethodsMiddleware;
 }

@@ -43,4 +43,9 @@ export {
   type ResponseDateOptions,
   responseDate,
 } from './response-date.js';
-export { allowList, type ServedMethods, servedMethods } from './route-methods.js';
+export {
+  ANY_METHOD_ALLOW,
+  allowList,
+  type ServedMethods,
+  servedMethods,
+} from './route-methods.js';

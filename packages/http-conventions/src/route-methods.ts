@@ -5,15 +5,16 @@
  *
  * Both majors give each layer `match(path)`, which sets `layer.path` to the matched part;
  * `layer.route.methods` lists a route's methods (`_all` for `.all()`); a router keeps its
- * layers in `handle.stack`. Mounted sub-apps hide their router behind a closure and are not
- * seen (their paths pass through untouched).
+ * layers in `handle.stack`. A sub-app mounted with `app.use(path, subApp)` is reached through a
+ * `mounted_app` closure in both majors, which keeps no reference the parent can read: its routes
+ * are read by an `allowedMethods()` mounted in the sub-app itself.
  */
 
 /** Where `@resourceful/versioned-router` lists its versions (read without importing it). */
 const MOUNTED_VERSIONS = Symbol.for('@resourceful/versioned-router/versions');
 
 interface Layer {
-  route?: { methods?: Record<string, boolean | undefined> };
+  route?: { path?: unknown; methods?: Record<string, boolean | undefined> };
   handle?: unknown;
   /** Express 4 and router 2.0/2.1: a boolean, `path` set on the layer; router 2.2+: the match. */
   match?: (path: string) => boolean | { path?: string } | null | undefined;
@@ -77,6 +78,13 @@ function matchedPart(layer: Layer, path: string): string | undefined {
  */
 const ALL_METHODS_THRESHOLD = 20;
 
+/** `*` and `/*` (Express 4), `/*splat` and `/{*splat}` (Express 5): every path. */
+const CATCH_ALL = /^\/?(?:\*\w*|\{\/?\*\w*\})$/;
+
+function isCatchAll(path: unknown): boolean {
+  return typeof path === 'string' && CATCH_ALL.test(path);
+}
+
 /** `v1`, `v1.0` and `V1` alike, as versioned-router resolves them. */
 function versionKey(segment: string): string | undefined {
   const match = /^[vV](0|[1-9]\d{0,8})(?:\.(0|[1-9]\d{0,8}))?$/.exec(segment);
@@ -96,8 +104,8 @@ interface Found {
 }
 
 function isEnough(found: Found): boolean {
-  if (found.anyMethod) return true;
   if (found.enough === undefined) return false;
+  if (found.anyMethod) return true;
   return found.methods.has(found.enough) || (found.enough === 'HEAD' && found.methods.has('GET'));
 }
 
@@ -107,12 +115,16 @@ function collect(stack: readonly Layer[], path: string, found: Found, depth: num
     if (isEnough(found)) return;
     if (layer.route !== undefined) {
       if (matchedPart(layer, path) === undefined) continue;
-      const methods = Object.entries(layer.route.methods ?? {}).filter(([, on]) => on);
-      if (methods.length > ALL_METHODS_THRESHOLD) found.anyMethod = true;
-      for (const [method] of methods) {
-        if (method === '_all') found.anyMethod = true;
-        else found.methods.add(method.toUpperCase());
+      const methods = Object.entries(layer.route.methods ?? {})
+        .filter(([, on]) => on)
+        .map(([method]) => method);
+      // An `.all()` route stands for every method; its registrations say nothing more. On a
+      // catch-all path it is the app's fallback (a 404 page, a proxy), not a resource: passed.
+      if (methods.length > ALL_METHODS_THRESHOLD || methods.includes('_all')) {
+        if (!isCatchAll(layer.route.path)) found.anyMethod = true;
+        continue;
       }
+      for (const method of methods) found.methods.add(method.toUpperCase());
       continue;
     }
     const inner = stackOf(layer.handle);
@@ -155,12 +167,22 @@ export function servedMethods(app: unknown, path: string, method?: string): Serv
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /**
+ * What `Allow` lists for a path an `.all()` route serves: the methods of RFC 9110 §9 a resource
+ * serves, and PATCH (RFC 5789). Not CONNECT, which Node hands to the server's `connect` event
+ * and never to Express (RFC 9110 §9.3.6: it is for proxies), nor TRACE, which echoes the
+ * request (RFC 9110 §9.3.8) and is best left off an API.
+ */
+export const ANY_METHOD_ALLOW: readonly string[] = Object.freeze([...METHOD_ORDER]);
+
+/**
  * The `Allow` list for the served methods: HEAD wherever GET is (RFC 9110 §9.3.2, and Express
- * answers it), OPTIONS always (this package answers it). Empty when nothing is served.
+ * answers it), OPTIONS always (this package answers it), `ANY_METHOD_ALLOW` and the other
+ * routes' methods where an `.all()` route matches. Empty when nothing is served.
  */
 export function allowList(served: ServedMethods): string[] {
-  if (served.methods.size === 0) return [];
+  if (served.methods.size === 0 && !served.anyMethod) return [];
   const methods = new Set(served.methods);
+  if (served.anyMethod) for (const method of ANY_METHOD_ALLOW) methods.add(method);
   if (methods.has('GET')) methods.add('HEAD');
   methods.add('OPTIONS');
   return [...methods].sort((a, b) => {

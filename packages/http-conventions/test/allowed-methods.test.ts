@@ -9,6 +9,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import {
   type AllowedMethodsOptions,
+  ANY_METHOD_ALLOW,
   allowedMethods,
   allowList,
   servedMethods,
@@ -44,7 +45,7 @@ function buildApp(express: ExpressModule, options: AllowedMethodsOptions = { hel
   return { app, calls };
 }
 
-describeEachExpress('allowedMethods', (express) => {
+describeEachExpress('allowedMethods', (express, version) => {
   describe('OPTIONS', () => {
     it('answers 204 with Allow from the routes and Link rel="help"', async () => {
       const res = await request(buildApp(express).app).options('/v1/vault/credit-cards');
@@ -70,12 +71,151 @@ describeEachExpress('allowedMethods', (express) => {
       expect(res.headers.link).toBeUndefined();
     });
 
-    it('passes unknown paths, .all() routes and plain middleware through', async () => {
+    it('passes unknown paths and plain middleware (app.use) through', async () => {
       const app = buildApp(express).app;
       expectErrorEnvelope(await request(app).options('/v1/unknown'), 404, { code: 'NOT_FOUND' });
-      expect((await request(app).options('/anything')).body).toEqual({ method: 'OPTIONS' });
       expect((await request(app).options('/proxy/x')).body).toEqual({ proxied: 'OPTIONS' });
     });
+  });
+
+  describe('a path an .all() route serves', () => {
+    function allApp() {
+      const app = express();
+      app.use(allowedMethods({ help: HELP }));
+      app.all('/anything', (req, res) => res.json({ method: req.method }));
+      const router = express.Router();
+      router.route('/things').all((req, res) => res.json({ method: req.method }));
+      app.use('/r', router);
+      app.all('/purgeable', (req, res) => res.json({ method: req.method }));
+      app.purge('/purgeable', (_req, res) => res.status(204).end());
+      app.use(notFoundHandler());
+      app.use(errorHandler());
+      return app;
+    }
+
+    it.each(['/anything', '/r/things'])(
+      'answers OPTIONS on %s with every method an API serves (app.all and route.all)',
+      async (path) => {
+        const res = await request(allApp()).options(path);
+        expect(res.status).toBe(204);
+        expect(res.headers.allow).toBe('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
+        expect(res.headers.link).toBe(`<${HELP}>; rel="help"`);
+      },
+    );
+
+    it('adds the extension methods other routes of the path register', async () => {
+      const res = await request(allApp()).options('/purgeable');
+      expect(res.headers.allow).toBe('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, PURGE');
+    });
+
+    it.each(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const)(
+      'lets %s through to the route: never a 405',
+      async (method) => {
+        for (const path of ['/anything', '/r/things']) {
+          const res = await request(allApp())[method.toLowerCase() as 'get'](path);
+          expect(res.status, path).toBe(200);
+          expect(res.body).toEqual({ method });
+        }
+      },
+    );
+
+    it('takes a catch-all .all() for the app’s fallback: 405s stay, unknown paths reach it', async () => {
+      const app = express();
+      app.use(allowedMethods());
+      app.get('/cards', (_req, res) => res.json([]));
+      // Express 4 and 5 spell "every path" differently.
+      app.all(version.major === 5 ? '/{*rest}' : '*', (_req, res) =>
+        res.status(404).json({ fallback: true }),
+      );
+      app.use(errorHandler());
+      const refused = await request(app).delete('/cards');
+      expect(refused.status).toBe(405);
+      expect(refused.headers.allow).toBe('GET, HEAD, OPTIONS');
+      for (const method of ['options', 'get', 'delete'] as const) {
+        const res = await request(app)[method]('/nowhere');
+        expect(res.status, method).toBe(404);
+        expect(res.body).toEqual({ fallback: true });
+      }
+    });
+
+    it('lists ANY_METHOD_ALLOW from servedMethods, without CONNECT or TRACE', () => {
+      const app = allApp();
+      const served = servedMethods(app, '/anything');
+      expect(served.anyMethod).toBe(true);
+      expect(allowList(served)).toEqual([...ANY_METHOD_ALLOW]);
+      expect(ANY_METHOD_ALLOW).not.toContain('TRACE');
+      expect(ANY_METHOD_ALLOW).not.toContain('CONNECT');
+    });
+  });
+
+  describe('a sub-app (app.use(path, subApp))', () => {
+    function subApp(withOwn: boolean) {
+      const admin = express();
+      if (withOwn) admin.use(allowedMethods({ help: HELP }));
+      admin.get('/users', (_req, res) => res.json([]));
+      admin.post('/users', (_req, res) => res.status(201).json({}));
+      const nested = express.Router();
+      nested.delete('/:id', (_req, res) => res.status(204).end());
+      admin.use('/users', nested);
+      return admin;
+    }
+
+    function mainApp(withOwn: boolean) {
+      const app = express();
+      app.use(allowedMethods({ help: HELP }));
+      app.get('/status', (_req, res) => res.json({}));
+      app.use('/admin', subApp(withOwn));
+      const tenants = express.Router();
+      tenants.use('/:tenant/admin', subApp(withOwn));
+      app.use('/tenants', tenants);
+      app.use(notFoundHandler());
+      app.use(errorHandler());
+      return app;
+    }
+
+    it('reads the whole path when mounted in a router of the main app', async () => {
+      const app = express();
+      const api = express.Router();
+      api.use(allowedMethods());
+      api.get('/cards', (_req, res) => res.json([]));
+      app.get('/cards', (_req, res) => res.json([]));
+      app.post('/cards', (_req, res) => res.status(201).json({}));
+      app.use('/api', api);
+      app.use(errorHandler());
+      // Routes are walked from the app's top: /api/cards is the router's GET only.
+      expect((await request(app).options('/api/cards')).headers.allow).toBe('GET, HEAD, OPTIONS');
+      expect((await request(app).post('/api/cards')).status).toBe(405);
+    });
+
+    it('is invisible to the main app’s allowedMethods: its paths pass through', async () => {
+      const app = mainApp(false);
+      expect(servedMethods(app, '/admin/users').methods.size).toBe(0);
+      // Express's own OPTIONS answer, from the sub-app's router.
+      const res = await request(app).options('/admin/users');
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html|^text\/plain/);
+      expect(res.headers.link).toBeUndefined();
+      expect((await request(app).put('/admin/users')).status).toBe(404);
+    });
+
+    it.each(['/admin', '/tenants/acme/admin'])(
+      'is answered by an allowedMethods mounted in the sub-app, under %s',
+      async (base) => {
+        const app = mainApp(true);
+        const options = await request(app).options(`${base}/users`);
+        expect(options.status).toBe(204);
+        expect(options.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+        expect(options.headers.link).toBe(`<${HELP}>; rel="help"`);
+        expect((await request(app).options(`${base}/users/U1`)).headers.allow).toBe(
+          'DELETE, OPTIONS',
+        );
+        const refused = await request(app).put(`${base}/users`).send({});
+        expectErrorEnvelope(refused, 405, { code: 'METHOD_NOT_ALLOWED' });
+        expect(refused.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+        expect((await request(app).get(`${base}/users`)).status).toBe(200);
+        expect((await request(app).options('/status')).headers.allow).toBe('GET, HEAD, OPTIONS');
+      },
+    );
   });
 
   describe('a method the path does not serve', () => {

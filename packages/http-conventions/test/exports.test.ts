@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 
 it('exports exactly the public API', async () => {
   expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
+    'ANY_METHOD_ALLOW',
     'CREDENTIAL_HEADERS',
     'DATE_FORMATS',
     'DEFAULT_MAX_URL_LENGTH',

@@ -28,6 +28,12 @@ export interface ActionRecord {
  * Where histories are kept. `append` runs under the resource's lock, so calls of one resource
  * are appended one at a time; `source` pages one resource's records, newest first unless the
  * query sorts.
+ *
+ * Order contract: records are ordered by recording order (the call number `n` of the id,
+ * compared as a number, never as the id string: `H10` sorts after `H2`), newest first without
+ * a sort; sorted by `create_time`, records with the same time (calls in one millisecond) keep
+ * recording order in the sort's direction, so ascending and descending are exact reverses. A
+ * database store sorts by `(create_time, n)` in the query's direction.
  */
 export interface HistoryStore {
   /** How many calls the resource has; the next record's number is this plus one. */
@@ -36,27 +42,53 @@ export interface HistoryStore {
   source(resourceId: string): DataSource<ActionRecord>;
 }
 
+/** A record with its call number: the sequence that orders calls of the same millisecond. */
+interface Recorded {
+  readonly sequence: number;
+  readonly record: ActionRecord;
+}
+
+// Not a name a query can reach: only `create_time`, `action` and `outcome` are declared.
+const SEQUENCE = ' sequence';
+
+function readRecorded(entry: Recorded, property: string): unknown {
+  if (property === SEQUENCE) return entry.sequence;
+  return Object.hasOwn(entry.record, property)
+    ? (entry.record as unknown as Record<string, unknown>)[property]
+    : undefined;
+}
+
 /**
  * Histories in process memory: the default, for one instance. Several instances share a
  * database store implementing `HistoryStore`.
  */
 export function memoryHistoryStore(): HistoryStore {
-  const histories = new Map<string, ActionRecord[]>();
+  const histories = new Map<string, Recorded[]>();
   return {
     count(resourceId) {
       return histories.get(resourceId)?.length ?? 0;
     },
     append(resourceId, record) {
       const list = histories.get(resourceId);
-      if (list === undefined) histories.set(resourceId, [record]);
-      else list.push(record);
+      if (list === undefined) histories.set(resourceId, [{ sequence: 1, record }]);
+      else list.push({ sequence: list.length + 1, record });
     },
     source(resourceId) {
-      // Appended oldest first, listed newest first.
-      return memoryDataSource(function* newestFirst() {
-        const list = histories.get(resourceId) ?? [];
-        for (let i = list.length - 1; i >= 0; i--) yield list[i] as ActionRecord;
+      const all = () => histories.get(resourceId) ?? [];
+      // Sorted: by (create_time, sequence), both in the query's direction (the source's key).
+      const sorted = memoryDataSource(all, { key: SEQUENCE, get: readRecorded });
+      // Unsorted: recording order reversed, a slice of the array without sorting it.
+      const newestFirst = memoryDataSource(function* newestFirst() {
+        const list = all();
+        for (let i = list.length - 1; i >= 0; i--) yield (list[i] as Recorded).record;
       });
+      return {
+        count: (query) => sorted.count(query),
+        async fetchPage(query) {
+          if (query.sort === undefined) return newestFirst.fetchPage(query);
+          return (await sorted.fetchPage(query)).map((entry) => entry.record);
+        },
+      };
     },
   };
 }

@@ -61,7 +61,13 @@ export interface Fixture {
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export function buildFixture(express: ExpressModule, options: { publicBaseUrl?: string } = {}) {
+export interface FixtureOptions {
+  publicBaseUrl?: string;
+  /** The clock of the account actions (a fixed one records calls in the same millisecond). */
+  now?: () => Date;
+}
+
+export function buildFixture(express: ExpressModule, options: FixtureOptions = {}) {
   const accounts = new Map<string, Account>([
     ['ACC-1', { id: 'ACC-1', state: 'ACTIVE', version: 1 }],
     ['ACC-2', { id: 'ACC-2', state: 'SUSPENDED', version: 1 }],
@@ -103,6 +109,7 @@ export function buildFixture(express: ExpressModule, options: { publicBaseUrl?: 
     },
     historyStore: history,
     historyPaging: { defaultPageSize: 2 },
+    ...(options.now === undefined ? {} : { now: options.now }),
     actions: {
       suspend: {
         body: Note,

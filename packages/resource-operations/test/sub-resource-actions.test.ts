@@ -142,6 +142,48 @@ describeEachExpress('sub-resource actions', (express) => {
       expect(oldest.body.items.map((e: { id: string }) => e.id)).toEqual(['ACC-1-H1', 'ACC-1-H2']);
     });
 
+    it('keeps calls of the same millisecond in recording order, ascending and descending', async () => {
+      // A fixed clock: every call has the same create_time, so only the tie-break orders them.
+      const { app } = buildFixture(express, {
+        publicBaseUrl: BASE,
+        now: () => new Date('2026-11-23T22:00:00.000Z'),
+      });
+      for (const action of [
+        'suspend',
+        're-activate',
+        'suspend',
+        're-activate',
+        'suspend',
+        're-activate',
+      ]) {
+        for (const note of ['x', 'y']) {
+          await request(app).post(`/v1/accounts/ACC-1/${action}`).send({ note });
+        }
+      }
+      // Twelve calls: H10 … H12 sort before H2 as strings, after it as call numbers.
+      const recorded = Array.from({ length: 12 }, (_, i) => `ACC-1-H${i + 1}`);
+      const ids = async (query: string) =>
+        (await request(app).get(`/v1/accounts/ACC-1/history?page_size=20${query}`)).body.items.map(
+          (e: { id: string }) => e.id,
+        );
+      expect(await ids('&sort_by=create_time&sort_order=asc')).toEqual(recorded);
+      expect(await ids('&sort_by=create_time&sort_order=desc')).toEqual([...recorded].reverse());
+      expect(await ids('')).toEqual([...recorded].reverse());
+      // Filtered, the tie-break still holds.
+      expect(await ids('&outcome=NO_CHANGE&sort_by=create_time&sort_order=asc')).toEqual(
+        recorded.filter((_, i) => i % 2 === 1),
+      );
+      // Paged ascending: the pages join up into recording order.
+      const pages = [];
+      for (const page of [1, 2, 3]) {
+        const res = await request(app).get(
+          `/v1/accounts/ACC-1/history?page=${page}&page_size=5&sort_by=create_time&sort_order=asc`,
+        );
+        pages.push(...res.body.items.map((e: { id: string }) => e.id));
+      }
+      expect(pages).toEqual(recorded);
+    });
+
     it('answers 404 for the history of a missing resource and 400 for a bad page size', async () => {
       const { app } = setup();
       expectErrorEnvelope(await request(app).get('/v1/accounts/NOPE/history'), 404, {

@@ -12,6 +12,8 @@ export {
   startPostgresServer,
 } from './postgres-server.js';
 export {
+  type ExactResponse,
+  exactRequest,
   parseRawResponses,
   type RawExchange,
   type RawResponse,

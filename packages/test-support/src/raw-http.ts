@@ -3,6 +3,7 @@
  * and every byte the server writes back, in order, so a test can check there is exactly one
  * answer per request and nothing in between.
  */
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 
 export interface RawExchange {
@@ -114,4 +115,43 @@ export function parseRawResponses(text: string, methods: readonly string[] = [])
     responses.push({ status, headers, body });
   }
   return responses;
+}
+
+export interface ExactResponse {
+  readonly status: number;
+  /** Lower-cased names; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body as sent, still content-coded. */
+  readonly body: Buffer;
+}
+
+/**
+ * One HTTP/1.1 request with exactly `headers` (node:http adds none that negotiate, where
+ * supertest and fetch add `Accept-Encoding` to some methods only), on a fresh connection.
+ */
+export function exactRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<ExactResponse> {
+  return new Promise((resolve, reject) => {
+    const call = httpRequest(
+      { host: '127.0.0.1', port, method, path, headers: { ...headers }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const flat: Record<string, string> = {};
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: flat, body: Buffer.concat(chunks) });
+        });
+      },
+    );
+    call.on('error', reject);
+    call.end();
+  });
 }

@@ -146,7 +146,9 @@ function answerDiscovery(
   res.statusCode = 200;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(req.method === 'HEAD' ? undefined : body);
+  // Given to HEAD too: Node sends no content for it, and a middleware rewriting the body
+  // (content negotiation's XML) sets the headers the GET gets (RFC 9110 §9.3.2).
+  res.end(body);
 }
 
 /**

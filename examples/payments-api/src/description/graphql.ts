@@ -15,15 +15,34 @@ import {
   graphqlEndpoint,
   graphqlSchema,
   type ListArguments,
+  type PageArguments,
 } from '@resourceful/graphql-description';
+import type {
+  HistoryStore,
+  ResourceOrientedOperation,
+  SubResourceActions,
+} from '@resourceful/resource-operations';
 import type { Request } from 'express';
+import type { z } from 'zod';
 import { absoluteUrl } from '../links.js';
-import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import type { StoredRecord } from '../memory-collection.js';
+import * as agreements from '../resources/billing-agreements.js';
 import * as cards from '../resources/credit-cards.js';
 import * as customers from '../resources/customers.js';
+import * as refunds from '../resources/refunds.js';
+import * as risk from '../resources/risk.js';
 import * as webhooks from '../resources/webhooks.js';
 import type { Stores } from '../stores.js';
-import { paymentsApi } from './index.js';
+import { HISTORY_LIST, paymentsApi } from './index.js';
+
+/** The declarations of the complex operations, whose representations GraphQL answers with. */
+export interface GraphqlOperations {
+  readonly agreementActions: SubResourceActions<agreements.StoredAgreement>;
+  /** Where the agreement actions' history is kept. */
+  readonly agreementHistory: HistoryStore;
+  readonly refund: refunds.RefundOperation;
+  readonly decide: ResourceOrientedOperation<risk.StoredDecision>;
+}
 
 /** The resolvers' context: the Express request the endpoint was mounted under. */
 interface ExampleContext extends Record<PropertyKey, unknown> {
@@ -32,6 +51,24 @@ interface ExampleContext extends Record<PropertyKey, unknown> {
 
 /** Where the example serves GraphQL (design: `POST /graphql`, `GET /graphql?query=`). */
 export const GRAPHQL_PATH = '/graphql';
+
+/**
+ * The request as the v1 router sees it. resource-operations builds links from the mount path
+ * of the router a request went through (`req.baseUrl`): `/v1` for REST, `/graphql` here.
+ */
+function underV1(req: Request): Request {
+  return Object.create(req, { baseUrl: { value: '/v1', enumerable: true } }) as Request;
+}
+
+/** Search paging as the REST search's query string. */
+function pageQuery(args: PageArguments): URLSearchParams {
+  const params = new URLSearchParams({
+    page: String(args.page),
+    page_size: String(args.page_size),
+  });
+  if (args.total_required) params.set('total_required', 'true');
+  return params;
+}
 
 /** The list arguments as the REST list's query string, so both read them with one parser. */
 function listQuery(args: ListArguments): URLSearchParams {
@@ -47,37 +84,71 @@ function listQuery(args: ListArguments): URLSearchParams {
   return params;
 }
 
+/** One page of a data source, enveloped as the REST list at `path` answers it. */
+async function page<T>(
+  req: Request,
+  path: string,
+  params: URLSearchParams,
+  spec: CollectionSpec,
+  source: DataSource<T>,
+  summary: (req: Request, record: T) => unknown,
+  method: 'GET' | 'POST' = 'GET',
+): Promise<CollectionPage> {
+  const query = parseCollectionQuery(params, spec);
+  const [total, rows] = await Promise.all([source.count(query), source.fetchPage(query)]);
+  return buildCollectionEnvelope({
+    items: rows.map((row) => summary(req, row)),
+    query,
+    url: absoluteUrl(req, `${path}?${params}`),
+    totalItems: query.totalRequired ? total : undefined,
+    hasMore: query.offset + rows.length < total,
+    method,
+  });
+}
+
 function listResolver<T>(
   collectionPath: string,
   spec: CollectionSpec,
   source: DataSource<T>,
   summary: (req: Request, record: T) => unknown,
 ) {
-  return async (args: ListArguments, { req }: ExampleContext): Promise<CollectionPage> => {
-    const params = listQuery(args);
-    const query = parseCollectionQuery(params, spec);
-    const [total, rows] = await Promise.all([source.count(query), source.fetchPage(query)]);
-    return buildCollectionEnvelope({
-      items: rows.map((row) => summary(req, row)),
-      query,
-      url: absoluteUrl(req, `/v1${collectionPath}?${params}`),
-      totalItems: query.totalRequired ? total : undefined,
-      hasMore: query.offset + rows.length < total,
-    });
+  return (args: ListArguments, { req }: ExampleContext): Promise<CollectionPage> =>
+    page(req, `/v1${collectionPath}`, listQuery(args), spec, source, summary);
+}
+
+/** A sub-collection of the resource GraphQL answered as `parent` (its representation). */
+function subCollectionResolver<T>(
+  collectionPath: string,
+  segment: string,
+  spec: CollectionSpec,
+  source: (id: string) => DataSource<T> | undefined | Promise<DataSource<T> | undefined>,
+  summary: (req: Request, record: T) => unknown,
+) {
+  return async (parent: unknown, args: ListArguments, { req }: ExampleContext) => {
+    const id = (parent as { id: string }).id;
+    const path = `/v1${collectionPath}/${encodeURIComponent(id)}/${segment}`;
+    // The parent was read a moment ago; gone since, its sub-collection is empty.
+    const records = (await source(id)) ?? memoryDataSource<T>([]);
+    return page(req, path, listQuery(args), spec, records, summary);
   };
 }
 
 function readResolver<T extends StoredRecord>(
-  collection: MemoryCollection<T>,
+  collection: { get(id: string): T | undefined | Promise<T | undefined> },
   represent: (req: Request, record: T) => unknown,
 ) {
-  return (id: string, { req }: ExampleContext) => {
-    const record = collection.get(id);
+  return async (id: string, { req }: ExampleContext) => {
+    const record = await collection.get(id);
     return record === undefined ? undefined : represent(req, record);
   };
 }
 
-export function graphqlRoutes(stores: Stores, now: () => Date) {
+export function graphqlRoutes(stores: Stores, now: () => Date, operations: GraphqlOperations) {
+  const { agreementActions, agreementHistory, refund, decide } = operations;
+  const agreementRepresentation = (req: Request, agreement: agreements.StoredAgreement) =>
+    agreements.agreementRepresentation(req, agreement, agreementActions);
+  const captureRepresentation = (req: Request, capture: refunds.StoredCapture) =>
+    refunds.captureRepresentation(req, capture, refund);
   const schema = graphqlSchema<ExampleContext>(paymentsApi, {
     resolvers: {
       CreditCard: {
@@ -100,6 +171,18 @@ export function graphqlRoutes(stores: Stores, now: () => Date) {
       },
       Customer: {
         read: readResolver(stores.customers, customers.toRepresentation),
+        // Each create's input has passed the description's create schema, as POST's body does.
+        create: (input, { req }) =>
+          customers.toRepresentation(
+            req,
+            stores.customers.set(
+              customers.newCustomer(
+                stores.customers.newId(),
+                input as customers.CustomerInput,
+                now().toISOString(),
+              ),
+            ),
+          ),
         list: listResolver(
           customers.COLLECTION_PATH,
           customers.CUSTOMER_LIST,
@@ -109,22 +192,145 @@ export function graphqlRoutes(stores: Stores, now: () => Date) {
       },
       Webhook: {
         read: readResolver(stores.webhooks, webhooks.toRepresentation),
+        create: (input, { req }) =>
+          webhooks.toRepresentation(
+            req,
+            stores.webhooks.set(
+              webhooks.newWebhook(
+                stores.webhooks.newId(),
+                input as webhooks.WebhookInput,
+                now().toISOString(),
+              ),
+            ),
+          ),
         list: listResolver(
           webhooks.COLLECTION_PATH,
           webhooks.WEBHOOK_LIST,
           memoryDataSource(() => stores.webhooks.all()),
           webhooks.toRepresentation,
         ),
+        subCollections: {
+          'event-types': subCollectionResolver(
+            webhooks.COLLECTION_PATH,
+            'event-types',
+            webhooks.EVENT_TYPE_LIST,
+            async (id) => {
+              const webhook = await stores.webhooks.get(id);
+              return webhook && memoryDataSource(webhook.event_types);
+            },
+            (req, eventType) => webhooks.localizedEventType(eventType, req),
+          ),
+        },
+      },
+      BillingAgreement: {
+        read: readResolver(stores.agreements, agreementRepresentation),
+        create: (input, { req }) =>
+          agreementRepresentation(
+            req,
+            stores.agreements.set(
+              agreements.newAgreement(
+                stores.agreements.newId(),
+                input as agreements.AgreementInput,
+                now().toISOString(),
+              ),
+            ),
+          ),
+        list: listResolver(
+          agreements.COLLECTION_PATH,
+          agreements.AGREEMENT_LIST,
+          memoryDataSource(() => stores.agreements.all()),
+          agreementRepresentation,
+        ),
+        search: (criteria, args: PageArguments, { req }) =>
+          page(
+            req,
+            `/v1${agreements.SEARCH_PATH}`,
+            pageQuery(args),
+            {},
+            memoryDataSource(() =>
+              stores.agreements
+                .all()
+                .filter((agreement) =>
+                  agreements.matchesCriteria(
+                    agreement,
+                    criteria as z.infer<typeof agreements.AgreementSearch>,
+                  ),
+                ),
+            ),
+            agreementRepresentation,
+            'POST',
+          ),
+        subCollections: {
+          history: subCollectionResolver(
+            agreements.COLLECTION_PATH,
+            'history',
+            HISTORY_LIST,
+            (id) => (stores.agreements.has(id) ? agreementHistory.source(id) : undefined),
+            (_req, record) => record,
+          ),
+        },
+      },
+      Payment: { read: readResolver(stores.payments, refunds.paymentRepresentation) },
+      Capture: {
+        read: readResolver(stores.captures, captureRepresentation),
+        list: listResolver(
+          '/payments/captures',
+          refunds.CAPTURE_LIST,
+          memoryDataSource(() => stores.captures.all()),
+          captureRepresentation,
+        ),
+        subCollections: {
+          refunds: subCollectionResolver(
+            '/payments/captures',
+            'refunds',
+            refunds.CAPTURE_REFUND_LIST,
+            (id) => {
+              const capture = stores.captures.get(id);
+              return (
+                capture && memoryDataSource(() => refunds.refundsOfCapture(stores.refunds, capture))
+              );
+            },
+            (req, record) => refund.representation(req, record),
+          ),
+        },
+      },
+      Refund: {
+        read: readResolver(stores.refunds, (req, record) => refund.representation(req, record)),
+      },
+      PaymentDecision: {
+        read: readResolver(stores.decisions, (req, record) => decide.representation(req, record)),
       },
     },
-    mutations: ['CreditCard'],
+    operations: {
+      // The input has passed DecisionRequest, the body schema of POST /v1/risk/decisions.
+      createPaymentDecision: ({ input }, { req }) =>
+        decide.representation(
+          req,
+          risk.recordDecision(
+            stores.decisions,
+            input as z.infer<typeof risk.DecisionRequest>,
+            now(),
+          ),
+        ),
+      evaluatePayment: ({ input }) =>
+        risk.evaluation(input as z.infer<typeof risk.DecisionRequest>),
+      refundSummary: ({ input }) =>
+        refunds.refundSummary(
+          stores.captures.all(),
+          stores.refunds.all(),
+          input as z.infer<typeof refunds.RefundSummaryQuery>,
+        ),
+    },
+    // Every create is a mutation (validated and idempotent like its POST); the actions and the
+    // refund are not: their REST routes run under resource-operations' lock and record history.
+    mutations: ['CreditCard', 'Customer', 'Webhook', 'BillingAgreement', 'createPaymentDecision'],
   });
   return {
     schema,
     // Mounted in the Express app, the request is Express's.
     endpoint: graphqlEndpoint<ExampleContext>({
       schema,
-      context: (req) => ({ req: req as Request }),
+      context: (req) => ({ req: underV1(req as Request) }),
     }),
   };
 }

@@ -4,6 +4,14 @@
  */
 import { describeApi } from '@resourceful/api-description';
 import {
+  ActionNote,
+  AGREEMENT_LIST,
+  SEARCH_PATH as AGREEMENT_SEARCH,
+  COLLECTION_PATH as AGREEMENTS,
+  AgreementCreate,
+  AgreementSearch,
+} from '../resources/billing-agreements.js';
+import {
   CARD_LIST,
   CARD_READ_ONLY,
   COLLECTION_PATH as CARDS,
@@ -14,25 +22,54 @@ import {
   COLLECTION_PATH as CUSTOMERS,
   CustomerCreate,
 } from '../resources/customers.js';
-import { WEBHOOK_LIST, COLLECTION_PATH as WEBHOOKS, WebhookCreate } from '../resources/webhooks.js';
 import {
+  CAPTURE_LIST,
+  CAPTURE_REFUND_LIST,
+  RefundCreate,
+  RefundSummaryQuery,
+} from '../resources/refunds.js';
+import { DecisionRequest } from '../resources/risk.js';
+import {
+  EVENT_TYPE_LIST,
+  WEBHOOK_LIST,
+  COLLECTION_PATH as WEBHOOKS,
+  WebhookCreate,
+} from '../resources/webhooks.js';
+import {
+  AgreementActionRecord,
+  BillingAgreementRepresentation,
+  CaptureRepresentation,
   CreditCardRepresentation,
   CreditCardSummary,
   CustomerRepresentation,
+  EvaluationResult,
+  EventType,
+  PaymentDecisionRepresentation,
+  PaymentRepresentation,
+  RefundRepresentation,
+  RefundSummaryRepresentation,
   WebhookRepresentation,
 } from './schemas.js';
 
+/** A list's options as the description takes them (the REST lists also take a default sort). */
 function listOf(list: {
-  readonly sortable: readonly string[];
-  readonly filterable: readonly string[];
-  readonly timeSelectable: readonly string[];
+  readonly sortable?: readonly string[];
+  readonly filterable?: readonly string[];
+  readonly timeSelectable?: readonly string[];
 }) {
   return {
-    sortable: list.sortable,
-    filterable: list.filterable,
-    timeSelectable: list.timeSelectable,
+    sortable: list.sortable ?? [],
+    filterable: list.filterable ?? [],
+    timeSelectable: list.timeSelectable ?? [],
   };
 }
+
+/** The history list of `@resourceful/resource-operations`' sub-resource actions. */
+export const HISTORY_LIST = {
+  sortable: ['create_time'],
+  filterable: ['action', 'outcome'],
+  timeSelectable: ['create_time'],
+};
 
 export const paymentsApi = describeApi({
   title: 'Resourceful payments API',
@@ -110,6 +147,154 @@ export const paymentsApi = describeApi({
         patch: true,
         delete: true,
       },
+      subCollections: [
+        {
+          name: 'event-types',
+          summary:
+            'The event types the webhook subscribes to, described in English, or in French with `Accept-Language: fr`.',
+          items: { name: 'EventType', schema: EventType },
+          list: listOf(EVENT_TYPE_LIST),
+        },
+      ],
+    },
+    {
+      name: 'BillingAgreement',
+      path: AGREEMENTS,
+      summary:
+        'A billing agreement; its state changes only through the suspend and re-activate actions, each recorded in its history.',
+      representation: BillingAgreementRepresentation,
+      readOnly: ['state'],
+      example: {
+        description: 'Monthly plan, billed on the first',
+        shipping_address: {
+          line1: '111 First Street',
+          city: 'Saratoga',
+          country_code: 'US',
+          postal_code: '95070',
+        },
+      },
+      operations: {
+        list: listOf(AGREEMENT_LIST),
+        create: AgreementCreate,
+        read: true,
+        patch: true,
+      },
+      actions: [
+        {
+          name: 'suspend',
+          summary:
+            'Suspend an active agreement: 200 with the agreement, or 204 when it was suspended already.',
+          body: ActionNote,
+          example: { note: 'Customer asked for a pause.' },
+        },
+        {
+          name: 're-activate',
+          summary:
+            'Re-activate a suspended agreement: 200 with the agreement, or 204 when it was active already.',
+          body: ActionNote,
+          example: { note: 'Pause over.' },
+        },
+      ],
+      subCollections: [
+        {
+          name: 'history',
+          summary: 'Every call of the agreement’s actions, newest first.',
+          items: { name: 'BillingAgreementActionRecord', schema: AgreementActionRecord },
+          list: HISTORY_LIST,
+        },
+      ],
+      search: {
+        path: AGREEMENT_SEARCH,
+        summary: 'Search billing agreements by state, description and creation time.',
+        criteria: AgreementSearch,
+        example: { status: 'ACTIVE', create_time_before: '2030-01-01T00:00:00Z' },
+      },
+    },
+    {
+      name: 'Payment',
+      path: '/payments/payments',
+      summary: 'A payment; its captures are listed at /v1/payments/captures?parent_payment={id}.',
+      representation: PaymentRepresentation,
+      operations: { read: true },
+    },
+    {
+      name: 'Capture',
+      path: '/payments/captures',
+      summary:
+        'Captured money of a payment (seeded); its refunds change its state from completed to partially_refunded to refunded.',
+      representation: CaptureRepresentation,
+      operations: { list: listOf(CAPTURE_LIST), read: true },
+      subCollections: [
+        {
+          name: 'refunds',
+          summary: 'The refunds of the capture, oldest first.',
+          items: 'Refund',
+          list: listOf(CAPTURE_REFUND_LIST),
+        },
+      ],
+    },
+    {
+      name: 'Refund',
+      path: '/payments/refunds',
+      summary:
+        'A refund of (part of) a capture, created by POST /v1/payments/captures/{id}/refund.',
+      representation: RefundRepresentation,
+      operations: { read: true },
+    },
+    {
+      name: 'PaymentDecision',
+      path: '/risk/decisions',
+      summary: 'A recorded risk decision on a payment code.',
+      representation: PaymentDecisionRepresentation,
+      operations: { read: true },
+    },
+  ],
+  operations: [
+    {
+      operationId: 'refundCapture',
+      method: 'POST',
+      path: '/payments/captures/{capture_id}/refund',
+      summary:
+        'Refund (part of) a capture: creates a refund and updates the capture, atomically (composite operation).',
+      kind: 'composite',
+      body: RefundCreate,
+      example: { amount: { total: '1.00', currency: 'USD' } },
+      response: RefundRepresentation,
+      creates: 'Refund',
+    },
+    {
+      operationId: 'createPaymentDecision',
+      method: 'POST',
+      path: '/risk/decisions',
+      summary: 'Decide on a payment code; the decision is kept (resource-oriented operation).',
+      kind: 'resource-oriented',
+      body: DecisionRequest,
+      example: { code: 'RISK-CHECK-1' },
+      response: PaymentDecisionRepresentation,
+      creates: 'PaymentDecision',
+    },
+    {
+      operationId: 'evaluatePayment',
+      method: 'POST',
+      path: '/risk/evaluate',
+      summary: 'Evaluate a payment code; nothing is kept (transient operation).',
+      kind: 'transient',
+      body: DecisionRequest,
+      example: { code: 'RISK-CHECK-1' },
+      response: EvaluationResult,
+      responseName: 'Evaluation',
+    },
+    {
+      operationId: 'refundSummary',
+      method: 'GET',
+      path: '/payments/refund-summary',
+      summary:
+        'Totals of the captures of one currency created between start_time and end_time, and of their refunds (read-only computed resource).',
+      kind: 'computed',
+      query: RefundSummaryQuery,
+      example: { currency: 'USD' },
+      response: RefundSummaryRepresentation,
+      responseName: 'RefundSummary',
     },
   ],
 });

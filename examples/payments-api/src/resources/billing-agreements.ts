@@ -6,6 +6,7 @@
 import { memoryDataSource, paginate, searchCollection } from '@resourceful/collection-pagination';
 import { jsonPatchUpdate } from '@resourceful/json-patch-update';
 import {
+  type HistoryStore,
   type OperationRequest,
   type SubResourceActions,
   subResourceActions,
@@ -29,6 +30,14 @@ export const AgreementCreate = z.object({
 /** The body of `suspend` and `re-activate`: an optional note, kept in the history. */
 export const ActionNote = z.object({ note: z.string().max(500).optional() }).strict();
 
+/** What an agreement list accepts; the REST list and the API description both read it. */
+export const AGREEMENT_LIST = {
+  sortable: ['create_time', 'update_time'],
+  filterable: ['state'],
+  timeSelectable: ['create_time'],
+  defaultSort: { by: 'create_time', order: 'desc' },
+} as const;
+
 export const SEARCH_PATH = '/payments/search-billing-agreements';
 
 /** Search criteria; `status` is the agreement's `state` (spec: search filter `status: ACTIVE`). */
@@ -43,7 +52,8 @@ export const AgreementSearch = z
 
 type AgreementCriteria = z.infer<typeof AgreementSearch>;
 
-function matches(agreement: StoredAgreement, criteria: AgreementCriteria): boolean {
+/** Whether an agreement meets search criteria (the search route's filter, also GraphQL's). */
+export function matchesCriteria(agreement: StoredAgreement, criteria: AgreementCriteria): boolean {
   const created = Date.parse(agreement.create_time);
   return (
     (criteria.status === undefined || agreement.state === criteria.status) &&
@@ -87,6 +97,24 @@ export interface AgreementRoutesOptions {
   lists: ListDefaults;
   agreements: MemoryCollection<StoredAgreement>;
   now: () => Date;
+  /** Where the actions' history is kept (GraphQL reads it too). @default in memory */
+  history?: HistoryStore;
+}
+
+/** The agreement as GET answers it: its links offer the actions possible now, then `history`. */
+export function agreementRepresentation(
+  req: Request | OperationRequest,
+  agreement: StoredAgreement,
+  actions: SubResourceActions<StoredAgreement>,
+) {
+  const path = agreementPath(agreement.id);
+  const links: Link[] = [
+    link(req as Request, path, 'self'),
+    link(req as Request, path, 'patch', 'PATCH'),
+    // `suspend` while ACTIVE, `re-activate` while SUSPENDED; then `history`.
+    ...actions.links(req, agreement),
+  ];
+  return { ...agreement, links };
 }
 
 /** The agreement's state change by one action; `false` (204) when it is already there. */
@@ -107,16 +135,10 @@ export function mountBillingAgreements({
   lists,
   agreements,
   now,
+  history,
 }: AgreementRoutesOptions): SubResourceActions<StoredAgreement> {
   function toRepresentation(req: Request | OperationRequest, agreement: StoredAgreement) {
-    const path = agreementPath(agreement.id);
-    const links: Link[] = [
-      link(req as Request, path, 'self'),
-      link(req as Request, path, 'patch', 'PATCH'),
-      // `suspend` while ACTIVE, `re-activate` while SUSPENDED; then `history`.
-      ...actions.links(req, agreement),
-    ];
-    return { ...agreement, links };
+    return agreementRepresentation(req, agreement, actions);
   }
 
   // Simple changes stay on PATCH (spec, rule 3: description, shipping_address); the state
@@ -128,6 +150,7 @@ export function mountBillingAgreements({
     notFound: { message: 'The billing agreement does not exist.', target: 'agreement_id' },
     represent: (agreement, req) => toRepresentation(req, agreement),
     state: (agreement) => agreement.state,
+    ...(history === undefined ? {} : { historyStore: history }),
     historyPaging: { allowedParameters: lists.allowedParameters ?? [] },
     now,
     actions: {
@@ -149,10 +172,7 @@ export function mountBillingAgreements({
     paginate({
       ...lists,
       source: memoryDataSource(() => agreements.all()),
-      sortable: ['create_time', 'update_time'],
-      defaultSort: { by: 'create_time', order: 'desc' },
-      filterable: ['state'],
-      timeSelectable: ['create_time'],
+      ...AGREEMENT_LIST,
       summary: (agreement, req) => toRepresentation(req as Request, agreement),
     }),
   );
@@ -166,7 +186,7 @@ export function mountBillingAgreements({
       criteria: AgreementSearch,
       source: (criteria) =>
         memoryDataSource(() =>
-          agreements.all().filter((agreement) => matches(agreement, criteria)),
+          agreements.all().filter((agreement) => matchesCriteria(agreement, criteria)),
         ),
       summary: (agreement, req) => toRepresentation(req as Request, agreement),
     }),

@@ -11,9 +11,9 @@ import { memoryDataSource, paginate } from '@resourceful/collection-pagination';
 import { ApiError } from '@resourceful/error-envelope';
 import {
   type CompositeOperation,
+  type ComputedResource,
   compositeOperation,
   computedResource,
-  type Operation,
 } from '@resourceful/resource-operations';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
@@ -125,35 +125,78 @@ function checkRefund(capture: StoredCapture, amount: Money & { minor: bigint }):
   }
 }
 
+/** What the capture list accepts; the REST list and the API description both read it. */
+export const CAPTURE_LIST = {
+  sortable: ['create_time', 'update_time'],
+  filterable: ['parent_payment', 'state'],
+  timeSelectable: ['create_time', 'update_time'],
+} as const;
+
+/** What a capture's refunds list accepts. */
+export const CAPTURE_REFUND_LIST = {
+  sortable: ['create_time'],
+  timeSelectable: ['create_time'],
+} as const;
+
+/** The refund composite operation: it creates refunds and represents them. */
+export type RefundOperation = CompositeOperation<StoredCapture, StoredRefund>;
+
+/** The capture as GET answers it; `refund` is offered only while something is left to refund. */
+export function captureRepresentation(
+  req: Request,
+  capture: StoredCapture,
+  refund: RefundOperation,
+) {
+  const path = capturePath(capture.id);
+  const links: Link[] = [
+    link(req, path, 'self'),
+    link(req, paymentPath(capture.parent_payment), 'parent_payment'),
+    link(req, `${path}/refunds`, 'refunds'),
+    ...refund.links(req, capture),
+  ];
+  return {
+    ...capture,
+    remaining_amount: money(remainingMinor(capture), capture.amount.currency),
+    links,
+  };
+}
+
+export function paymentRepresentation(req: Request, payment: StoredPayment) {
+  const path = paymentPath(payment.id);
+  return {
+    ...payment,
+    links: [
+      link(req, path, 'self'),
+      link(
+        req,
+        `/v1/payments/captures?parent_payment=${encodeURIComponent(payment.id)}`,
+        'captures',
+      ),
+    ],
+  };
+}
+
+/** The refunds of one capture, oldest first. */
+export function refundsOfCapture(
+  refunds: MemoryCollection<StoredRefund>,
+  capture: StoredCapture,
+): StoredRefund[] {
+  return refunds.all().filter((record) => record.capture_id === capture.id);
+}
+
 /** Declares the refund operations and mounts the plain reads; returns the declarations. */
-export function mountRefunds(options: RefundRoutesOptions): Operation[] {
+export function mountRefunds(options: RefundRoutesOptions): [RefundOperation, ComputedResource] {
   const { router, lists, payments, captures, refunds, now } = options;
   const publicBaseUrl = lists.publicBaseUrl;
   const linkBase = publicBaseUrl === undefined ? {} : { publicBaseUrl };
 
-  function captureRepresentation(req: Request, capture: StoredCapture) {
-    const path = capturePath(capture.id);
-    const links: Link[] = [
-      link(req, path, 'self'),
-      link(req, paymentPath(capture.parent_payment), 'parent_payment'),
-      link(req, `${path}/refunds`, 'refunds'),
-      // Offered only while something is left to refund.
-      ...refund.links(req, capture),
-    ];
-    return {
-      ...capture,
-      remaining_amount: money(remainingMinor(capture), capture.amount.currency),
-      links,
-    };
-  }
-
-  const refund: CompositeOperation<StoredCapture, StoredRefund> = compositeOperation({
+  const refund: RefundOperation = compositeOperation({
     ...linkBase,
     resource: '/payments/captures/:capture_id',
     name: 'refund',
     load: (id) => captures.get(id),
     notFound: { message: 'The capture does not exist.', target: 'capture_id' },
-    representSource: (capture, req) => captureRepresentation(req as Request, capture),
+    representSource: (capture, req) => captureRepresentation(req as Request, capture, refund),
     available: (capture) => remainingMinor(capture) > 0n,
     body: RefundCreate,
     create: ({ source: capture, body, now: time }) => {
@@ -198,16 +241,14 @@ export function mountRefunds(options: RefundRoutesOptions): Operation[] {
     paginate({
       ...lists,
       source: memoryDataSource(() => captures.all()),
-      sortable: ['create_time', 'update_time'],
-      filterable: ['parent_payment', 'state'],
-      timeSelectable: ['create_time', 'update_time'],
-      summary: (capture, req) => captureRepresentation(req as Request, capture),
+      ...CAPTURE_LIST,
+      summary: (capture, req) => captureRepresentation(req as Request, capture, refund),
     }),
   );
 
   router.get('/payments/captures/:id', (req: Request, res: Response) => {
     const capture = findOr404(captures, String(req.params.id), 'capture', 'capture_id');
-    res.json(captureRepresentation(req, capture));
+    res.json(captureRepresentation(req, capture, refund));
   });
 
   // The refunds of one capture, oldest first, paged like any list.
@@ -218,30 +259,16 @@ export function mountRefunds(options: RefundRoutesOptions): Operation[] {
       source: (req) => {
         const id = String((req as Request).params.id);
         const capture = findOr404(captures, id, 'capture', 'capture_id');
-        return memoryDataSource(() =>
-          refunds.all().filter((record) => record.capture_id === capture.id),
-        );
+        return memoryDataSource(() => refundsOfCapture(refunds, capture));
       },
-      sortable: ['create_time'],
-      timeSelectable: ['create_time'],
+      ...CAPTURE_REFUND_LIST,
       summary: (record, req) => refund.representation(req as Request, record),
     }),
   );
 
   router.get('/payments/payments/:id', (req: Request, res: Response) => {
     const payment = findOr404(payments, String(req.params.id), 'payment', 'payment_id');
-    const path = paymentPath(payment.id);
-    res.json({
-      ...payment,
-      links: [
-        link(req, path, 'self'),
-        link(
-          req,
-          `/v1/payments/captures?parent_payment=${encodeURIComponent(payment.id)}`,
-          'captures',
-        ),
-      ],
-    });
+    res.json(paymentRepresentation(req, payment));
   });
 
   const summary = computedResource({

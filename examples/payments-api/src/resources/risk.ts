@@ -4,8 +4,9 @@
  * (`POST /risk/evaluate` keeps nothing, 200).
  */
 import {
-  type Operation,
+  type ResourceOrientedOperation,
   resourceOrientedOperation,
+  type TransientOperation,
   transientOperation,
 } from '@resourceful/resource-operations';
 import { z } from 'zod';
@@ -25,22 +26,38 @@ export interface RiskRoutesOptions {
   now: () => Date;
 }
 
-export function riskOperations({ lists, decisions, now }: RiskRoutesOptions): Operation[] {
+/** Decides on a code and keeps the decision (REST's POST and GraphQL's mutation alike). */
+export function recordDecision(
+  decisions: MemoryCollection<StoredDecision>,
+  request: z.infer<typeof DecisionRequest>,
+  time: Date,
+): StoredDecision {
+  const stamp = time.toISOString();
+  return decisions.set({
+    id: decisions.newId(),
+    code: request.code,
+    status: 'APPROVED',
+    create_time: stamp,
+    update_time: stamp,
+  });
+}
+
+/** The transient evaluation: computed from the request alone, nothing kept. */
+export function evaluation(_request: z.infer<typeof DecisionRequest>) {
+  return { status: 'VALID' as const };
+}
+
+export function riskOperations({
+  lists,
+  decisions,
+  now,
+}: RiskRoutesOptions): [ResourceOrientedOperation<StoredDecision>, TransientOperation] {
   const linkBase = lists.publicBaseUrl === undefined ? {} : { publicBaseUrl: lists.publicBaseUrl };
   const decide = resourceOrientedOperation({
     ...linkBase,
     path: '/risk/decisions',
     body: DecisionRequest,
-    create: ({ body, now: time }) => {
-      const stamp = time.toISOString();
-      return decisions.set({
-        id: decisions.newId(),
-        code: body.code,
-        status: 'APPROVED',
-        create_time: stamp,
-        update_time: stamp,
-      });
-    },
+    create: ({ body, now: time }) => recordDecision(decisions, body, time),
     load: (id) => decisions.get(id),
     notFound: { message: 'The decision does not exist.', target: 'decision_id' },
     represent: (decision) => ({ ...decision }),
@@ -49,7 +66,7 @@ export function riskOperations({ lists, decisions, now }: RiskRoutesOptions): Op
   const evaluate = transientOperation({
     path: '/risk/evaluate',
     body: DecisionRequest,
-    compute: () => ({ status: 'VALID' as const }),
+    compute: ({ body }) => evaluation(body),
   });
   return [decide, evaluate];
 }

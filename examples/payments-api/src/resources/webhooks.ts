@@ -41,6 +41,9 @@ export const WEBHOOK_LIST = {
   timeSelectable: ['create_time'],
   defaultSort: { by: 'create_time', order: 'desc' },
 } as const;
+/** What a webhook's event-types list accepts. */
+export const EVENT_TYPE_LIST = { sortable: ['name'], filterable: ['name'] } as const;
+
 /** The languages event type descriptions are written in; the first is the default. */
 export const EVENT_TYPE_LANGUAGES = ['en', 'fr'] as const;
 type EventTypeLanguage = (typeof EVENT_TYPE_LANGUAGES)[number];
@@ -71,7 +74,7 @@ export const EVENT_TYPE_DESCRIPTIONS: Readonly<
 };
 
 /** An event type with its description in the language negotiated for the request. */
-function localizedEventType(eventType: z.infer<typeof EventType>, req: Request) {
+export function localizedEventType(eventType: z.infer<typeof EventType>, req: Request) {
   const descriptions = EVENT_TYPE_DESCRIPTIONS[eventType.name];
   if (descriptions === undefined) return eventType;
   const language = (getLanguage(req) ?? 'en') as EventTypeLanguage;
@@ -148,8 +151,7 @@ export function mountWebhooks({ router, lists, webhooks, now }: WebhookRoutesOpt
       ...lists,
       source: (req) =>
         memoryDataSource(findWebhook(webhooks, String((req as Request).params.id)).event_types),
-      sortable: ['name'],
-      filterable: ['name'],
+      ...EVENT_TYPE_LIST,
       // Descriptions in English, or French for Accept-Language: fr (with Content-Language).
       summary: (eventType, req) => localizedEventType(eventType, req as Request),
     }),
