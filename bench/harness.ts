@@ -196,6 +196,12 @@ export interface CompareOptions {
   rounds?: number;
   goal?: Goal;
   goalOn?: Comparison['goalOn'];
+  /**
+   * Whether the servers compared run in this process's main thread, so that its CPU time per
+   * request means something. Pass false when they are processes of their own.
+   * @default true
+   */
+  serverInThisThread?: boolean;
 }
 
 export function median(values: readonly number[]): number {
@@ -258,7 +264,10 @@ export async function compare(
     ratio: median(ratios),
     spread: [Math.min(...ratios), Math.max(...ratios)],
     p99Ratio: p99Ratios.length === rounds ? median(p99Ratios) : undefined,
-    cpuRatio: cpuRatios.length === rounds ? median(cpuRatios) : undefined,
+    cpuRatio:
+      options.serverInThisThread !== false && cpuRatios.length === rounds
+        ? median(cpuRatios)
+        : undefined,
     goal: options.goal,
     goalOn: options.goalOn,
   };
