@@ -28,6 +28,73 @@ const graphql17Project =
       ]
     : [];
 
+// http-proxy-middleware 4 needs Node 22.15+: there, k8s-service-proxy's suite for
+// clusterServiceProxyOptions() runs a second time against it.
+const httpProxyMiddleware4Project =
+  nodeMajor >= 22
+    ? [
+        {
+          extends: true as const,
+          resolve: { alias: { 'http-proxy-middleware': 'http-proxy-middleware4' } },
+          test: {
+            name: 'k8s-service-proxy (http-proxy-middleware 4)',
+            root: 'packages/k8s-service-proxy',
+            include: ['test/http-proxy-middleware.test.ts'],
+            env: { HTTP_PROXY_MIDDLEWARE_MAJOR: '4' },
+            testTimeout: 20_000,
+            hookTimeout: 60_000,
+          },
+        },
+      ]
+    : [];
+
+// The example's suites once more on PostgreSQL (DATABASE_URL from a server test-support starts):
+// on Node 20 only, the CI machine's own, to keep the three-version CI run short; the stores do
+// not differ by Node version. PAYMENTS_API_POSTGRES=0 leaves the pass out, =1 forces it.
+const postgresInstalled =
+  process.env.POSTGRES_BIN_DIR !== undefined ||
+  (existsSync('/usr/lib/postgresql') &&
+    readdirSync('/usr/lib/postgresql').some((major) =>
+      existsSync(join('/usr/lib/postgresql', major, 'bin', 'initdb')),
+    ));
+const examplePostgresPass =
+  process.env.PAYMENTS_API_POSTGRES === '1' ||
+  (process.env.PAYMENTS_API_POSTGRES !== '0' && nodeMajor === 20 && postgresInstalled);
+const examplePostgresProject = examplePostgresPass
+  ? [
+      {
+        extends: true as const,
+        test: {
+          name: 'payments-api (postgres)',
+          root: 'examples/payments-api',
+          include: ['test/**/*.test.ts'],
+          // Suites that never touch the resource stores (Redis, the process, the docs page,
+          // money arithmetic, types) gain nothing from a second pass. http-conventions' raw
+          // socket tests half-close before reading, and Node aborts a request whose client
+          // half-closed before its answer was ready: with a database no answer is ready then.
+          exclude: [
+            'test/http-conventions.test.ts',
+            // Starts its own PostgreSQL and two service processes in either pass.
+            'test/postgres-instances.test.ts',
+            'test/postgres-store.test.ts',
+            'test/postgres-differential.test.ts',
+            'test/redis-cluster.test.ts',
+            'test/shared-redis.test.ts',
+            'test/docs-page.test.ts',
+            'test/money.test.ts',
+            'test/handler-types.test.ts',
+            'test/server.test.ts',
+            'test/api-description.test.ts',
+          ],
+          globalSetup: ['test/postgres/global-setup.ts'],
+          setupFiles: ['test/postgres/setup.ts'],
+          testTimeout: 20_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ]
+  : [];
+
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['source'] } },
@@ -48,6 +115,8 @@ export default defineConfig({
         },
       })),
       ...graphql17Project,
+      ...httpProxyMiddleware4Project,
+      ...examplePostgresProject,
     ],
   },
 });

@@ -9,6 +9,7 @@ import {
   contentNegotiation,
 } from '@resourceful/content-negotiation';
 import {
+  ApiError,
   type ErrorHandlerOptions,
   errorHandler,
   notFoundHandler,
@@ -28,10 +29,12 @@ import {
   serviceRequestIdempotency,
 } from '@resourceful/service-request-idempotency';
 import { versionedRouter } from '@resourceful/versioned-router';
-import express5, { type Express } from 'express';
+import express5, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { type AppDatabase, databaseFromEnvironment } from './database/app-database.js';
 import { DOCS_PATH, mountApiDocs } from './description/docs.js';
 import { GRAPHQL_PATH, graphqlRoutes } from './description/graphql.js';
-import { listDefaults } from './lists.js';
+import { keysetListDefaults, listDefaults } from './lists.js';
+import { oneRequestAtATimePerConnection } from './pipelining.js';
 import { README_PATH, sendReadme } from './readme.js';
 import { requireJson } from './require-json.js';
 import { mountBillingAgreements } from './resources/billing-agreements.js';
@@ -42,7 +45,7 @@ import { riskOperations } from './resources/risk.js';
 import { EVENT_TYPE_LANGUAGES, mountWebhooks } from './resources/webhooks.js';
 import { seed } from './seed.js';
 import { BODY_LIMITS } from './server-limits.js';
-import { createStores } from './stores.js';
+import { createStores, prepareStores } from './stores.js';
 import { limitUrlLength } from './url-length.js';
 
 export type ExpressModule = typeof express5;
@@ -65,6 +68,27 @@ export interface AppOptions {
   helpUrl?: string;
   /** Relay `RELAY_PATH` to a cluster service through the control plane's service proxy. */
   serviceRelay?: ServiceRelayOptions;
+  /**
+   * PostgreSQL for the cards, customers and webhooks (migrated and seeded at start), or `false`
+   * for memory. @default databaseFromEnvironment(): `DATABASE_URL` when set, else memory
+   */
+  database?: AppDatabase | false;
+  /**
+   * Secrets (32+ characters each) signing continuation tokens of the card, customer and webhook
+   * lists; the first signs, any verifies (rotation: put the new one first). Without them, lists
+   * page by offset only. @default none
+   */
+  pageTokenSecrets?: readonly string[];
+}
+
+const readiness = new WeakMap<Express, Promise<void>>();
+
+/**
+ * Resolves once the app's stores are migrated and seeded (at once in memory); rejects when the
+ * database cannot be prepared. Requests that arrive before wait for it.
+ */
+export function appReady(app: Express): Promise<void> {
+  return readiness.get(app) ?? Promise.resolve();
 }
 
 export interface ServiceRelayOptions {
@@ -88,8 +112,21 @@ export function createApp(options: AppOptions = {}): Express {
     app.set('public base url', options.publicBaseUrl.replace(/\/+$/, ''));
   }
 
-  const stores = createStores();
-  if (options.seed ?? true) seed(stores, now());
+  const database =
+    options.database === false ? undefined : (options.database ?? databaseFromEnvironment());
+  const stores = createStores(database);
+  const shouldSeed = options.seed ?? true;
+  const ready = prepareStores(database).then(() => (shouldSeed ? seed(stores, now()) : undefined));
+  // Not a crash when nobody waits: each request (and appReady) sees the failure.
+  ready.catch(() => {});
+  readiness.set(app, ready);
+  app.use(oneRequestAtATimePerConnection);
+  app.use(function awaitStores(_req: Request, _res: Response, next: NextFunction) {
+    ready.then(
+      () => next(),
+      () => next(ApiError.serviceUnavailable('The database is not ready.', { retryAfter: 5 })),
+    );
+  });
 
   // http-conventions (issue 13): a request id and an RFC 3339 Date on every answer, 414 for
   // long URLs, OPTIONS and 405 from the routes below (before them, so no handler runs).
@@ -123,8 +160,10 @@ export function createApp(options: AppOptions = {}): Express {
   // creates, actions and the composite refund alike. The middleware ignores other methods.
   v1.use(serviceRequestIdempotency({ store: idempotencyStore }));
   const lists = listDefaults(app.get('public base url') as string | undefined);
-  mountCreditCards({ router: v1, lists, cards: stores.cards, now });
-  mountCustomers({ router: v1, lists, customers: stores.customers, now });
+  // The lists of the stores that page by keyset may hand out continuation tokens.
+  const keysetLists = keysetListDefaults(lists, options.pageTokenSecrets);
+  mountCreditCards({ router: v1, lists: keysetLists, cards: stores.cards, now });
+  mountCustomers({ router: v1, lists: keysetLists, customers: stores.customers, now });
   // The actions' history, read by the REST history route and by GraphQL.
   const agreementHistory = memoryHistoryStore();
   const agreementActions = mountBillingAgreements({
@@ -134,7 +173,7 @@ export function createApp(options: AppOptions = {}): Express {
     now,
     history: agreementHistory,
   });
-  mountWebhooks({ router: v1, lists, webhooks: stores.webhooks, now });
+  mountWebhooks({ router: v1, lists: keysetLists, webhooks: stores.webhooks, now });
   // Complex operations (spec, "Complex operations"), declared with resource-operations; the
   // route checker learns them from the router (complexOperationRoutes).
   const refundOperations = mountRefunds({

@@ -7,11 +7,11 @@ import { conditionalWrite, etagFor } from '@resourceful/conditional-requests';
 import { asyncHandler } from '@resourceful/error-envelope';
 import type { ResourceUpdateOptions, StandardSchemaV1 } from '@resourceful/json-patch-update';
 import type { NextFunction, Request, Response } from 'express';
-import type { MemoryCollection, StoredRecord } from './memory-collection.js';
+import type { RecordStore, StoredRecord } from './record-store.js';
 import { BODY_LIMITS } from './server-limits.js';
 
 export interface UpdatableResource<T extends StoredRecord> {
-  collection: MemoryCollection<T>;
+  collection: RecordStore<T>;
   /** The whole stored shape, computed fields included; its output is what gets stored. */
   schema: StandardSchemaV1<unknown, T>;
   /** What GET sends for the record; PATCH and PUT answers use it too. */
@@ -28,9 +28,9 @@ export function updateOptions<T extends StoredRecord>(
   const { collection, schema, represent, readOnly = [], now } = resource;
   return {
     load: (id) => collection.get(id),
-    save: (record) => {
-      collection.set(record);
-    },
+    // A database store compares and sets (across instances); memory takes the process's lock.
+    save: (record, { previous }) => collection.save(record, previous),
+    compareAndSet: collection.compareAndSet,
     schema,
     readOnly,
     represent: (record, req) => represent(req as Request, record),
@@ -41,7 +41,8 @@ export function updateOptions<T extends StoredRecord>(
 
 /**
  * DELETE: 204, also when the record is already gone (spec: a repeated DELETE is not a 404).
- * `If-Match` is honoured under the same lock PATCH and PUT take.
+ * `If-Match` is honoured under the same lock PATCH and PUT take, or by the store's
+ * compare-and-set.
  */
 export function deleteHandler<T extends StoredRecord>(
   resource: UpdatableResource<T>,
@@ -52,11 +53,12 @@ export function deleteHandler<T extends StoredRecord>(
     await conditionalWrite(req, {
       // The lock PATCH and PUT take for this record (json-patch-update locks by the id).
       identity: id,
+      compareAndSet: collection.compareAndSet,
       load: () => collection.get(id),
       etag: (record) => etagFor(represent(req, record)),
       ifMissing: 'proceed',
-      write: () => {
-        collection.delete(id);
+      write: async (current) => {
+        if (current !== undefined) await collection.remove(current);
       },
     });
     res.status(204).end();

@@ -53,25 +53,33 @@ function seedTime(start: Date, index: number, count: number): string {
   return new Date(start.getTime() - (count - index) * HOUR).toISOString();
 }
 
-export function seed(stores: Stores, start: Date): void {
-  SEED_CARDS.forEach((input, index) => {
-    stores.cards.set(newCard(`CARD-SEED${index + 1}`, input, seedTime(start, index, 3)));
-  });
+/**
+ * Stores the seed records. In a shared database every instance seeds at start: records already
+ * there (another instance's, or changed since) are kept.
+ */
+export async function seed(stores: Stores, start: Date): Promise<void> {
+  for (const [index, input] of SEED_CARDS.entries()) {
+    await stores.cards.insertIfAbsent(
+      newCard(`CARD-SEED${index + 1}`, input, seedTime(start, index, 3)),
+    );
+  }
 
   const customers = [
     ['merchant-cust-1', 'Betsy', 'Buyer'],
     ['merchant-cust-2', 'Joe', 'Shopper'],
     ['merchant-cust-3', 'Ada', 'Lovelace'],
   ] as const;
-  customers.forEach(([merchantCustomerId, firstName, lastName], index) => {
+  for (const [index, [merchantCustomerId, firstName, lastName]] of customers.entries()) {
     const input = {
       merchant_customer_id: merchantCustomerId,
       merchant_id: 'MERCHANT-1',
       first_name: firstName,
       last_name: lastName,
     };
-    stores.customers.set(newCustomer(`CUST-SEED${index + 1}`, input, seedTime(start, index, 3)));
-  });
+    await stores.customers.insertIfAbsent(
+      newCustomer(`CUST-SEED${index + 1}`, input, seedTime(start, index, 3)),
+    );
+  }
 
   const agreementCount = 25;
   for (let index = 0; index < agreementCount; index++) {
@@ -84,7 +92,7 @@ export function seed(stores: Stores, start: Date): void {
     stores.agreements.set(agreement);
   }
 
-  stores.webhooks.set(
+  await stores.webhooks.insertIfAbsent(
     newWebhook(
       'WH-SEED1',
       {

@@ -4,7 +4,8 @@
  */
 
 import { findClusterCredentials } from '@resourceful/k8s-service-proxy';
-import { createApp, RELAY_PATH, type ServiceRelayOptions } from './app.js';
+import { appReady, createApp, RELAY_PATH, type ServiceRelayOptions } from './app.js';
+import { closeDatabasePools, databaseFromEnvironment } from './database/app-database.js';
 import { idempotencyFromEnvironment } from './redis-idempotency.js';
 import { createPaymentsServer } from './server-limits.js';
 
@@ -39,16 +40,41 @@ function serviceRelay(): ServiceRelayOptions | undefined {
   return relay;
 }
 
+// PostgreSQL for the cards, customers and webhooks when DATABASE_URL is set (migrated and
+// seeded before the server listens); memory otherwise.
+const database = databaseFromEnvironment();
+closers.push(() => closeDatabasePools());
+
+// PAGE_TOKEN_SECRETS: comma-separated, the first signs continuation tokens; every instance
+// behind one load balancer gets the same list.
+const pageTokenSecrets = process.env.PAGE_TOKEN_SECRETS?.split(',').filter(
+  (secret) => secret !== '',
+);
+
 const app = createApp({
   publicBaseUrl: process.env.PUBLIC_BASE_URL,
   idempotencyStore: idempotency.store,
   onError: idempotency.onError,
   serviceRelay: serviceRelay(),
+  database: database ?? false,
+  pageTokenSecrets,
 });
 
 // The server's limits (timeouts, header and request counts) are in server-limits.ts; what Node
 // answers itself (parser refusals, timeouts, Expect, CONNECT) gets the envelope too.
 const server = createPaymentsServer(app);
+try {
+  await appReady(app);
+} catch (error) {
+  console.error(`the database could not be prepared: ${(error as Error).message}`);
+  await Promise.allSettled(closers.map((close) => close()));
+  process.exit(1);
+}
+console.log(
+  database === undefined
+    ? 'stores: in memory'
+    : `stores: PostgreSQL, schema ${database.schema} (migrated, seeded)`,
+);
 server.listen(port, host, () => {
   console.log(`payments-api listening on http://${host}:${port}`);
 });

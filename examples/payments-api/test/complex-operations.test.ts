@@ -294,7 +294,7 @@ describeEachExpress('complex operations', (express) => {
         [
           'a __proto__ key in the amount',
           { amount: JSON.parse('{"total":"1.00","currency":"USD","__proto__":{"total":"0"}}') },
-          'amount',
+          'amount.__proto__',
         ],
       ])('%s', async (_, body, target) => {
         const res = await request(app())

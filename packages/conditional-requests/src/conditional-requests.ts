@@ -41,6 +41,20 @@ export const CONDITIONAL_REQUESTS_DEFAULTS = Object.freeze({ weak: false });
 const TAGGED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH']);
 /** Statuses whose body is the resource's representation. */
 const TAGGED_STATUSES: ReadonlySet<number> = new Set([200, 201]);
+
+/**
+ * Whether the middleware computes a tag from this answer's body. A POST's 201 carries the
+ * created representation and its validators (RFC 9110 §15.3.2), but a POST's 200 is the result
+ * of the action (§9.3.3), not a representation of any resource a client could GET (§6.4.2), so
+ * a tag hashed from it would name nothing: it carries the tag its route set, if any. This is
+ * also what makes a replay of a stored POST answer (`Service-Request-Id`) carry the headers the
+ * first answer had: the rule depends on the method and status only, not on the handler.
+ */
+function derivesTag(method: string, status: number): boolean {
+  if (!TAGGED_METHODS.has(method) || !TAGGED_STATUSES.has(status)) return false;
+  return method !== 'POST' || status === 201;
+}
+
 /** RFC 9110 §15.4.5: a 304 carries no content and no content metadata. */
 const CONTENT_HEADERS = [
   'Content-Type',
@@ -119,7 +133,11 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
         return false;
       }
       if (settled || !tagged || !TAGGED_STATUSES.has(res.statusCode)) return false;
-      if (body !== undefined && res.getHeader('ETag') === undefined) {
+      if (
+        body !== undefined &&
+        res.getHeader('ETag') === undefined &&
+        derivesTag(method, res.statusCode)
+      ) {
         res.setHeader('ETag', computeTag(body));
       }
       nameVariant(body);
@@ -168,9 +186,8 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     if (tagValue !== undefined && typeof originalJson === 'function') {
       withJson.json = function jsonWithETag(this: ServerResponse, value?: unknown) {
         if (
-          tagged &&
+          derivesTag(method, this.statusCode) &&
           !(expressJson && sendsCanonicalJson(this)) &&
-          TAGGED_STATUSES.has(this.statusCode) &&
           this.getHeader('ETag') === undefined &&
           value !== undefined
         ) {

@@ -1,7 +1,9 @@
 /**
  * @module Check and write together: the current version is loaded, the preconditions are
- * evaluated against it and the write runs, all while no other write of the same resource runs
- * in this process. Two writers racing with the same `If-Match`: one wins, the other gets 412.
+ * evaluated against it and the write runs. Two writers racing with the same `If-Match`: one wins,
+ * the other gets 412. Either no other write of the same resource runs in this process meanwhile
+ * (the in-process lock, for stores that cannot compare-and-set), or the store writes only while
+ * the stored version is still the one loaded (compare-and-set, which holds across processes).
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
@@ -10,22 +12,41 @@ import {
   assertOptionsObject,
   booleanOption,
   invalidOption,
+  OPTION_ERROR_CODES,
   oneOfOption,
+  optionError,
+  positiveIntegerOption,
   requiredFunctionOption,
 } from '@resourceful/option-checks';
 import { KeyedLock } from './keyed-lock.js';
 import { evaluatePreconditions } from './preconditions.js';
+import { isStaleVersionError } from './stale-version.js';
 
 /** What a write does when the resource does not exist (before any precondition is read). */
 export type IfMissing = 'proceed' | 'not-found' | 'conflict';
+
+/**
+ * What a compare-and-set write must still find in the store for its change to apply: no resource
+ * (insert only if absent: `INSERT … ON CONFLICT DO NOTHING`), or the version that was loaded and
+ * checked, whose entity tag is `etag` (`UPDATE … WHERE id = $1 AND etag = $2`,
+ * `DELETE … WHERE id = $1 AND etag = $2`).
+ */
+export type WriteCondition =
+  | { readonly exists: false }
+  | { readonly exists: true; readonly etag: string };
 
 export interface ConditionalWriteOptions<T, R> {
   /** Reads the current resource; `undefined` when it does not exist. */
   load: () => T | undefined | Promise<T | undefined>;
   /** The entity tag of a loaded resource, the same one its GET answers carry. */
   etag: (current: T) => string;
-  /** Performs the write once the preconditions hold; its result is returned. */
-  write: (current: T | undefined) => R | Promise<R>;
+  /**
+   * Performs the write once the preconditions hold; its result is returned. With
+   * `compareAndSet`, it changes the store only while `condition` still holds there and throws
+   * `StaleVersionError` when it does not (no row updated, deleted or inserted), before any other
+   * side effect. Any `write` may throw it: the attempt is then repeated from a fresh `load`.
+   */
+  write: (current: T | undefined, condition: WriteCondition) => R | Promise<R>;
   /**
    * When `load` finds nothing: `'not-found'` → 404, `'conflict'` → 409 (PATCH without upsert),
    * `'proceed'` → evaluate the preconditions (`If-Match` then fails with 412) and call `write`
@@ -45,10 +66,42 @@ export interface ConditionalWriteOptions<T, R> {
   identity?: string;
   /** The lock shared by every writer of these resources. @default one lock per process */
   lock?: KeyedLock;
+  /**
+   * The store checks the version itself, atomically: `write` applies its change only while
+   * `condition` holds and throws `StaleVersionError` otherwise. No in-process lock is taken, so
+   * the check holds across every process writing to the store. Not together with `lock`.
+   * @default false
+   */
+  compareAndSet?: boolean;
+  /**
+   * How many times the load, evaluate, write sequence runs while `write` throws
+   * `StaleVersionError`; after the last, 409 `WRITE_CONTENTION` with `Retry-After: 1`. A request
+   * with `If-Match` loses on its second attempt with 412 when another write won the race.
+   * @default 10
+   */
+  maxAttempts?: number;
 }
 
+/** The defaults of `conditionalWrite`'s options. */
+export const CONDITIONAL_WRITE_DEFAULTS = Object.freeze({
+  ifMissing: 'not-found' as IfMissing,
+  requireIfMatch: false,
+  compareAndSet: false,
+  maxAttempts: 10,
+});
+
 const FACTORY = 'conditionalWrite';
-const KNOWN_OPTIONS = ['load', 'etag', 'write', 'ifMissing', 'requireIfMatch', 'identity', 'lock'];
+const KNOWN_OPTIONS = [
+  'load',
+  'etag',
+  'write',
+  'ifMissing',
+  'requireIfMatch',
+  'identity',
+  'lock',
+  'compareAndSet',
+  'maxAttempts',
+];
 const sharedLock = new KeyedLock();
 const IF_MISSING: readonly IfMissing[] = ['proceed', 'not-found', 'conflict'];
 
@@ -91,9 +144,10 @@ function decodeSegment(segment: string): string {
 }
 
 /**
- * Loads, evaluates `If-Match` / `If-None-Match` (RFC 9110 §13.2.2) and writes under a per-resource
- * lock. Throws the precondition's ApiError (412, 428, 400) or the missing resource's (404, 409).
- * Stores shared by several processes should also compare-and-set in `write`.
+ * Loads, evaluates `If-Match` / `If-None-Match` (RFC 9110 §13.2.2) and writes, either under a
+ * per-resource lock in this process or, with `compareAndSet`, through a store that applies the
+ * write only to the version it was checked against. Throws the precondition's ApiError (412, 428,
+ * 400), the missing resource's (404, 409), or 409 `WRITE_CONTENTION` when every attempt lost a race.
  */
 export async function conditionalWrite<T, R>(
   req: IncomingMessage,
@@ -113,11 +167,43 @@ export async function conditionalWrite<T, R>(
   if (options.lock !== undefined && !(options.lock instanceof KeyedLock)) {
     invalidOption(FACTORY, 'lock', 'a KeyedLock', options.lock);
   }
-  booleanOption(FACTORY, 'requireIfMatch', options.requireIfMatch, false);
-  const ifMissing = oneOfOption(FACTORY, 'ifMissing', options.ifMissing, IF_MISSING, 'not-found');
+  const requireIfMatch = booleanOption(
+    FACTORY,
+    'requireIfMatch',
+    options.requireIfMatch,
+    CONDITIONAL_WRITE_DEFAULTS.requireIfMatch,
+  );
+  const compareAndSet = booleanOption(
+    FACTORY,
+    'compareAndSet',
+    options.compareAndSet,
+    CONDITIONAL_WRITE_DEFAULTS.compareAndSet,
+  );
+  if (compareAndSet && options.lock !== undefined) {
+    throw optionError(
+      OPTION_ERROR_CODES.conflictingOptions,
+      FACTORY,
+      'a "lock" is not taken with "compareAndSet": the store checks the version itself. Pass one or the other.',
+      'lock',
+    );
+  }
+  const maxAttempts = positiveIntegerOption(
+    FACTORY,
+    'maxAttempts',
+    options.maxAttempts,
+    CONDITIONAL_WRITE_DEFAULTS.maxAttempts,
+  );
+  const ifMissing = oneOfOption(
+    FACTORY,
+    'ifMissing',
+    options.ifMissing,
+    IF_MISSING,
+    CONDITIONAL_WRITE_DEFAULTS.ifMissing,
+  );
   const lock = options.lock ?? sharedLock;
   const key = options.identity ?? requestPath(req);
-  return lock.run(key, async () => {
+
+  const attempt = async (): Promise<R> => {
     const current = await options.load();
     if (current === undefined) {
       if (ifMissing === 'not-found') throw ApiError.notFound();
@@ -130,9 +216,26 @@ export async function conditionalWrite<T, R>(
         );
       }
     }
-    evaluatePreconditions(req, current === undefined ? undefined : options.etag(current), {
-      requireIfMatch: options.requireIfMatch,
-    });
-    return options.write(current);
-  });
+    const currentETag = current === undefined ? undefined : options.etag(current);
+    evaluatePreconditions(req, currentETag, { requireIfMatch });
+    const condition: WriteCondition =
+      currentETag === undefined ? { exists: false } : { exists: true, etag: currentETag };
+    return options.write(current, condition);
+  };
+
+  for (let attempts = 1; ; attempts++) {
+    try {
+      return await (compareAndSet ? attempt() : lock.run(key, attempt));
+    } catch (error) {
+      if (!isStaleVersionError(error)) throw error;
+      // Another writer changed the resource after our load: evaluate again against what it
+      // stored (RFC 9110 §13.2.2 asks for the state when the method is applied).
+      if (attempts >= maxAttempts) {
+        throw ApiError.conflict(
+          'The resource kept changing while this request tried to write it; retry the request.',
+          { innererror: { code: 'WRITE_CONTENTION' }, retryAfter: 1 },
+        );
+      }
+    }
+  }
 }

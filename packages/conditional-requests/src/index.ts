@@ -4,10 +4,12 @@ export {
   conditionalRequests,
 } from './conditional-requests.js';
 export {
+  CONDITIONAL_WRITE_DEFAULTS,
   type ConditionalWriteOptions,
   conditionalWrite,
   type IfMissing,
   requestPath,
+  type WriteCondition,
 } from './conditional-write.js';
 export {
   type EntityTag,
@@ -38,3 +40,4 @@ export {
   representationVariantOf,
   setRepresentationVariant,
 } from './representation-variant.js';
+export { isStaleVersionError, StaleVersionError } from './stale-version.js';

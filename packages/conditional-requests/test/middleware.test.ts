@@ -37,6 +37,18 @@ describeEachExpress('conditionalRequests', (express) => {
     app.post('/cards', (_req, res) => {
       res.status(201).json(CARD);
     });
+    app.post('/evaluations', (_req, res) => {
+      // Written as resource-operations writes answers: through res.end, so Express adds no tag.
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.end(JSON.stringify({ status: 'VALID' }));
+    });
+    app.post('/cards/1/suspend', (_req, res) => {
+      res.setHeader('ETag', formatETag(43));
+      res.json(CARD);
+    });
+    app.post('/cards/search', (_req, res) => {
+      res.json([CARD]);
+    });
     app.put('/cards/1', (_req, res) => {
       res.status(204).end();
     });
@@ -79,6 +91,26 @@ describeEachExpress('conditionalRequests', (express) => {
       const res = await request(app()).post('/cards');
       expect(res.status).toBe(201);
       expect(res.headers.etag).toBe(CARD_TAG);
+    });
+
+    it('derives no tag for a POST 200: the result of an action names no representation', async () => {
+      const res = await request(app()).post('/evaluations');
+      expect(res.status).toBe(200);
+      expect(res.headers.etag).toBeUndefined();
+    });
+
+    it('keeps the tag the route of a POST 200 set', async () => {
+      const res = await request(app()).post('/cards/1/suspend');
+      expect(res.status).toBe(200);
+      expect(res.headers.etag).toBe('"43"');
+    });
+
+    it('leaves a POST 200 sent with res.json to Express, as a DELETE', async () => {
+      const res = await request(app()).post('/cards/search');
+      expect(res.headers.etag).not.toBe(etagFor([CARD]));
+      const untagged = app();
+      untagged.set('etag', false);
+      expect((await request(untagged).post('/cards/search')).headers.etag).toBeUndefined();
     });
 
     it('sends no tag on a 204', async () => {

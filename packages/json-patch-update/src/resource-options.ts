@@ -9,6 +9,8 @@ import {
   booleanOption,
   functionOption,
   invalidOption,
+  OPTION_ERROR_CODES,
+  optionError,
   positiveIntegerOption,
   requiredFunctionOption,
 } from '@resourceful/option-checks';
@@ -73,10 +75,18 @@ export interface ResourceUpdateOptions<T extends object> {
   maxDepth?: number;
   /** The lock serialising writes of one resource. @default the process-wide lock of conditional-requests */
   lock?: KeyedLock;
+  /**
+   * `save` compares and sets: it stores only while the stored resource is still `previous`
+   * (absent on create) and throws conditional-requests' `StaleVersionError` otherwise; no
+   * in-process lock is taken, so the check holds across processes. Not together with `lock`.
+   * @default false
+   */
+  compareAndSet?: boolean;
 }
 
 export const RESOURCE_DEFAULTS = Object.freeze({
   requireIfMatch: false,
+  compareAndSet: false,
   timestamps: true,
   maxBodyBytes: 100 * 1024,
   maxDepth: 32,
@@ -98,6 +108,7 @@ const SHARED_KEYS = [
   'maxBodyBytes',
   'maxDepth',
   'lock',
+  'compareAndSet',
 ] as const;
 
 /** The options with every default resolved. */
@@ -116,6 +127,7 @@ export interface ResolvedResource<T extends object> {
   maxBodyBytes: number;
   maxDepth: number;
   lock: KeyedLock | undefined;
+  compareAndSet: boolean;
 }
 
 function requestParamId(req: ResourceRequest): string {
@@ -182,6 +194,20 @@ export function resolveResourceOptions<T extends object>(
       options.lock,
     );
   }
+  const compareAndSet = booleanOption(
+    factory,
+    'compareAndSet',
+    options.compareAndSet,
+    RESOURCE_DEFAULTS.compareAndSet,
+  );
+  if (compareAndSet && options.lock !== undefined) {
+    throw optionError(
+      OPTION_ERROR_CODES.conflictingOptions,
+      factory,
+      'a "lock" is not taken with "compareAndSet": the store checks the version itself. Pass one or the other.',
+      'lock',
+    );
+  }
   return {
     load,
     save,
@@ -218,5 +244,6 @@ export function resolveResourceOptions<T extends object>(
       RESOURCE_DEFAULTS.maxDepth,
     ),
     lock: options.lock,
+    compareAndSet,
   };
 }

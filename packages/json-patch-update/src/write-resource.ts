@@ -29,7 +29,7 @@ export function writeUnderPreconditions<T extends object>(
   return conditionalWrite(req, {
     // One lock per resource identity, whatever URL spelling or route reached it.
     identity: id,
-    lock: resolved.lock,
+    ...(resolved.compareAndSet ? { compareAndSet: true } : { lock: resolved.lock }),
     load: () => resolved.load(id, req),
     etag: (resource) => resolved.etag(resource, req),
     ifMissing,

@@ -1,3 +1,4 @@
+import { KeyedLock } from '@resourceful/conditional-requests';
 import { describe, expect, it } from 'vitest';
 import { jsonPatchUpdate, putReplace } from '../src/index.js';
 
@@ -44,6 +45,7 @@ describe('jsonPatchUpdate and putReplace options', () => {
     [{ readOnly: [''] }, /readOnly/],
     [{ etag: 'x' }, /etag/],
     [{ requireIfMatch: 'true' }, /requireIfMatch/],
+    [{ compareAndSet: 'yes' }, /compareAndSet/],
   ])('refuse %j', (extra, message) => {
     expect(() => jsonPatchUpdate({ load, save, ...extra } as never)).toThrow(message);
   });
@@ -56,6 +58,11 @@ describe('jsonPatchUpdate and putReplace options', () => {
     [{ load, save, readOnly: ['/a~2'] }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'readOnly'],
     [{ load, save, lock: {} }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'lock'],
     [{ load, save, location: '/x' }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'location'],
+    [
+      { load, save, compareAndSet: true, lock: new KeyedLock() },
+      'ERR_RESOURCEFUL_CONFLICTING_OPTIONS',
+      'lock',
+    ],
   ])('give %j a stable code and the option', (options, code, option) => {
     let error: unknown;
     try {

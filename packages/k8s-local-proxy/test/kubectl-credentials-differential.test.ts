@@ -30,6 +30,7 @@ import {
   writeFakePlugin,
 } from '../../k8s-service-proxy/test/support/exec-plugin.js';
 import { rawRequest, rawUpgrade } from '../../k8s-service-proxy/test/support/raw-client.js';
+import { startSocks5Proxy } from '../../k8s-service-proxy/test/support/socks5-proxy.js';
 import {
   findKubectl,
   type RunningProxy,
@@ -291,6 +292,59 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     } finally {
       await stopAll(proxies);
       await proxy.close();
+    }
+  });
+
+  it("tunnels through an https:// proxy-url, verified with the cluster's CA, as kubectl does", async () => {
+    const proxy = await startConnectProxy({
+      aliases: ['kube.test'],
+      tls: { cert: certs.serverCert, key: certs.serverKey },
+    });
+    const kubeconfig = kubeconfigWith({
+      server: `https://kube.test:${plane.port}`,
+      userLines: ['    token: test-token'],
+      clusterLines: [`    proxy-url: ${proxy.url}`, '    tls-server-name: localhost'],
+    });
+    const proxies = await pair(kubeconfig);
+    try {
+      const tunnelsPer = [];
+      const answers = [];
+      for (const running of proxies) {
+        const before = proxy.tunnels.length;
+        answers.push(...(await through([running])));
+        tunnelsPer.push(proxy.tunnels.slice(before).map((t) => t.authority));
+      }
+      expect(answers[0]?.status).toBe(200);
+      expect(answers[1]).toEqual(answers[0]);
+      expect(tunnelsPer).toEqual([[`kube.test:${plane.port}`], [`kube.test:${plane.port}`]]);
+    } finally {
+      await stopAll(proxies);
+      await proxy.close();
+    }
+  });
+
+  it('connects through a socks5:// proxy-url, the proxy resolving the name, as kubectl does', async () => {
+    const socks = await startSocks5Proxy({ aliases: ['kube.test'] });
+    const kubeconfig = kubeconfigWith({
+      server: `https://kube.test:${plane.port}`,
+      userLines: ['    token: test-token'],
+      clusterLines: [`    proxy-url: ${socks.url}`, '    tls-server-name: localhost'],
+    });
+    const proxies = await pair(kubeconfig);
+    try {
+      const connectionsPer = [];
+      const answers = [];
+      for (const running of proxies) {
+        const before = socks.connections.length;
+        answers.push(...(await through([running])));
+        connectionsPer.push(socks.connections.slice(before));
+      }
+      expect(answers[0]?.status).toBe(200);
+      expect(answers[1]).toEqual(answers[0]);
+      expect(connectionsPer).toEqual([[`kube.test:${plane.port}`], [`kube.test:${plane.port}`]]);
+    } finally {
+      await stopAll(proxies);
+      await socks.close();
     }
   });
 

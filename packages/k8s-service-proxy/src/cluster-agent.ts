@@ -3,13 +3,19 @@
  * the cluster (CA, client certificate, server name, verification) and, when a proxy applies, a
  * tunnel through it. `https-proxy-agent` opens the CONNECT tunnel (also for WebSocket and SPDY
  * upgrades, which then ride the tunnel); `http-proxy-agent` sends absolute-form requests for a
- * plain-http control plane, as Go's transport does.
+ * plain-http control plane, as Go's transport does; `socks-proxy-agent` connects through a
+ * SOCKS5 proxy, loaded on the first connection through one (it is rarely configured and would
+ * otherwise cost every start its module load).
  */
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+
+import { type ClientRequest, Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { ConnectionOptions } from 'node:tls';
+import { Agent as AgentBase, type AgentConnectOpts } from 'agent-base';
 import { HttpProxyAgent } from 'http-proxy-agent';
 import { HttpsProxyAgent } from 'https-proxy-agent';
+import type { SocksProxyAgent } from 'socks-proxy-agent';
 
 /** The TLS settings toward the control plane (not toward the proxy). */
 export type ClusterTls = Pick<
@@ -26,7 +32,13 @@ class ClusterTunnelAgent extends HttpsProxyAgent<string> {
     proxy: URL,
     private readonly clusterTls: ClusterTls,
   ) {
-    super(proxy, { keepAlive: true });
+    // An https:// proxy is verified as Go's transport verifies it, with the cluster's TLS
+    // configuration (its CA replaces the system roots; insecure-skip-tls-verify applies too).
+    super(proxy, {
+      keepAlive: true,
+      ...(clusterTls.ca === undefined ? {} : { ca: clusterTls.ca }),
+      ...(clusterTls.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
+    });
     // agent-base guesses the protocol from the call stack unless told; requests say `https:`.
     this.protocol = 'https:';
   }
@@ -36,14 +48,65 @@ class ClusterTunnelAgent extends HttpsProxyAgent<string> {
   }
 }
 
+/**
+ * A SOCKS5 proxy (`socks5://`, as kubectl accepts it): the control plane's host name is sent to
+ * the proxy to resolve, as Go's SOCKS5 dialer does (socks-proxy-agent calls that `socks5h`),
+ * and the cluster's TLS runs inside the connection.
+ */
+class ClusterSocksAgent extends AgentBase {
+  #socks: Promise<SocksProxyAgent> | undefined;
+
+  constructor(
+    private readonly proxy: URL,
+    private readonly clusterTls: ClusterTls,
+    secure: boolean,
+  ) {
+    super({ keepAlive: true });
+    this.protocol = secure ? 'https:' : 'http:';
+  }
+
+  override async connect(req: ClientRequest, opts: AgentConnectOpts): Promise<Duplex> {
+    this.#socks ??= import('socks-proxy-agent').then(({ SocksProxyAgent }) => {
+      const url = new URL(this.proxy.href);
+      url.protocol = 'socks5h:';
+      return new SocksProxyAgent(url);
+    });
+    const socks = await this.#socks;
+    return socks.connect(req, { ...opts, ...this.clusterTls } as AgentConnectOpts);
+  }
+}
+
+/**
+ * Node's `https.Agent` names a request's connection pool from every TLS option, so each request
+ * re-reads the CA and client certificate into a string of a kilobyte or more, then hashes it.
+ * This agent serves one control plane with TLS settings fixed at construction (requests pass
+ * none), so the name is computed once per host, port and server name.
+ */
+class ClusterHttpsAgent extends HttpsAgent {
+  readonly #names = new Map<string, string>();
+
+  override getName(options: RequestOptions = {}): string {
+    const key = `${options.host}:${options.port}:${options.servername ?? ''}:${options.localAddress ?? ''}:${options.family ?? ''}`;
+    let name = this.#names.get(key);
+    if (name === undefined) {
+      name = super.getName(options);
+      this.#names.set(key, name);
+    }
+    return name;
+  }
+}
+
 export function createClusterAgent(
   server: URL,
   tls: ClusterTls,
   proxy: URL | undefined,
 ): HttpAgent {
+  if (proxy?.protocol === 'socks5:') {
+    return new ClusterSocksAgent(proxy, tls, server.protocol === 'https:');
+  }
   if (server.protocol === 'https:') {
     if (proxy !== undefined) return new ClusterTunnelAgent(proxy, tls);
-    return new HttpsAgent({ keepAlive: true, ...tls });
+    return new ClusterHttpsAgent({ keepAlive: true, ...tls });
   }
   if (proxy !== undefined) {
     const agent = new HttpProxyAgent(proxy, { keepAlive: true });

@@ -25,9 +25,9 @@ export function parseProxyUrl(text: string, what: string): URL {
   } catch {
     throw new TypeError(`${what} is not a valid proxy URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:' && url.protocol !== 'socks5:') {
     throw new TypeError(
-      `${what} uses ${url.protocol.replace(/:$/, '')}; only http and https proxies are supported (socks5 is not)`,
+      `${what} uses ${url.protocol.replace(/:$/, '')}; the proxy schemes kubectl accepts are http, https and socks5`,
     );
   }
   return url;

@@ -16,7 +16,7 @@ import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '@resourceful/error-envelope';
 import type { ClusterCredentials, UpstreamAuth } from './cluster-credentials.js';
-import { connectionTokens, HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
+import { appendHeader, connectionTokens, HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
 import { UPSTREAM_TIMEOUT, upstreamError } from './upstream-errors.js';
 import {
   callUpstream,
@@ -62,12 +62,6 @@ function isClientIdentityHeader(name: string): boolean {
   );
 }
 
-function push(out: Record<string, string[]>, name: string, value: string): void {
-  const list = out[name];
-  if (list === undefined) out[name] = [value];
-  else list.push(value);
-}
-
 /** Whether the client's request carries its own `Authorization` that will be relayed. */
 function clientAuthorizes(req: IncomingMessage, policy: RelayPolicy): boolean {
   return policy.clientCredentials === 'pass-through' && req.headers.authorization !== undefined;
@@ -81,30 +75,33 @@ function upstreamHeaders(
   auth: UpstreamAuth | undefined,
 ): OutgoingHttpHeaders {
   const listed = connectionTokens(req.headers);
-  const out: Record<string, string[]> = Object.create(null);
-  const forwardedFor: string[] = [];
+  const out: OutgoingHttpHeaders = Object.create(null);
+  let forwardedFor: string | undefined;
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = (raw[i] ?? '').toLowerCase();
     const value = raw[i + 1] ?? '';
     if (name === 'host' || listed.has(name)) continue;
     if (name === 'te' && value.trim().toLowerCase() === 'trailers' && !upgrade) {
-      push(out, 'te', value);
+      appendHeader(out, 'te', value);
       continue;
     }
     if (HOP_BY_HOP_HEADERS.has(name)) continue;
     if (policy.clientCredentials === 'strip' && isClientIdentityHeader(name)) continue;
     if (name === 'x-forwarded-for') {
-      forwardedFor.push(value);
+      forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`;
       continue;
     }
-    push(out, name, value);
+    appendHeader(out, name, value);
   }
   const client = req.socket.remoteAddress;
-  if (client !== undefined) forwardedFor.push(client.replace(/^::ffff:(?=\d+\.)/, ''));
-  if (forwardedFor.length > 0) out['x-forwarded-for'] = [forwardedFor.join(', ')];
+  if (client !== undefined) {
+    const address = client.startsWith('::ffff:') ? client.replace(/^::ffff:(?=\d+\.)/, '') : client;
+    forwardedFor = forwardedFor === undefined ? address : `${forwardedFor}, ${address}`;
+  }
+  if (forwardedFor !== undefined) out['x-forwarded-for'] = forwardedFor;
   if (out.authorization === undefined && auth?.authorization !== undefined) {
-    out.authorization = [auth.authorization];
+    out.authorization = auth.authorization;
   }
   const impersonation = policy.credentials.impersonationHeaders;
   // client-go's impersonating round tripper leaves a request that names its own user alone.
@@ -113,19 +110,15 @@ function upstreamHeaders(
       if (name.startsWith('impersonate-')) delete out[name];
     }
     for (const [name, value] of Object.entries(impersonation)) {
-      out[name] = typeof value === 'string' ? [value] : [...value];
+      out[name] = typeof value === 'string' ? value : [...value];
     }
   }
   if (upgrade) {
-    out.connection = ['Upgrade'];
+    out.connection = 'Upgrade';
     const protocol = req.headers.upgrade;
-    if (protocol !== undefined) out.upgrade = [protocol];
+    if (protocol !== undefined) out.upgrade = protocol;
   }
-  const headers: OutgoingHttpHeaders = Object.create(null);
-  for (const [name, values] of Object.entries(out)) {
-    headers[name] = values.length === 1 ? values[0] : values;
-  }
-  return headers;
+  return out;
 }
 
 /** The upstream response headers to send to the client (hop-by-hop dropped, repeats kept). */

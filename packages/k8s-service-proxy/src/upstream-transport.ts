@@ -15,7 +15,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { ClusterCredentials } from './cluster-credentials.js';
-import { connectionTokens, HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
+import { appendHeader, connectionTokens, HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
 import { PROXY_REFUSED, UPSTREAM_TIMEOUT } from './upstream-errors.js';
 
 /** Set on errors for requests that cannot be expressed upstream (bad path or header). */
@@ -74,31 +74,17 @@ function timeoutError(): Error {
   return tagged('upstream timed out', UPSTREAM_TIMEOUT);
 }
 
-function push(out: Record<string, string[]>, name: string, value: string): void {
-  const list = out[name];
-  if (list === undefined) out[name] = [value];
-  else list.push(value);
-}
-
-function flatten(out: Record<string, string[]>): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = Object.create(null);
-  for (const [name, values] of Object.entries(out)) {
-    headers[name] = values.length === 1 ? values[0] : values;
-  }
-  return headers;
-}
-
 /** The HTTP/1.1 answer's headers for the client (hop-by-hop dropped, repeats kept). */
 export function http1RelayHeaders(res: IncomingMessage): OutgoingHttpHeaders {
   const listed = connectionTokens(res.headers);
-  const out: Record<string, string[]> = Object.create(null);
+  const headers: OutgoingHttpHeaders = Object.create(null);
   const raw = res.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = (raw[i] ?? '').toLowerCase();
     if (HOP_BY_HOP_HEADERS.has(name) || listed.has(name)) continue;
-    push(out, name, raw[i + 1] ?? '');
+    appendHeader(headers, name, raw[i + 1] ?? '');
   }
-  return flatten(out);
+  return headers;
 }
 
 /**

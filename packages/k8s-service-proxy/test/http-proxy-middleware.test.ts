@@ -1,6 +1,8 @@
 /**
- * `clusterServiceProxyOptions()` with http-proxy-middleware 3, under Express 4 and 5, against the
- * TLS control-plane double: the same contract as `serviceProxy()` for the cases users meet.
+ * `clusterServiceProxyOptions()` with http-proxy-middleware, under Express 4 and 5, against the
+ * TLS control-plane double: the same contract as `serviceProxy()` for the cases users meet. The
+ * suite runs with version 3 everywhere and, on Node 22+, a second time with version 4 (a vitest
+ * project aliases the import; `HTTP_PROXY_MIDDLEWARE_MAJOR` says which one is expected).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -22,6 +24,7 @@ import { type ControlPlaneDouble, startControlPlane } from './support/control-pl
 import { writeExecKubeconfig, writeFakePlugin } from './support/exec-plugin.js';
 
 const TOKEN = 'hpm-token';
+const MAJOR = Number(process.env.HTTP_PROXY_MIDDLEWARE_MAJOR ?? 3);
 let certs: TestCertificates;
 let plane: ControlPlaneDouble;
 let dir: string;
@@ -48,6 +51,14 @@ function tokenCredentials(server = plane.url): ClusterCredentials {
 }
 
 describe('clusterServiceProxyOptions', () => {
+  it(`runs against http-proxy-middleware ${MAJOR}`, async () => {
+    // What tells the majors apart in their exports: 4 dropped the legacy factory and added
+    // definePlugin.
+    const imported = await import('http-proxy-middleware');
+    expect('legacyCreateProxyMiddleware' in imported).toBe(MAJOR === 3);
+    expect('definePlugin' in imported).toBe(MAJOR >= 4);
+  });
+
   it('checks its options at construction', () => {
     const credentials = tokenCredentials();
     expect(() =>
@@ -57,7 +68,7 @@ describe('clusterServiceProxyOptions', () => {
   });
 });
 
-describeEachExpress('http-proxy-middleware 3 with clusterServiceProxyOptions', (express) => {
+describeEachExpress(`http-proxy-middleware ${MAJOR} with clusterServiceProxyOptions`, (express) => {
   function app(credentials: ClusterCredentials, extra: { port?: string } = {}) {
     const application = express();
     application.use(

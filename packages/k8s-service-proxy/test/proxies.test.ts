@@ -4,8 +4,10 @@
  * on loopback that records its tunnels. The control plane is addressed as `kube.test` (which
  * the proxy maps to 127.0.0.1) because loopback servers are never proxied from the environment.
  */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { errorHandler } from '@resourceful/error-envelope';
 import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
 import request from 'supertest';
@@ -21,6 +23,7 @@ import { makeCertificates, type TestCertificates } from './support/certificates.
 import { type ConnectProxy, startConnectProxy } from './support/connect-proxy.js';
 import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
 import { rawUpgrade } from './support/raw-client.js';
+import { startSocks5Proxy } from './support/socks5-proxy.js';
 
 const TOKEN = 'proxied-token';
 let certs: TestCertificates;
@@ -122,6 +125,135 @@ describe('upgrades through a forward proxy', () => {
   });
 });
 
+describe('an https:// proxy (TLS to the proxy, then the tunnel)', () => {
+  async function tlsProxy(cert = certs.serverCert, key = certs.serverKey) {
+    await proxy.close();
+    proxy = await startConnectProxy({ aliases: ['kube.test'], tls: { cert, key } });
+    return proxy;
+  }
+
+  it("tunnels a request, verifying the proxy with the cluster's CA as kubectl does", async () => {
+    const { url } = await tlsProxy();
+    expect(url).toMatch(/^https:/);
+    const express = (await import('express')).default;
+    const application = express();
+    application.use(
+      '/ledger',
+      serviceProxy({ credentials: viaName({ proxyUrl: url }), service: 'ledger' }),
+    );
+    const before = plane.requests.length;
+    await request(application).get('/ledger/over-tls').expect(200);
+    expect(proxy.tunnels.map((t) => t.authority)).toEqual([`kube.test:${plane.port}`]);
+    expect(plane.requests.slice(before).map((r) => [r.url, r.auth])).toEqual([
+      ['/api/v1/namespaces/default/services/ledger/proxy/over-tls', 'bearer'],
+    ]);
+  });
+
+  it('relays a WebSocket-style upgrade through it (101)', async () => {
+    const { url } = await tlsProxy();
+    const relay = serviceProxy({
+      credentials: viaName({ proxyUrl: url }),
+      service: 'ledger',
+      mountPath: '/ledger',
+    });
+    const server = createServer((_req, res) => res.end());
+    server.on('upgrade', relay.upgrade);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await rawUpgrade((server.address() as AddressInfo).port, '/ledger/socket');
+      expect(result).toEqual({ status: 101, echoed: 'echo:ping' });
+      expect(proxy.tunnels).toHaveLength(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('answers 502 to a proxy whose certificate the cluster CA does not sign; no tunnel opens', async () => {
+    const { url } = await tlsProxy(
+      certs.otherCa,
+      readFileSync(join(certs.dir, 'other-ca.key'), 'utf8'),
+    );
+    const express = (await import('express')).default;
+    const application = express();
+    application.use(
+      '/ledger',
+      serviceProxy({ credentials: viaName({ proxyUrl: url }), service: 'ledger' }),
+    );
+    application.use(errorHandler());
+    const before = plane.requests.length;
+    const res = await request(application).get('/ledger/x');
+    expectErrorEnvelope(res, 502, { code: 'UPSTREAM_ERROR' });
+    expect(proxy.tunnels).toEqual([]);
+    expect(plane.requests.length).toBe(before);
+  });
+});
+
+describe('a socks5:// proxy', () => {
+  it('connects through it, leaving the host name for the proxy to resolve, as kubectl does', async () => {
+    const socks = await startSocks5Proxy({ aliases: ['kube.test'] });
+    try {
+      const express = (await import('express')).default;
+      const application = express();
+      application.use(
+        '/ledger',
+        serviceProxy({ credentials: viaName({ proxyUrl: socks.url }), service: 'ledger' }),
+      );
+      const before = plane.requests.length;
+      await request(application).get('/ledger/one').expect(200);
+      await request(application).get('/ledger/two').expect(200);
+      expect(socks.connections).toEqual([`kube.test:${plane.port}`]);
+      expect(
+        plane.requests
+          .slice(before)
+          .map((r) => [r.auth, r.connection === plane.requests[before]?.connection]),
+      ).toEqual([
+        ['bearer', true],
+        ['bearer', true],
+      ]);
+    } finally {
+      await socks.close();
+    }
+  });
+
+  it('relays a WebSocket-style upgrade through it (101)', async () => {
+    const socks = await startSocks5Proxy({ aliases: ['kube.test'] });
+    const relay = serviceProxy({
+      credentials: viaName({ proxyUrl: socks.url }),
+      service: 'ledger',
+      mountPath: '/ledger',
+    });
+    const server = createServer((_req, res) => res.end());
+    server.on('upgrade', relay.upgrade);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await rawUpgrade((server.address() as AddressInfo).port, '/ledger/socket');
+      expect(result).toEqual({ status: 101, echoed: 'echo:ping' });
+      expect(socks.connections).toEqual([`kube.test:${plane.port}`]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await socks.close();
+    }
+  });
+
+  it('answers 502 when the SOCKS proxy cannot reach the control plane', async () => {
+    const socks = await startSocks5Proxy();
+    try {
+      const express = (await import('express')).default;
+      const application = express();
+      application.use(
+        '/ledger',
+        serviceProxy({ credentials: viaName({ proxyUrl: socks.url }), service: 'ledger' }),
+      );
+      application.use(errorHandler());
+      const res = await request(application).get('/ledger/x');
+      expectErrorEnvelope(res, 502, { code: 'UPSTREAM_ERROR' });
+      expect(socks.connections).toEqual([`kube.test:${plane.port}`]);
+    } finally {
+      await socks.close();
+    }
+  });
+});
+
 describe('HTTPS_PROXY and NO_PROXY, as Go reads them', () => {
   it('uses HTTPS_PROXY from the environment for a named control plane', async () => {
     const credentials = findClusterCredentials({
@@ -186,7 +318,15 @@ describe('HTTPS_PROXY and NO_PROXY, as Go reads them', () => {
     expect(exemptByNoProxy(noProxy, host, '6443')).toBe(exempt);
   });
 
-  it('refuses a socks5 proxy with a clear error', () => {
-    expect(() => viaName({ proxyUrl: 'socks5://127.0.0.1:1080' })).toThrow(/socks5 is not/);
+  it('refuses a proxy scheme kubectl does not accept, naming the ones it does', () => {
+    expect(() => viaName({ proxyUrl: 'socks4://127.0.0.1:1080' })).toThrow(
+      /socks4; the proxy schemes kubectl accepts are http, https and socks5/,
+    );
+  });
+
+  it('takes socks5:// from HTTPS_PROXY too (Go reads it there)', () => {
+    expect(proxyFromEnvironment(server, { HTTPS_PROXY: 'socks5://p:1080' })?.href).toBe(
+      'socks5://p:1080',
+    );
   });
 });

@@ -181,7 +181,9 @@ export function compositeOperation<P, R, B = unknown>(
         path: `${resource}/${name}`,
         complexOperation: true,
         handler: function compositeOperationMiddleware(req, res, next) {
-          run(req).then((record) => sendCreated(presenter, req, res, record), next);
+          run(req)
+            .then((record) => sendCreated(presenter, req, res, record))
+            .catch(next);
         },
       },
       readBackRoute(presenter),

@@ -135,7 +135,9 @@ export function computedResource<Q = Record<string, string>, Result = unknown>(
         path,
         complexOperation: true,
         handler: function computedResourceMiddleware(req, res, next) {
-          run(req).then((result) => sendJson(req, res, 200, result), next);
+          run(req)
+            .then((result) => sendJson(req, res, 200, result))
+            .catch(next);
         },
       },
     ],

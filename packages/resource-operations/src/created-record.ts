@@ -93,10 +93,9 @@ export function readBackRoute<R>(presenter: RecordPresenter<R>): OperationRoute 
     path: `${presenter.records.path}/:id`,
     complexOperation: false,
     handler: function createdRecordMiddleware(req, res, next) {
-      loadOr404(pathParameter(req, 'id'), req).then(
-        (record) => sendJson(req, res, 200, representation(presenter, req, record)),
-        next,
-      );
+      loadOr404(pathParameter(req, 'id'), req)
+        .then((record) => sendJson(req, res, 200, representation(presenter, req, record)))
+        .catch(next);
     },
   };
 }

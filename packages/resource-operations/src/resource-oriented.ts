@@ -120,7 +120,8 @@ export function resourceOrientedOperation<R, B = unknown>(
         handler: function resourceOrientedOperationMiddleware(req, res, next) {
           readBody(schema, req.body)
             .then((body) => create({ body, req, now: now() }))
-            .then((record) => sendCreated(presenter, req, res, record), next);
+            .then((record) => sendCreated(presenter, req, res, record))
+            .catch(next);
         },
       },
       readBackRoute(presenter),

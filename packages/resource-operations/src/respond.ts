@@ -1,7 +1,6 @@
 /**
  * @module Writing the answers: JSON written as the other Resourceful packages write it (through
- * `res.end`, so every wrapper of the response — ETags, compression, negotiation — sees it), 204,
- * and the one header rule of transient operations.
+ * `res.end`, so every wrapper of the response — ETags, compression, negotiation — sees it) and 204.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -11,7 +10,14 @@ export function sendJson(
   status: number,
   body: unknown,
 ): void {
-  const text = JSON.stringify(body);
+  const text: string | undefined = JSON.stringify(body);
+  if (text === undefined) {
+    // undefined, a function or a symbol: JSON has nothing to write, and an empty 200 would
+    // tell the client the operation answered with nothing. A fault of the operation's code.
+    throw new TypeError(
+      `resource-operations: the answer must be a JSON value, got ${typeof body}.`,
+    );
+  }
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
@@ -25,19 +31,4 @@ export function sendNoContent(res: ServerResponse): void {
   res.removeHeader('Content-Type');
   res.removeHeader('Content-Length');
   res.end();
-}
-
-/**
- * Drops `ETag` just before the head is written, whoever set it (Express's `res.send`, an ETag
- * middleware). A transient result is not a representation of any resource (RFC 9110 §8.8.3), so
- * a tag would name nothing a client could ask for again. Node writes the head through
- * `writeHead` in every path (`_implicitHeader` calls it), which is where the `on-headers`
- * module hooks as well; one wrapper for one header does not warrant the dependency.
- */
-export function omitETag(res: ServerResponse): void {
-  const writeHead = res.writeHead;
-  res.writeHead = function writeHeadWithoutETag(this: ServerResponse, ...args: unknown[]) {
-    this.removeHeader('ETag');
-    return Reflect.apply(writeHead, this, args) as ServerResponse;
-  } as ServerResponse['writeHead'];
 }

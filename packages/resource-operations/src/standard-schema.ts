@@ -23,6 +23,26 @@ function pathOf(issue: StandardSchemaV1.Issue): PropertyKey[] {
   );
 }
 
+/**
+ * The details of one issue, each naming its field. A strict object's unknown fields come from
+ * zod as one issue on the object itself with the names in `keys` (valibot and ArkType put the
+ * name in the path): one detail per name, so the envelope names the field to remove.
+ */
+function detailsOf(issue: StandardSchemaV1.Issue): ErrorDetail[] {
+  const path = pathOf(issue);
+  const keys = (issue as { keys?: unknown }).keys;
+  const names =
+    Array.isArray(keys) && keys.length > 0 && keys.every((key) => typeof key === 'string')
+      ? (keys as string[]).map((key) => [...path, key])
+      : [path];
+  return names.map((fieldPath) => {
+    const detail: ErrorDetail = { code: 'VALIDATION_ERROR', message: issue.message };
+    const target = formatFieldPath(fieldPath);
+    if (target !== undefined) detail.target = target;
+    return detail;
+  });
+}
+
 /** The validated (and transformed) value, or a thrown 400 whose details name the fields. */
 export async function validate<Output>(
   schema: StandardSchemaV1<unknown, Output>,
@@ -30,12 +50,7 @@ export async function validate<Output>(
 ): Promise<Output> {
   const result = await schema['~standard'].validate(value);
   if (result.issues === undefined) return result.value;
-  const details: ErrorDetail[] = result.issues.slice(0, MAX_DETAILS).map((issue) => {
-    const detail: ErrorDetail = { code: 'VALIDATION_ERROR', message: issue.message };
-    const target = formatFieldPath(pathOf(issue));
-    if (target !== undefined) detail.target = target;
-    return detail;
-  });
+  const details: ErrorDetail[] = result.issues.flatMap(detailsOf).slice(0, MAX_DETAILS);
   const total = result.issues.length;
   throw ApiError.validation(
     details,

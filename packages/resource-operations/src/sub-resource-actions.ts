@@ -221,8 +221,10 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
           // anything changes, rather than after an unrecorded change.
           const calls = await store.count(id);
           const time = now();
-          // A copy: `perform` may change in place the object `state` returned.
+          // Copies: `perform` (this call's or a later one's) may change in place the object
+          // `state` returned or the body, and a record keeps what was true when it was made.
           const before = structuredClone(state(current as T));
+          const sent = structuredClone(body);
           const changed = await action.perform({ resource: current as T, body, req, now: time });
           if (typeof changed !== 'boolean') {
             throw new TypeError(
@@ -235,9 +237,9 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
             id: `${id}-H${calls + 1}`,
             action: name,
             outcome: changed ? 'STATE_CHANGED' : 'NO_CHANGE',
-            request: body,
+            request: sent,
             state_before: before,
-            state_after: state(after),
+            state_after: structuredClone(state(after)),
             create_time: time.toISOString(),
           };
           const who = actor?.(req);
@@ -252,10 +254,22 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
       path: `${resource}/${name}`,
       complexOperation: true,
       handler: function subResourceActionMiddleware(req, res, next: Next) {
-        run(req).then(({ changed, resource: after }) => {
-          if (changed) sendJson(req, res, 200, represent(after, req));
-          else sendNoContent(res);
-        }, next);
+        run(req)
+          .then(({ changed, resource: after }) => {
+            if (!changed) {
+              sendNoContent(res);
+              return;
+            }
+            const body = represent(after, req);
+            // The resource's new tag, the one its GET and the next conditional action carry.
+            // Set here, not left to conditionalRequests(): the answer to a POST is not a
+            // representation it can tag (RFC 9110 §9.3.3), and set before the answer ends, a
+            // stored answer (Service-Request-Id) replays it as sent.
+            res.setHeader('ETag', etagFor(body));
+            sendJson(req, res, 200, body);
+          })
+          // Also what fails while answering (a representation that throws), not only the run.
+          .catch(next);
       },
     };
   }

@@ -1,12 +1,14 @@
 /**
  * @module Transient operations (`POST /v{N}/{namespace}/{action}`): a result computed from the
  * body, 200, nothing stored, so no `Location` and no `ETag` (spec, "Complex operations": keeps no
- * client state, creates nothing).
+ * client state, creates nothing). No code removes a tag: the answer is written with `res.end`,
+ * which Express does not tag, and `conditionalRequests()` derives none for a POST 200 (the
+ * result of an action, RFC 9110 §9.3.3), first answer and `Service-Request-Id` replay alike.
  */
 import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
 import { assertFunction, assertPath, assertSchema } from './checks.js';
 import { readBody } from './read-body.js';
-import { omitETag, sendJson } from './respond.js';
+import { sendJson } from './respond.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import type { MaybePromise, Operation, OperationRequest } from './types.js';
 
@@ -52,10 +54,8 @@ export function transientOperation<B = unknown, Result = unknown>(
         handler: function transientOperationMiddleware(req, res, next) {
           readBody(schema, req.body)
             .then((body) => compute({ body, req }))
-            .then((result) => {
-              omitETag(res);
-              sendJson(req, res, 200, result);
-            }, next);
+            .then((result) => sendJson(req, res, 200, result))
+            .catch(next);
         },
       },
     ],

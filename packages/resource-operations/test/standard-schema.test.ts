@@ -3,6 +3,7 @@ import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-supp
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import request from 'supertest';
 import { expect, it } from 'vitest';
+import { z } from 'zod';
 import { mountOperations, transientOperation } from '../src/index.js';
 
 /** A validator that is not zod: asynchronous, with object path segments. */
@@ -38,6 +39,11 @@ describeEachExpress('any Standard Schema v1', (express) => {
         body: itemsSchema,
         compute: ({ body }) => ({ count: body.items.length }),
       }),
+      transientOperation({
+        path: '/v1/notes/check',
+        body: z.object({ note: z.object({ text: z.string() }).strict() }).strict(),
+        compute: () => ({ ok: true }),
+      }),
     ]);
     app.use(errorHandler());
     return app;
@@ -67,5 +73,15 @@ describeEachExpress('any Standard Schema v1', (express) => {
     expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR' });
     expect(res.body.error.details).toHaveLength(100);
     expect(res.body.error.message).toMatch(/150 problems/);
+  });
+
+  it('names each unknown field of a strict zod object, nested ones by their path', async () => {
+    const res = await request(build())
+      .post('/v1/notes/check')
+      .send({ note: { text: 'a', colour: 'red' }, admin: true, role: 'x' });
+    expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR' });
+    expect(
+      res.body.error.details.map((detail: { target: string }) => detail.target).sort(),
+    ).toEqual(['admin', 'note.colour', 'role']);
   });
 });

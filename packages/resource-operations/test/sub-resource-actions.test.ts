@@ -1,6 +1,7 @@
 import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { type ActionDefinition, mountOperations, subResourceActions } from '../src/index.js';
 import { buildFixture } from './fixture.js';
 
 const BASE = 'http://api.test';
@@ -199,8 +200,8 @@ describeEachExpress('sub-resource actions', (express) => {
     it.each([
       ['a wrong type', { note: 42 }, 'note'],
       ['a too long value', { note: 'x'.repeat(21) }, 'note'],
-      ['an unknown field', { reason: 'x' }, undefined],
-      ['__proto__', JSON.parse('{"__proto__": {"admin": true}}'), undefined],
+      ['an unknown field', { reason: 'x' }, 'reason'],
+      ['__proto__', JSON.parse('{"__proto__": {"admin": true}}'), '__proto__'],
     ])(
       'answers 400 naming the field for %s, changing and recording nothing',
       async (_, body, target) => {
@@ -312,5 +313,50 @@ describeEachExpress('sub-resource actions, hostile input and failing stores', (e
     expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
     expect(fixture.accounts.get('ACC-1')?.state).toBe('ACTIVE');
     expect(fixture.calls.suspend).toBeUndefined();
+  });
+});
+
+describeEachExpress('sub-resource actions on a resource changed in place', (express) => {
+  it('keeps each history record as it was when the call was recorded', async () => {
+    interface Account {
+      id: string;
+      status: { code: string };
+    }
+    const account: Account = { id: 'A-1', status: { code: 'ACTIVE' } };
+    const toggle = (to: string): ActionDefinition<Account, unknown> => ({
+      available: () => true,
+      perform: ({ resource }) => {
+        if (resource.status.code === to) return false;
+        // In place: the state object the previous record saw is the one changed here.
+        resource.status.code = to;
+        return true;
+      },
+    });
+    const actions = subResourceActions<Account, Record<string, unknown>>({
+      resource: '/accounts/:id',
+      load: (id) => (id === account.id ? account : undefined),
+      represent: (current) => ({ ...current }),
+      state: (current) => current.status,
+      actions: { suspend: toggle('SUSPENDED'), 're-activate': toggle('ACTIVE') },
+    });
+    const app = express();
+    app.use(express.json());
+    const router = express.Router();
+    mountOperations(router, [actions]);
+    app.use('/v1', router);
+    await request(app).post('/v1/accounts/A-1/suspend').send({});
+    await request(app).post('/v1/accounts/A-1/re-activate').send({});
+    const history = await request(app).get(
+      '/v1/accounts/A-1/history?sort_by=create_time&sort_order=asc',
+    );
+    expect(
+      history.body.items.map((e: { state_before: unknown; state_after: unknown }) => [
+        e.state_before,
+        e.state_after,
+      ]),
+    ).toEqual([
+      [{ code: 'ACTIVE' }, { code: 'SUSPENDED' }],
+      [{ code: 'SUSPENDED' }, { code: 'ACTIVE' }],
+    ]);
   });
 });

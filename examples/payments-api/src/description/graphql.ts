@@ -25,7 +25,7 @@ import type {
 import type { Request } from 'express';
 import type { z } from 'zod';
 import { absoluteUrl } from '../links.js';
-import type { StoredRecord } from '../memory-collection.js';
+import type { StoredRecord } from '../record-store.js';
 import * as agreements from '../resources/billing-agreements.js';
 import * as cards from '../resources/credit-cards.js';
 import * as customers from '../resources/customers.js';
@@ -154,28 +154,28 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
       CreditCard: {
         read: readResolver(stores.cards, cards.toRepresentation),
         // The input has passed CreditCardCreate (the description's create schema) already.
-        create: (input, { req }) => {
+        create: async (input, { req }) => {
           const card = cards.newCard(
             stores.cards.newId(),
             input as cards.CreditCardInput,
             now().toISOString(),
           );
-          return cards.toRepresentation(req, stores.cards.set(card));
+          return cards.toRepresentation(req, await stores.cards.insert(card));
         },
         list: listResolver(
           cards.COLLECTION_PATH,
           cards.CARD_LIST,
-          memoryDataSource(() => stores.cards.all()),
+          stores.cards.source,
           cards.toSummary,
         ),
       },
       Customer: {
         read: readResolver(stores.customers, customers.toRepresentation),
         // Each create's input has passed the description's create schema, as POST's body does.
-        create: (input, { req }) =>
+        create: async (input, { req }) =>
           customers.toRepresentation(
             req,
-            stores.customers.set(
+            await stores.customers.insert(
               customers.newCustomer(
                 stores.customers.newId(),
                 input as customers.CustomerInput,
@@ -186,16 +186,16 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
         list: listResolver(
           customers.COLLECTION_PATH,
           customers.CUSTOMER_LIST,
-          memoryDataSource(() => stores.customers.all()),
+          stores.customers.source,
           customers.toRepresentation,
         ),
       },
       Webhook: {
         read: readResolver(stores.webhooks, webhooks.toRepresentation),
-        create: (input, { req }) =>
+        create: async (input, { req }) =>
           webhooks.toRepresentation(
             req,
-            stores.webhooks.set(
+            await stores.webhooks.insert(
               webhooks.newWebhook(
                 stores.webhooks.newId(),
                 input as webhooks.WebhookInput,
@@ -206,7 +206,7 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
         list: listResolver(
           webhooks.COLLECTION_PATH,
           webhooks.WEBHOOK_LIST,
-          memoryDataSource(() => stores.webhooks.all()),
+          stores.webhooks.source,
           webhooks.toRepresentation,
         ),
         subCollections: {

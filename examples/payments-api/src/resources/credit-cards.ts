@@ -1,15 +1,16 @@
 /**
  * @module Stored payment cards: `/vault/credit-cards` (spec: "Stored payment card").
  */
-import { memoryDataSource, paginate } from '@resourceful/collection-pagination';
+import { paginate } from '@resourceful/collection-pagination';
+import { asyncHandler } from '@resourceful/error-envelope';
 import { jsonPatchUpdate, putReplace } from '@resourceful/json-patch-update';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
-import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import type { RecordStore, StoredRecord } from '../record-store.js';
 import { deleteHandler, updateOptions } from '../resource-updates.js';
-import { findOr404, sendCreated } from '../responses.js';
+import { findRecordOr404, sendCreated } from '../responses.js';
 
 export const COLLECTION_PATH = '/vault/credit-cards';
 
@@ -125,7 +126,7 @@ export function newCard(id: string, input: CreditCardInput, now: string): Stored
 export interface CreditCardRoutesOptions {
   router: Router;
   lists: ListDefaults;
-  cards: MemoryCollection<StoredCard>;
+  cards: RecordStore<StoredCard>;
   now: () => Date;
 }
 
@@ -133,17 +134,21 @@ export interface CreditCardRoutesOptions {
  * A client that PUTs back what it read sends the masked number; that is the stored number as
  * far as it can know, so it counts as unchanged rather than as a change of a read-only field.
  */
-function acceptMaskedNumber(cards: MemoryCollection<StoredCard>) {
-  return function acceptMaskedCardNumber(req: Request, _res: Response, next: NextFunction) {
-    const stored = cards.get(String(req.params.id));
+function acceptMaskedNumber(cards: RecordStore<StoredCard>) {
+  return asyncHandler(async function acceptMaskedCardNumber(
+    req: Request,
+    _res: Response,
+    next: NextFunction,
+  ) {
+    const stored = await cards.get(String(req.params.id));
     const body = req.body as { number?: unknown } | undefined;
     if (stored && body && body.number === maskNumber(stored.number)) body.number = stored.number;
     next();
-  };
+  });
 }
 
-export function findCard(cards: MemoryCollection<StoredCard>, id: string): StoredCard {
-  return findOr404(cards, id, 'credit card', 'credit_card_id');
+export function findCard(cards: RecordStore<StoredCard>, id: string): Promise<StoredCard> {
+  return findRecordOr404(cards, id, 'credit card', 'credit_card_id');
 }
 
 export function mountCreditCards({ router, lists, cards, now }: CreditCardRoutesOptions): void {
@@ -151,21 +156,27 @@ export function mountCreditCards({ router, lists, cards, now }: CreditCardRoutes
     COLLECTION_PATH,
     paginate({
       ...lists,
-      source: memoryDataSource(() => cards.all()),
+      source: cards.source,
       ...CARD_LIST,
       summary: (card, req) => toSummary(req as Request, card),
     }),
   );
 
-  router.post(COLLECTION_PATH, (req: Request, res: Response) => {
-    const input = CreditCardCreate.parse(req.body);
-    const card = cards.set(newCard(cards.newId(), input, now().toISOString()));
-    sendCreated(req, res, toRepresentation(req, card));
-  });
+  router.post(
+    COLLECTION_PATH,
+    asyncHandler(async (req: Request, res: Response) => {
+      const input = CreditCardCreate.parse(req.body);
+      const card = await cards.insert(newCard(cards.newId(), input, now().toISOString()));
+      sendCreated(req, res, toRepresentation(req, card));
+    }),
+  );
 
-  router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
-    res.json(toRepresentation(req, findCard(cards, String(req.params.id))));
-  });
+  router.get(
+    `${COLLECTION_PATH}/:id`,
+    asyncHandler(async (req: Request, res: Response) => {
+      res.json(toRepresentation(req, await findCard(cards, String(req.params.id))));
+    }),
+  );
 
   const resource = {
     collection: cards,

@@ -1,15 +1,16 @@
 /**
  * @module Customers: `/customers/customers` (spec: "Customer").
  */
-import { memoryDataSource, paginate } from '@resourceful/collection-pagination';
+import { paginate } from '@resourceful/collection-pagination';
+import { asyncHandler } from '@resourceful/error-envelope';
 import { jsonPatchUpdate, putReplace } from '@resourceful/json-patch-update';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
-import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import type { RecordStore, StoredRecord } from '../record-store.js';
 import { deleteHandler, updateOptions } from '../resource-updates.js';
-import { findOr404, sendCreated } from '../responses.js';
+import { findRecordOr404, sendCreated } from '../responses.js';
 
 export const COLLECTION_PATH = '/customers/customers';
 
@@ -57,14 +58,14 @@ export function toRepresentation(req: Request, customer: StoredCustomer) {
   return { ...customer, links };
 }
 
-export function findCustomer(customers: MemoryCollection<StoredCustomer>, id: string) {
-  return findOr404(customers, id, 'customer', 'customer_id');
+export function findCustomer(customers: RecordStore<StoredCustomer>, id: string) {
+  return findRecordOr404(customers, id, 'customer', 'customer_id');
 }
 
 export interface CustomerRoutesOptions {
   router: Router;
   lists: ListDefaults;
-  customers: MemoryCollection<StoredCustomer>;
+  customers: RecordStore<StoredCustomer>;
   now: () => Date;
 }
 
@@ -73,21 +74,29 @@ export function mountCustomers({ router, lists, customers, now }: CustomerRoutes
     COLLECTION_PATH,
     paginate({
       ...lists,
-      source: memoryDataSource(() => customers.all()),
+      source: customers.source,
       ...CUSTOMER_LIST,
       summary: (customer, req) => toRepresentation(req as Request, customer),
     }),
   );
 
-  router.post(COLLECTION_PATH, (req: Request, res: Response) => {
-    const input = CustomerCreate.parse(req.body);
-    const customer = customers.set(newCustomer(customers.newId(), input, now().toISOString()));
-    sendCreated(req, res, toRepresentation(req, customer));
-  });
+  router.post(
+    COLLECTION_PATH,
+    asyncHandler(async (req: Request, res: Response) => {
+      const input = CustomerCreate.parse(req.body);
+      const customer = await customers.insert(
+        newCustomer(customers.newId(), input, now().toISOString()),
+      );
+      sendCreated(req, res, toRepresentation(req, customer));
+    }),
+  );
 
-  router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
-    res.json(toRepresentation(req, findCustomer(customers, String(req.params.id))));
-  });
+  router.get(
+    `${COLLECTION_PATH}/:id`,
+    asyncHandler(async (req: Request, res: Response) => {
+      res.json(toRepresentation(req, await findCustomer(customers, String(req.params.id))));
+    }),
+  );
 
   const resource = {
     collection: customers,

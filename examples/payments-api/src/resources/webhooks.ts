@@ -4,15 +4,15 @@
 
 import { memoryDataSource, paginate } from '@resourceful/collection-pagination';
 import { getLanguage } from '@resourceful/content-negotiation';
-import { ApiError } from '@resourceful/error-envelope';
+import { ApiError, asyncHandler } from '@resourceful/error-envelope';
 import { jsonPatchUpdate } from '@resourceful/json-patch-update';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { absoluteUrl, type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
-import type { MemoryCollection, StoredRecord } from '../memory-collection.js';
+import type { RecordStore, StoredRecord } from '../record-store.js';
 import { deleteHandler, updateOptions } from '../resource-updates.js';
-import { findOr404, sendCreated } from '../responses.js';
+import { findRecordOr404, sendCreated } from '../responses.js';
 
 export const COLLECTION_PATH = '/notifications/webhooks';
 
@@ -122,14 +122,14 @@ export function toRepresentation(req: Request, webhook: StoredWebhook) {
   return { ...webhook, links };
 }
 
-export function findWebhook(webhooks: MemoryCollection<StoredWebhook>, id: string) {
-  return findOr404(webhooks, id, 'webhook', 'webhook_id');
+export function findWebhook(webhooks: RecordStore<StoredWebhook>, id: string) {
+  return findRecordOr404(webhooks, id, 'webhook', 'webhook_id');
 }
 
 export interface WebhookRoutesOptions {
   router: Router;
   lists: ListDefaults;
-  webhooks: MemoryCollection<StoredWebhook>;
+  webhooks: RecordStore<StoredWebhook>;
   now: () => Date;
 }
 
@@ -138,34 +138,46 @@ export function mountWebhooks({ router, lists, webhooks, now }: WebhookRoutesOpt
     COLLECTION_PATH,
     paginate({
       ...lists,
-      source: memoryDataSource(() => webhooks.all()),
+      source: webhooks.source,
       ...WEBHOOK_LIST,
       summary: (webhook, req) => toRepresentation(req as Request, webhook),
     }),
   );
 
-  // The event types of one webhook: a paged sub-collection.
+  // The event types of one webhook: a paged sub-collection (by offset: a webhook holds at
+  // most 50, so no continuation tokens).
+  const { continuation: _tokens, ...eventTypeLists } = lists;
   router.get(
     `${COLLECTION_PATH}/:id/event-types`,
     paginate({
-      ...lists,
-      source: (req) =>
-        memoryDataSource(findWebhook(webhooks, String((req as Request).params.id)).event_types),
+      ...eventTypeLists,
+      source: async (req) =>
+        memoryDataSource(
+          (await findWebhook(webhooks, String((req as Request).params.id))).event_types,
+        ),
       ...EVENT_TYPE_LIST,
       // Descriptions in English, or French for Accept-Language: fr (with Content-Language).
       summary: (eventType, req) => localizedEventType(eventType, req as Request),
     }),
   );
 
-  router.post(COLLECTION_PATH, (req: Request, res: Response) => {
-    const input = WebhookCreate.parse(req.body);
-    const webhook = webhooks.set(newWebhook(webhooks.newId(), input, now().toISOString()));
-    sendCreated(req, res, toRepresentation(req, webhook));
-  });
+  router.post(
+    COLLECTION_PATH,
+    asyncHandler(async (req: Request, res: Response) => {
+      const input = WebhookCreate.parse(req.body);
+      const webhook = await webhooks.insert(
+        newWebhook(webhooks.newId(), input, now().toISOString()),
+      );
+      sendCreated(req, res, toRepresentation(req, webhook));
+    }),
+  );
 
-  router.get(`${COLLECTION_PATH}/:id`, (req: Request, res: Response) => {
-    res.json(toRepresentation(req, findWebhook(webhooks, String(req.params.id))));
-  });
+  router.get(
+    `${COLLECTION_PATH}/:id`,
+    asyncHandler(async (req: Request, res: Response) => {
+      res.json(toRepresentation(req, await findWebhook(webhooks, String(req.params.id))));
+    }),
+  );
 
   const resource = {
     collection: webhooks,

@@ -2,9 +2,11 @@
  * @module A forward proxy on 127.0.0.1 that accepts `CONNECT host:port` (RFC 9110 §9.3.6),
  * records each tunnel, and connects it to the named host, or to 127.0.0.1 for the host names in
  * `aliases` (so a test can use a control-plane name that is not loopback, which is never
- * proxied from the environment). Answers 407 without the expected `Proxy-Authorization`.
+ * proxied from the environment). Answers 407 without the expected `Proxy-Authorization`. With
+ * `tls`, clients reach it over TLS (an `https://` proxy URL).
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 
@@ -21,14 +23,21 @@ export interface ConnectProxy {
 }
 
 export async function startConnectProxy(
-  options: { aliases?: readonly string[]; proxyAuthorization?: string } = {},
+  options: {
+    aliases?: readonly string[];
+    proxyAuthorization?: string;
+    /** The proxy's own certificate and key: clients then speak TLS to it. */
+    tls?: { cert: string; key: string };
+  } = {},
 ): Promise<ConnectProxy> {
   const tunnels: RecordedTunnel[] = [];
   const sockets = new Set<Socket>();
-  const server = createServer((_req, res) => {
+  const refuse = (_req: IncomingMessage, res: ServerResponse) => {
     res.writeHead(405, { Connection: 'close' }).end();
-  });
-  server.on('connection', (socket: Socket) => {
+  };
+  const server =
+    options.tls === undefined ? createServer(refuse) : createTlsServer(options.tls, refuse);
+  server.on(options.tls === undefined ? 'connection' : 'secureConnection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -61,7 +70,7 @@ export async function startConnectProxy(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${(server.address() as AddressInfo).port}`,
     tunnels,
     close: () =>
       new Promise<void>((resolve) => {

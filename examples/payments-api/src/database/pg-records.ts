@@ -1,0 +1,168 @@
+/**
+ * @module A resource's records in a PostgreSQL table: the record as `json`, its tag, and the
+ * columns its list sorts and filters by. Writes compare and set on the tag, so instances sharing
+ * the database never overwrite each other's changes; lists page in the database through
+ * collection-pagination-pg.
+ */
+import type {
+  CollectionQuery,
+  KeysetDataSource,
+  KeysetPosition,
+} from '@resourceful/collection-pagination';
+import { type ColumnOption, pgDataSource } from '@resourceful/collection-pagination-pg';
+import { etagFor, StaleVersionError } from '@resourceful/conditional-requests';
+import { ApiError } from '@resourceful/error-envelope';
+import type pg from 'pg';
+import { newRecordId } from '../memory-collection.js';
+import type { RecordStore, StoredRecord } from '../record-store.js';
+import { quotedSchema } from './migrate.js';
+
+export interface PgRecordsOptions {
+  pool: pg.Pool;
+  schema: string;
+  /** The table (created by a migration). */
+  table: string;
+  /** The id prefix: `CARD`. */
+  prefix: string;
+  /** Properties stored in columns of the same name, for sorting and filtering. */
+  columns: readonly string[];
+  /** Those of `columns` a record may leave out (NULL in the table). */
+  nullable?: readonly string[];
+}
+
+interface Row {
+  doc: unknown;
+}
+
+/**
+ * SQLSTATE classes of a database that cannot answer now (connection exception, operator
+ * intervention, insufficient resources): the client may retry, so 503 rather than 500.
+ */
+const UNAVAILABLE_SQLSTATE = /^(08|57P|53)/;
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
+
+function unavailable(error: unknown): never {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = (error as Error | null)?.message ?? '';
+  if (
+    (typeof code === 'string' &&
+      (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code))) ||
+    /Connection terminated|timeout exceeded when trying to connect/.test(message)
+  ) {
+    throw ApiError.serviceUnavailable('The database is unavailable; retry shortly.', {
+      retryAfter: 1,
+    });
+  }
+  throw error;
+}
+
+export class PgRecords<T extends StoredRecord> implements RecordStore<T> {
+  readonly compareAndSet = true;
+  readonly source: KeysetDataSource<T>;
+  readonly #pool: pg.Pool;
+  readonly #prefix: string;
+  readonly #table: string;
+  readonly #columns: readonly string[];
+  readonly #insert: string;
+  readonly #update: string;
+
+  constructor(options: PgRecordsOptions) {
+    const { pool, schema, table, prefix, columns, nullable = [] } = options;
+    this.#pool = pool;
+    this.#prefix = prefix;
+    // Identifiers come from the example's code only; quoted all the same.
+    this.#table = `${quotedSchema(schema)}."${table}"`;
+    this.#columns = columns;
+    const names = columns.map((column) => `"${column}"`);
+    const values = columns.map((_, index) => `$${index + 4}`);
+    this.#insert = `INSERT INTO ${this.#table} (id, doc, etag, ${names.join(', ')}) VALUES ($1, $2, $3, ${values.join(', ')})`;
+    this.#update = `UPDATE ${this.#table} SET doc = $2, etag = $3, ${names
+      .map((name, index) => `${name} = ${values[index]}`)
+      .join(', ')} WHERE id = $1 AND etag = $${columns.length + 4}`;
+    const queryable = {
+      query: (text: string, params: unknown[]) => pool.query(text, params).catch(unavailable),
+    };
+    const columnOptions: Record<string, ColumnOption> = {};
+    for (const column of columns) {
+      columnOptions[column] = nullable.includes(column) ? { column, nullable: true } : column;
+    }
+    this.source = documents<T>(
+      pgDataSource<Row>({
+        pool: queryable,
+        table: `${schema}.${table}`,
+        key: 'id',
+        columns: columnOptions,
+      }),
+    );
+  }
+
+  newId(): string {
+    return newRecordId(this.#prefix);
+  }
+
+  async get(id: string): Promise<T | undefined> {
+    const { rows } = await this.#query<Row>(`SELECT doc FROM ${this.#table} WHERE id = $1`, [id]);
+    return rows[0]?.doc as T | undefined;
+  }
+
+  async insert(record: T): Promise<T> {
+    await this.#query(this.#insert, this.#values(record));
+    return record;
+  }
+
+  async insertIfAbsent(record: T): Promise<void> {
+    await this.#query(`${this.#insert} ON CONFLICT (id) DO NOTHING`, this.#values(record));
+  }
+
+  async save(record: T, previous: T | undefined): Promise<void> {
+    const { rowCount } =
+      previous === undefined
+        ? await this.#query(`${this.#insert} ON CONFLICT (id) DO NOTHING`, this.#values(record))
+        : await this.#query(this.#update, [...this.#values(record), etagFor(previous)]);
+    if (rowCount !== 1) throw new StaleVersionError();
+  }
+
+  async remove(previous: T): Promise<void> {
+    const { rowCount } = await this.#query(
+      `DELETE FROM ${this.#table} WHERE id = $1 AND etag = $2`,
+      [previous.id, etagFor(previous)],
+    );
+    if (rowCount !== 1) throw new StaleVersionError();
+  }
+
+  /** id, doc, etag, then the list columns. The doc's text is what `get` reads back. */
+  #values(record: T): unknown[] {
+    const fields = record as unknown as Record<string, unknown>;
+    return [
+      record.id,
+      JSON.stringify(record),
+      etagFor(record),
+      ...this.#columns.map((column) => fields[column] ?? null),
+    ];
+  }
+
+  #query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[]) {
+    return this.#pool.query<R>(text, values).catch(unavailable);
+  }
+}
+
+/** The table's rows as the records in their `doc` column, positions read from the rows. */
+function documents<T>(rows: KeysetDataSource<Row>): KeysetDataSource<T> {
+  const rowOf = new WeakMap<object, Row>();
+  const records = (list: readonly Row[]): T[] =>
+    list.map((row) => {
+      const record = row.doc as T & object;
+      rowOf.set(record, row);
+      return record;
+    });
+  return {
+    count: (query) => rows.count(query),
+    fetchPage: async (query) => records(await rows.fetchPage(query)),
+    fetchAfter: async (query, after) => records(await rows.fetchAfter(query, after)),
+    positionOf(record: T, query: CollectionQuery): KeysetPosition {
+      const row = rowOf.get(record as T & object);
+      if (row === undefined) throw new TypeError('PgRecords: a record not read by this source');
+      return rows.positionOf(row, query);
+    },
+  };
+}
