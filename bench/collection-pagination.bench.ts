@@ -274,7 +274,7 @@ export async function run(): Promise<Comparison[]> {
       'collection-pagination: paginate + memoryDataSource vs the same page by hand, over HTTP (1 000 records, page 3 of 20)',
       () => load(bare, pageRequest),
       () => load(candidate, pageRequest),
-      { rounds: 3 },
+      { goal: { atLeast: 0.97, source: '#19' } },
     ),
     await compareInProcess(
       'collection-pagination: paginate vs the same page by hand, in process without Express (worst case)',

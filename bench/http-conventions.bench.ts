@@ -62,6 +62,7 @@ export async function run(): Promise<Comparison[]> {
       'http-conventions: requestId + responseDate + limitUrlLength + allowedMethods + queryHeaders vs none (30 routes)',
       () => load(bare(), request),
       () => load(withConventions(), request),
+      { goal: { atLeast: 0.97, source: '#19' } },
     ),
     await compare(
       'http-conventions: answerUrlOverflow byte tracking vs clientErrorHandler alone',

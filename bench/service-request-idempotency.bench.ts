@@ -48,10 +48,7 @@ const request: LoadRequest = {
   path: '/v1/customers/customers',
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify({ merchant_customer_id: 'M-1', merchant_id: 'MER-1', first_name: 'Ada' }),
-  setupRequest: (req) => ({
-    ...req,
-    headers: { ...req.headers, 'service-request-id': randomUUID() },
-  }),
+  uniqueHeader: 'service-request-id',
 };
 
 export async function run(): Promise<Comparison[]> {
@@ -62,6 +59,7 @@ export async function run(): Promise<Comparison[]> {
       () => load(createApp(), request),
       // A fresh store per run, bounded so the run measures steady state, not growth.
       () => load(createApp(memoryStore({ maxEntries: 50_000 })), request),
+      { goal: { atLeast: 0.95, source: '#19' } },
     ),
   );
 
@@ -84,6 +82,7 @@ export async function run(): Promise<Comparison[]> {
             createApp(redisStore({ client, prefix: `bench:${randomUUID()}:`, onWarning: quiet })),
             request,
           ),
+        { goal: { atLeast: 0.85, source: '#19' } },
       ),
     );
     if (findRedisCli() === undefined) {

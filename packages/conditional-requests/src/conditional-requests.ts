@@ -12,7 +12,11 @@ import {
 } from '@resourceful/option-checks';
 import { etagFor, generateETag, representationETag } from './entity-tag.js';
 import { evaluatePreconditions } from './preconditions.js';
-import { markConditionalRequests, representationVariantOf } from './representation-variant.js';
+import {
+  hasRepresentationVariant,
+  markConditionalRequests,
+  representationVariantOf,
+} from './representation-variant.js';
 
 export interface ConditionalRequestsOptions {
   /**
@@ -72,6 +76,21 @@ function validateOptions(options: ConditionalRequestsOptions): void {
 
 type Next = (err?: unknown) => void;
 type Chunk = string | Uint8Array;
+
+interface ExpressApp {
+  get?: (setting: string) => unknown;
+}
+
+/** Whether Express's res.json on this response writes exactly `JSON.stringify(value)`. */
+function sendsCanonicalJson(res: ServerResponse): boolean {
+  const app = (res as ServerResponse & { app?: ExpressApp }).app;
+  if (typeof app?.get !== 'function') return false;
+  return (
+    app.get('json replacer') === undefined &&
+    app.get('json spaces') === undefined &&
+    !app.get('json escape')
+  );
+}
 
 function isChunk(value: unknown): value is Chunk {
   return typeof value === 'string' || value instanceof Uint8Array;
@@ -142,6 +161,8 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
 
     /** The tag names the representation sent: another format or coding, another tag. */
     function nameVariant(body: Chunk | undefined, bodiless = false): void {
+      // An identity-coded UTF-8 JSON answer registers no variant: nothing to measure or rename.
+      if (!hasRepresentationVariant(res)) return;
       const etag = res.getHeader('ETag');
       if (typeof etag !== 'string') return;
       const length =
@@ -158,10 +179,15 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     // same one a write computes from the stored resource (etagFor).
     const withJson = res as ServerResponse & { json?: (body?: unknown) => unknown };
     const originalJson = withJson.json;
+    // Express's own res.json (not one another middleware wrapped) sends JSON.stringify(value)
+    // when the app's json settings are the defaults: the bytes are the canonical serialisation,
+    // so the tag send() computes from them is etagFor(value), without serialising twice.
+    const expressJson = originalJson !== undefined && !Object.hasOwn(res, 'json');
     if (tagValue !== undefined && typeof originalJson === 'function') {
       withJson.json = function jsonWithETag(this: ServerResponse, value?: unknown) {
         if (
           derivesTag(method, this.statusCode) &&
+          !(expressJson && sendsCanonicalJson(this)) &&
           this.getHeader('ETag') === undefined &&
           value !== undefined
         ) {
@@ -183,11 +209,19 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     }
 
     res.end = function endWithETag(this: ServerResponse, ...args: unknown[]) {
+      // Once settled (Express's send got here first) or already sent, the body is not looked at:
+      // no copy of it to make.
+      if (settled || this.headersSent)
+        return Reflect.apply(originalEnd, this, args) as ServerResponse;
       const [chunk, encoding] = args;
       let body: Chunk | undefined;
       if (isChunk(chunk) && chunk.length > 0) {
         body =
-          typeof chunk === 'string' && typeof encoding === 'string' && Buffer.isEncoding(encoding)
+          typeof chunk === 'string' &&
+          typeof encoding === 'string' &&
+          encoding !== 'utf8' &&
+          encoding !== 'utf-8' &&
+          Buffer.isEncoding(encoding)
             ? Buffer.from(chunk, encoding)
             : chunk;
       }

@@ -44,6 +44,11 @@ export function representationVariantOf(
 }
 
 /** Whether `conditionalRequests()` already ran for this response. */
+/** Whether a variant was registered for this response (a negotiated format or coding). */
+export function hasRepresentationVariant(res: ServerResponse): boolean {
+  return (res as Marked)[VARIANT] !== undefined;
+}
+
 export function hasConditionalRequests(res: ServerResponse): boolean {
   return (res as Marked)[CONDITIONAL_REQUESTS_MARK] === true;
 }

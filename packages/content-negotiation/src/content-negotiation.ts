@@ -33,6 +33,19 @@ import { toXml } from './xml.js';
 type Next = (err?: unknown) => void;
 type Chunk = string | Uint8Array;
 
+/**
+ * `req.language`, one descriptor for every request: V8 shares an object shape between objects
+ * given the same accessor functions, where a getter made per request gives each request its own
+ * shape (and every function that reads `req` afterwards a megamorphic property lookup).
+ */
+const LANGUAGE_PROPERTY: PropertyDescriptor = Object.freeze({
+  configurable: true,
+  enumerable: true,
+  get(this: IncomingMessage) {
+    return getLanguage(this);
+  },
+});
+
 /** Charsets offered to Accept-Charset, UTF-8 first: the server's preference among equals. */
 const OFFERED_CHARSETS = ['utf-8', ...LATIN1_ALIASES];
 
@@ -204,11 +217,7 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     const method = (req.method ?? 'GET').toUpperCase();
 
     if (negotiated.language !== undefined) {
-      Object.defineProperty(req, 'language', {
-        configurable: true,
-        enumerable: true,
-        get: () => getLanguage(req),
-      });
+      Object.defineProperty(req, 'language', LANGUAGE_PROPERTY);
     }
 
     /** Whether this answer is written in the negotiated format rather than as sent. */

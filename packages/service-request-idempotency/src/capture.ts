@@ -2,7 +2,7 @@
  * @module Capturing the response of the first run, however the handler writes it: `res.json`,
  * `res.send`, `res.write` + `res.end`, with or without `res.writeHead`.
  */
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { type OutgoingHttpHeaders, OutgoingMessage, type ServerResponse } from 'node:http';
 
 export interface CapturedResponse {
   readonly status: number;
@@ -69,13 +69,35 @@ function toBuffer(chunk: unknown, encoding: unknown): Buffer | undefined {
  * throw "write after end" when the held end is released).
  */
 function showAsFinished(res: ServerResponse): () => void {
-  const finished = { configurable: true, enumerable: false, get: () => true };
-  Object.defineProperties(res, { headersSent: finished, writableEnded: finished });
+  const held = res as Held;
+  held[HELD] = true;
+  // Own accessors that defer to Node's once released, rather than properties deleted afterwards:
+  // a delete turns the response into a dictionary-mode object. One shared pair of getters for
+  // every response, so V8 gives all held responses one object shape.
+  if (!Object.hasOwn(res, 'headersSent')) Object.defineProperties(res, HELD_ACCESSORS);
   return () => {
-    Reflect.deleteProperty(res, 'headersSent');
-    Reflect.deleteProperty(res, 'writableEnded');
+    held[HELD] = false;
   };
 }
+
+const HELD = Symbol('held by service-request-idempotency');
+type Held = ServerResponse & { [HELD]?: boolean };
+
+function heldAccessor(name: 'headersSent' | 'writableEnded'): PropertyDescriptor {
+  const inherited = Object.getOwnPropertyDescriptor(OutgoingMessage.prototype, name)?.get;
+  return {
+    configurable: true,
+    enumerable: false,
+    get(this: Held) {
+      return this[HELD] === true || inherited?.call(this) === true;
+    },
+  };
+}
+
+const HELD_ACCESSORS: PropertyDescriptorMap = {
+  headersSent: heldAccessor('headersSent'),
+  writableEnded: heldAccessor('writableEnded'),
+};
 
 /**
  * Wraps `writeHead`, `write` and `end` of one response. The response itself is unchanged,
