@@ -95,6 +95,14 @@ const examplePostgresProject = examplePostgresPass
     ]
   : [];
 
+// The Redis Cluster failover trials (SIGKILL of a primary, a minute or more per run) measure the
+// server's failover and the store's recovery; the cluster suite covers the client on every Node
+// version, so in the three-version CI run the trials run on Node 20 only.
+// IDEMPOTENCY_FAILOVER=1 forces them on any version, =0 leaves them out.
+const failoverTrials =
+  process.env.IDEMPOTENCY_FAILOVER === '1' ||
+  (process.env.IDEMPOTENCY_FAILOVER !== '0' && nodeMajor === 20);
+
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['source'] } },
@@ -110,6 +118,7 @@ export default defineConfig({
           name: dir.split('/')[1],
           root: dir,
           include: ['test/**/*.test.ts'],
+          exclude: failoverTrials ? [] : ['test/redis-failover.test.ts'],
           testTimeout: 20_000,
           hookTimeout: 60_000,
         },
