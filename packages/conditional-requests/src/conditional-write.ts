@@ -11,10 +11,9 @@ import {
   assertKnownOptions,
   assertOptionsObject,
   booleanOption,
+  compareAndSetOption,
   invalidOption,
-  OPTION_ERROR_CODES,
   oneOfOption,
-  optionError,
   positiveIntegerOption,
   requiredFunctionOption,
 } from '@resourceful/option-checks';
@@ -173,20 +172,11 @@ export async function conditionalWrite<T, R>(
     options.requireIfMatch,
     CONDITIONAL_WRITE_DEFAULTS.requireIfMatch,
   );
-  const compareAndSet = booleanOption(
+  const compareAndSet = compareAndSetOption(
     FACTORY,
-    'compareAndSet',
-    options.compareAndSet,
+    options,
     CONDITIONAL_WRITE_DEFAULTS.compareAndSet,
   );
-  if (compareAndSet && options.lock !== undefined) {
-    throw optionError(
-      OPTION_ERROR_CODES.conflictingOptions,
-      FACTORY,
-      'a "lock" is not taken with "compareAndSet": the store checks the version itself. Pass one or the other.',
-      'lock',
-    );
-  }
   const maxAttempts = positiveIntegerOption(
     FACTORY,
     'maxAttempts',

@@ -7,10 +7,9 @@ import {
   assertKnownOptions,
   assertOptionsObject,
   booleanOption,
+  compareAndSetOption,
   functionOption,
   invalidOption,
-  OPTION_ERROR_CODES,
-  optionError,
   positiveIntegerOption,
   requiredFunctionOption,
 } from '@resourceful/option-checks';
@@ -194,20 +193,7 @@ export function resolveResourceOptions<T extends object>(
       options.lock,
     );
   }
-  const compareAndSet = booleanOption(
-    factory,
-    'compareAndSet',
-    options.compareAndSet,
-    RESOURCE_DEFAULTS.compareAndSet,
-  );
-  if (compareAndSet && options.lock !== undefined) {
-    throw optionError(
-      OPTION_ERROR_CODES.conflictingOptions,
-      factory,
-      'a "lock" is not taken with "compareAndSet": the store checks the version itself. Pass one or the other.',
-      'lock',
-    );
-  }
+  const compareAndSet = compareAndSetOption(factory, options, RESOURCE_DEFAULTS.compareAndSet);
   return {
     load,
     save,

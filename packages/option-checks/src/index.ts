@@ -16,6 +16,7 @@ export {
 } from './option-error.js';
 export {
   booleanOption,
+  compareAndSetOption,
   functionOption,
   invalidOption,
   oneOfOption,

@@ -67,6 +67,28 @@ export function booleanOption(
   return value;
 }
 
+/**
+ * The `compareAndSet` option of a conditional write, or its default. A `lock` passed with it is
+ * refused (`ERR_RESOURCEFUL_CONFLICTING_OPTIONS`): a store that checks the version itself takes
+ * no in-process lock. Shared by conditionalWrite and the packages that pass the option through.
+ */
+export function compareAndSetOption(
+  factory: string,
+  options: { readonly compareAndSet?: unknown; readonly lock?: unknown },
+  fallback: boolean,
+): boolean {
+  const compareAndSet = booleanOption(factory, 'compareAndSet', options.compareAndSet, fallback);
+  if (compareAndSet && options.lock !== undefined) {
+    throw optionError(
+      OPTION_ERROR_CODES.conflictingOptions,
+      factory,
+      'a "lock" is not taken with "compareAndSet": the store checks the version itself. Pass one or the other.',
+      'lock',
+    );
+  }
+  return compareAndSet;
+}
+
 /** A positive safe integer option, or its default. */
 export function positiveIntegerOption(
   factory: string,

@@ -7,6 +7,7 @@ it('exports exactly the helpers the packages bundle', async () => {
     'assertOptionsObject',
     'booleanOption',
     'closestName',
+    'compareAndSetOption',
     'describeValue',
     'editDistance',
     'functionOption',

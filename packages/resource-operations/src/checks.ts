@@ -4,7 +4,7 @@
  */
 import { KeyedLock } from '@resourceful/conditional-requests';
 import {
-  booleanOption,
+  compareAndSetOption,
   describeValue,
   OPTION_ERROR_CODES,
   type OptionError,
@@ -102,7 +102,6 @@ export function writeGuard(
   factory: string,
   options: { lock?: unknown; compareAndSet?: unknown },
 ): WriteGuard {
-  const compareAndSet = booleanOption(factory, 'compareAndSet', options.compareAndSet, false);
   if (options.lock !== undefined && !(options.lock instanceof KeyedLock)) {
     throw invalid(
       factory,
@@ -110,14 +109,7 @@ export function writeGuard(
       `"lock" must be a KeyedLock from @resourceful/conditional-requests, got ${describeValue(options.lock)}.`,
     );
   }
-  if (compareAndSet && options.lock !== undefined) {
-    throw optionError(
-      OPTION_ERROR_CODES.conflictingOptions,
-      factory,
-      'a "lock" is not taken with "compareAndSet": the store checks the version itself. Pass one or the other.',
-      'lock',
-    );
-  }
+  const compareAndSet = compareAndSetOption(factory, options, false);
   if (compareAndSet) return { compareAndSet: true };
   return options.lock === undefined ? {} : { lock: options.lock };
 }
