@@ -9,8 +9,8 @@
  *
  *   node --conditions=source --import tsx ablate-example.ts [layer-name-part …]
  */
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import { Socket } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Duplex } from 'node:stream';
 import { listen } from '@resourceful/test-support';
 import { createApp } from '../examples/payments-api/src/app.js';
 import { bareExpress, fillPage, PATH } from './full-stack.bench.js';
@@ -19,6 +19,8 @@ import { median } from './harness.js';
 interface Layer {
   name: string;
   handle: unknown;
+  /** True for a layer mounted at `/` (router 2). */
+  slash: boolean;
 }
 type Stacked = { stack: Layer[] };
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -53,8 +55,9 @@ async function without(layers: readonly string[]): Promise<Handler> {
   const v1 = versions[symbol]![0]!.handler.stack;
   for (const list of [stack, v1]) {
     for (let index = list.length - 1; index >= 0; index--) {
-      // The GraphQL endpoint's own body parser and idempotency stay: they are not on this path.
-      if (layers.includes(list[index]!.name) && !(list === stack && index < 12)) {
+      // Layers mounted at a path (the GraphQL endpoint's own body parser and idempotency) stay:
+      // they are not on this request's path.
+      if (layers.includes(list[index]!.name) && list[index]!.slash) {
         list.splice(index, 1);
       }
     }
@@ -78,34 +81,109 @@ const variants: [string, Handler][] = [
   ['the stack without every layer below', await without(layers)],
 ];
 for (const layer of layers) variants.push([`without ${layer}`, await without([layer])]);
-
-const socket = new Socket();
-function once(handler: Handler): void {
-  const req = new IncomingMessage(socket);
-  req.method = 'GET';
-  req.url = PATH;
-  req.headers = { host: '127.0.0.1:3000', accept: 'application/json' };
-  handler(req, new ServerResponse(req));
+// ABLATE_BASE=<another checkout of this repository, its node_modules linked>: its full stack
+// too, so a change is measured against the code before it in the same process and run.
+const base = process.env.ABLATE_BASE;
+if (base !== undefined) {
+  const other = (await import(`${base}/examples/payments-api/src/app.ts`)) as {
+    createApp: typeof createApp;
+  };
+  const app = other.createApp();
+  const running = await listen(createServer(app));
+  await fillPage(running);
+  await running.close();
+  variants.push([`full stack at ${base}`, app as unknown as Handler]);
 }
+// ABLATE_VARIANTS=full: measure only the variants whose names contain one of the (comma-separated)
+// parts, e.g. to profile the full stack alone with --cpu-prof.
+const only = process.env.ABLATE_VARIANTS?.split(',');
+if (only !== undefined) {
+  for (let index = variants.length - 1; index >= 0; index--) {
+    if (!only.some((part) => variants[index]![0].includes(part))) variants.splice(index, 1);
+  }
+}
+
+/**
+ * One in-memory keep-alive connection per variant: Node's HTTP server parses the request bytes
+ * pushed into it and writes the answer back into it (discarded), so the measured work is what a
+ * server does for a request on a kept-alive connection, HTTP parsing and the response's writes
+ * included, the kernel's part excluded. Requests go one at a time, as a client without
+ * pipelining sends them.
+ */
+class MemoryConnection extends Duplex {
+  remoteAddress = '127.0.0.1';
+  remotePort = 40000;
+  encrypted = false;
+  override _read(): void {}
+  override _write(_chunk: unknown, _encoding: string, callback: () => void): void {
+    callback();
+  }
+  override _writev(_chunks: unknown, callback: () => void): void {
+    callback();
+  }
+  setNoDelay(): this {
+    return this;
+  }
+  setKeepAlive(): this {
+    return this;
+  }
+  setTimeout(): this {
+    return this;
+  }
+}
+
+const REQUEST = Buffer.from(
+  `GET ${PATH} HTTP/1.1\r\nHost: 127.0.0.1:3000\r\nAccept: application/json\r\n\r\n`,
+);
+
+interface Client {
+  /** Sends one request and resolves when its answer has been written. */
+  send(): Promise<void>;
+}
+
+function connect(handler: Handler): Client {
+  const server = createServer(handler);
+  let answered: (() => void) | undefined;
+  server.on('request', function countAnswer(_req: IncomingMessage, res: ServerResponse) {
+    res.on('finish', function answer() {
+      if (res.statusCode !== 200) throw new Error(`ablate-example: answered ${res.statusCode}`);
+      const done = answered!;
+      answered = undefined;
+      done();
+    });
+  });
+  const connection = new MemoryConnection();
+  server.emit('connection', connection);
+  return {
+    send() {
+      return new Promise((resolve) => {
+        answered = resolve;
+        connection.push(REQUEST);
+      });
+    },
+  };
+}
+
+const clients = new Map(variants.map(([name, handler]) => [name, connect(handler)]));
 
 const ROUNDS = Number(process.env.ABLATE_ROUNDS ?? 10);
 const samples = new Map<string, number[]>(variants.map(([name]) => [name, []]));
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, handler] of round % 2 === 0 ? variants : [...variants].reverse()) {
+  for (const [name] of round % 2 === 0 ? variants : [...variants].reverse()) {
+    const client = clients.get(name)!;
     const before = process.cpuUsage();
     let requests = 0;
     const start = performance.now();
     // Bounded: 250 ms of calls per variant and round, yielding so pending work settles.
     while (performance.now() - start < 250) {
-      for (let index = 0; index < 50; index++) once(handler);
+      for (let index = 0; index < 50; index++) await client.send();
       requests += 50;
-      await new Promise((resolve) => setImmediate(resolve));
     }
     const used = process.cpuUsage(before);
     if (round >= 2) samples.get(name)!.push((used.user + used.system) / requests);
   }
 }
-const fullCost = median(samples.get('full stack')!);
+const fullCost = median(samples.get('full stack') ?? samples.values().next().value!);
 console.log('| variant | CPU µs per request (median) | share of the full stack |');
 console.log('|---|---|---|');
 for (const [name, values] of samples) {
