@@ -118,14 +118,30 @@ export function createApp(options: AppOptions = {}): Express {
   const shouldSeed = options.seed ?? true;
   const ready = prepareStores(database).then(() => (shouldSeed ? seed(stores, now()) : undefined));
   // Not a crash when nobody waits: each request (and appReady) sees the failure.
-  ready.catch(() => {});
+  let prepared: 'pending' | 'ready' | 'failed' = 'pending';
+  ready.then(
+    () => {
+      prepared = 'ready';
+    },
+    () => {
+      prepared = 'failed';
+    },
+  );
   readiness.set(app, ready);
   app.use(oneRequestAtATimePerConnection);
   app.use(function awaitStores(_req: Request, _res: Response, next: NextFunction) {
-    ready.then(
-      () => next(),
-      () => next(ApiError.serviceUnavailable('The database is not ready.', { retryAfter: 5 })),
-    );
+    // Once the stores are ready (every request but the first few), no promise per request.
+    if (prepared === 'ready') {
+      next();
+      return;
+    }
+    const unavailable = () =>
+      next(ApiError.serviceUnavailable('The database is not ready.', { retryAfter: 5 }));
+    if (prepared === 'failed') {
+      unavailable();
+      return;
+    }
+    ready.then(() => next(), unavailable);
   });
 
   // http-conventions (issue 13): a request id and an RFC 3339 Date on every answer, 414 for

@@ -5,35 +5,32 @@
  * (a GET of the same record) has read. RFC 9112 §9.3.2 allows parallel processing only for a
  * run of safe requests; the simplest correct rule is to start each request on a connection when
  * the previous one there has been answered.
+ *
+ * Node already keeps that order for the answers: a response gets the connection's socket
+ * (`res.socket`) only once every earlier response on it has finished, and it emits `socket` then
+ * (node:_http_server's `resOnFinish` hands the socket to the next queued response). So a request
+ * whose response has its socket is the only one in progress on its connection, which is the
+ * common case (no pipelining) and costs nothing here; a pipelined one waits for its socket, or
+ * for the connection to close.
  */
-import type { Socket } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
-
-const previousOnSocket = new WeakMap<Socket, Promise<void>>();
-
-function answered(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    if (res.writableFinished || res.destroyed) {
-      resolve();
-      return;
-    }
-    res.once('finish', () => resolve());
-    res.once('close', () => resolve());
-  });
-}
 
 export function oneRequestAtATimePerConnection(
   req: Request,
   res: Response,
   next: NextFunction,
 ): void {
-  const socket = req.socket;
-  const previous = previousOnSocket.get(socket);
-  const mine = answered(res);
-  previousOnSocket.set(socket, mine);
-  if (previous === undefined) {
+  const connection = req.socket;
+  if (res.socket !== null || connection.destroyed) {
     next();
     return;
   }
-  previous.then(() => next());
+  function start(): void {
+    res.off('socket', start);
+    connection.off('close', start);
+    // After the earlier response's other `finish` listeners, as a promise continuation would.
+    queueMicrotask(() => next());
+  }
+  res.on('socket', start);
+  connection.on('close', start);
 }
