@@ -27,9 +27,18 @@ function requestHost(req: Request): string {
   return host !== undefined && HOST_PATTERN.test(host) ? host : 'localhost';
 }
 
+// A list builds a link per item from the same request: its base is worked out once per request
+// (the host, the protocol and the trust-proxy setting do not change while it is answered).
+const requestBases = new WeakMap<Request, string>();
+
 export function baseUrl(req: Request): string {
-  const configured = req.app.get('public base url') as string | undefined;
-  return configured ?? `${req.protocol}://${requestHost(req)}`;
+  let base = requestBases.get(req);
+  if (base === undefined) {
+    const configured = req.app.get('public base url') as string | undefined;
+    base = configured ?? `${req.protocol}://${requestHost(req)}`;
+    requestBases.set(req, base);
+  }
+  return base;
 }
 
 /** `path` is an absolute path such as `/v1/vault/credit-cards/CARD-1`. */

@@ -44,6 +44,17 @@ describeEachExpress('collections', (express) => {
       }
     });
 
+    it("lists each card's fields in the single card's order, with its self link", async () => {
+      const server = app();
+      const list = await request(server).get('/v1/vault/credit-cards');
+      for (const summary of list.body.items) {
+        const single = await request(server).get(`/v1/vault/credit-cards/${summary.id}`);
+        const { billing_address: _address, links, ...fields } = single.body;
+        expect(Object.keys(summary)).toEqual([...Object.keys(fields), 'links']);
+        expect(summary).toEqual({ ...fields, links: [linkTo(links, 'self')] });
+      }
+    });
+
     it('sorts, filters by payer_id and selects by create_time', async () => {
       const sorted = await request(app()).get(
         '/v1/vault/credit-cards?sort_by=expire_year&sort_order=asc',
