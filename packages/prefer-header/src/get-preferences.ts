@@ -21,15 +21,42 @@ export const PREFER_QUERY_PARAMETER = 'Prefer';
 
 const cache = new WeakMap<IncomingMessage, Preferences>();
 
-/** Each `Prefer` field line on its own, so a broken line cannot swallow the next one. */
-function headerLines(req: IncomingMessage): readonly string[] | undefined {
-  // `headersDistinct` (Node 18.3+) keeps field lines apart; `headers` joins them with ", ".
-  const distinct = (req as { headersDistinct?: Record<string, string[] | undefined> })
-    .headersDistinct?.prefer;
-  if (distinct !== undefined) return distinct;
+/**
+ * Each `Prefer` field line the client sent, on its own, so a broken line cannot swallow the next
+ * one: what `req.headersDistinct.prefer` (Node 18.3+) holds, read from `rawHeaders` without
+ * building the distinct lists of every other header.
+ */
+function sentLines(req: IncomingMessage): readonly string[] | undefined {
+  const raw = req.rawHeaders as readonly string[] | undefined;
+  if (!Array.isArray(raw)) {
+    return (req as { headersDistinct?: Record<string, string[] | undefined> }).headersDistinct
+      ?.prefer;
+  }
+  let lines: string[] | undefined;
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const field = raw[index]!;
+    if (field.length === 6 && field.toLowerCase() === 'prefer')
+      (lines ??= []).push(raw[index + 1]!);
+  }
+  return lines;
+}
+
+/** `headers` joins repeated lines with ", " (and holds what was set after parsing). */
+function joinedLines(req: IncomingMessage): readonly string[] | undefined {
   const joined = req.headers.prefer;
   if (joined === undefined) return undefined;
   return typeof joined === 'string' ? [joined] : joined;
+}
+
+/**
+ * Whether the query of `url` may carry `parameter` (lower-case): false only when no name in it
+ * can decode to the parameter's, case-insensitively (no escapes, no `+`, no such text).
+ */
+function queryMayName(url: string | undefined, parameter: string): boolean {
+  const start = url === undefined ? -1 : url.indexOf('?');
+  if (start === -1) return false;
+  const query = url!.slice(start + 1);
+  return query.includes('%') || query.includes('+') || query.toLowerCase().includes(parameter);
 }
 
 /**
@@ -56,8 +83,16 @@ export function getPreferences(
   const cached = cache.get(req);
   if (cached !== undefined) return cached;
   const queryParameter = options.queryParameter ?? PREFER_QUERY_PARAMETER;
-  let lines = headerLines(req);
-  if (queryParameter !== false) {
+  const sent = sentLines(req);
+  let lines = sent ?? joinedLines(req);
+  // The query needs reading only when it may carry the parameter, or when the header may be a
+  // copy of it made earlier (present in `headers` but not sent): then the copy's own values
+  // count, one line each. Otherwise takeQueryHeaders would find nothing to take or copy.
+  if (
+    queryParameter !== false &&
+    (queryMayName(req.url, queryParameter.toLowerCase()) ||
+      (sent === undefined && req.headers.prefer !== undefined))
+  ) {
     const [fromQuery] = queryParameterValues(req, queryParameter);
     // Each parameter is read like one field line, as before the copy joined them.
     if (fromQuery?.copied) lines = fromQuery.values;

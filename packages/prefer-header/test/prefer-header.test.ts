@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { queryHeaders } from '@resourceful/http-conventions';
 import { describeEachExpress } from '@resourceful/test-support';
 import type { Request, Response } from 'express';
 import request from 'supertest';
@@ -113,6 +114,25 @@ describeEachExpress('preferHeader', (express) => {
       expect(renamed.body).toMatchObject({ return: 'minimal', wait: null });
       const off = await request(app({ queryParameter: false })).get('/x?Prefer=return=minimal');
       expect(off.body).toMatchObject({ return: null });
+    });
+
+    it('is read when its name is percent-encoded', async () => {
+      const res = await request(app()).get('/x?page=1&%50reFer=return=minimal');
+      expect(res.body).toMatchObject({ return: 'minimal' });
+    });
+
+    it('reads each parameter as a line after queryHeaders() copied them into the header', async () => {
+      const outer = express();
+      outer.use(queryHeaders());
+      outer.use(preferHeader());
+      outer.get('/cards', (req: Request, res: Response) => {
+        res.json({ return: req.preferences?.return ?? null, url: req.originalUrl });
+      });
+      // Joined into one line, the unbalanced quote would swallow `return=minimal`.
+      const res = await request(outer).get(
+        '/cards?Prefer=foo%3D%22open&page=2&Prefer=return=minimal',
+      );
+      expect(res.body).toEqual({ return: 'minimal', url: '/cards?page=2' });
     });
 
     it('copes with malformed percent-encoding', async () => {
