@@ -53,13 +53,11 @@ export function buildPageLinks(input: PageLinksInput): Link[] {
   const others = entries.filter(([name]) => !PAGING_NAMES.has(name));
   const kept = others.length === 0 ? '' : new URLSearchParams(others).toString();
   const prefix = `${url.origin}${url.pathname}?${kept === '' ? '' : `${kept}&`}`;
-  const sizePart = `&${encodeURIComponent(query.paging.size)}=${pageSize}`;
-  const positionName = encodeURIComponent(query.paging.position);
-  const byOffset = query.paging.position === 'offset';
-
-  const href = (targetOffset: number): string => {
-    const position = byOffset ? targetOffset : Math.floor(targetOffset / pageSize) + 1;
-    return `${prefix}${positionName}=${position}${sizePart}`;
+  const target: LinkTarget = {
+    prefix: `${prefix}${encodeURIComponent(query.paging.position)}=`,
+    sizePart: `&${encodeURIComponent(query.paging.size)}=${pageSize}`,
+    byOffset: query.paging.position === 'offset',
+    pageSize,
   };
 
   const lastOffset =
@@ -70,13 +68,29 @@ export function buildPageLinks(input: PageLinksInput): Link[] {
   const hasPrevious = offset > 0 && (lastOffset === undefined || previousOffset <= lastOffset);
 
   const links: Link[] = [
-    { href: href(offset), rel: 'self', method },
-    { href: href(0), rel: 'first', method },
+    { href: pageHref(target, offset), rel: 'self', method },
+    { href: pageHref(target, 0), rel: 'first', method },
   ];
-  if (hasPrevious) links.push({ href: href(previousOffset), rel: 'previous', method });
-  if (hasNext) links.push({ href: href(offset + pageSize), rel: 'next', method });
-  if (lastOffset !== undefined) links.push({ href: href(lastOffset), rel: 'last', method });
+  if (hasPrevious) links.push({ href: pageHref(target, previousOffset), rel: 'previous', method });
+  if (hasNext) links.push({ href: pageHref(target, offset + pageSize), rel: 'next', method });
+  if (lastOffset !== undefined)
+    links.push({ href: pageHref(target, lastOffset), rel: 'last', method });
   return links;
+}
+
+/** What every offset link of one page shares; a link adds its own position. */
+interface LinkTarget {
+  /** Up to the position parameter's `=`. */
+  readonly prefix: string;
+  /** `&page_size=20` (the size parameter of the client's convention). */
+  readonly sizePart: string;
+  readonly byOffset: boolean;
+  readonly pageSize: number;
+}
+
+function pageHref(target: LinkTarget, targetOffset: number): string {
+  const position = target.byOffset ? targetOffset : Math.floor(targetOffset / target.pageSize) + 1;
+  return `${target.prefix}${position}${target.sizePart}`;
 }
 
 function continuationLinks(

@@ -120,6 +120,9 @@ export function paginate<T = unknown, Req extends IncomingMessage = IncomingMess
     }
   }
   const setup = { ...resolvePageSetup(factory, spec, options), continuation };
+  // A data source given as a value is resolved by the same function for every request.
+  const sourceValue =
+    source === undefined || typeof source === 'function' ? undefined : () => source;
 
   return function paginateMiddleware(req: Req, res: ServerResponse, next: Next): void {
     let context: PageContext;
@@ -134,7 +137,12 @@ export function paginate<T = unknown, Req extends IncomingMessage = IncomingMess
       next();
       return;
     }
-    answerPage(res, context, () => (typeof source === 'function' ? source(req) : source), next);
+    answerPage(
+      res,
+      context,
+      sourceValue ?? (() => (source as (req: Req) => DataSource<T> | Promise<DataSource<T>>)(req)),
+      next,
+    );
   };
 }
 

@@ -31,7 +31,16 @@ export function requestUrl(req: IncomingMessage, publicBaseUrl?: string): URL {
   const request = req as ExpressRequestLike;
   const target = pathAndQuery(request.originalUrl ?? request.url ?? '/');
   if (publicBaseUrl !== undefined) return new URL(publicBaseUrl + target);
-  return new URL(`${requestProtocol(request)}://${requestHost(request)}${target}`);
+  const protocol = requestProtocol(request);
+  const host = requestHost(request);
+  try {
+    return new URL(`${protocol}://${host}${target}`);
+  } catch {
+    // The pattern admits hosts the WHATWG URL parser refuses (a port over 65535, an IPv4
+    // address with an octet over 255, a malformed IPv6 literal); the path after a valid host
+    // cannot make it fail, so the host is what was wrong.
+    throw invalidHost(request);
+  }
 }
 
 function pathAndQuery(raw: string): string {
@@ -72,31 +81,26 @@ function requestProtocol(req: ExpressRequestLike): string {
   return protocol;
 }
 
+/** Whether the host came from a trusted proxy's X-Forwarded-Host rather than Host. */
+function hostFromProxy(req: ExpressRequestLike): boolean {
+  return firstHeader(req.headers['x-forwarded-host']) !== undefined && isTrusted(req);
+}
+
 function requestHost(req: ExpressRequestLike): string {
-  const forwarded = firstHeader(req.headers['x-forwarded-host']);
-  const fromProxy = forwarded !== undefined && isTrusted(req);
-  const host = fromProxy ? forwarded.split(',')[0]!.trim() : firstHeader(req.headers.host);
-  if (host === undefined || !HOST.test(host) || !isUrlHost(host)) {
-    const target = fromProxy ? 'X-Forwarded-Host' : 'Host';
-    throw ApiError.invalidRequest(`The ${target} header is missing or not a valid host.`, {
-      target,
-      innererror: { code: 'INVALID_HOST' },
-    });
-  }
+  const fromProxy = hostFromProxy(req);
+  const host = fromProxy
+    ? firstHeader(req.headers['x-forwarded-host'])!.split(',')[0]!.trim()
+    : firstHeader(req.headers.host);
+  if (host === undefined || !HOST.test(host)) throw invalidHost(req);
   return host;
 }
 
-/**
- * The pattern admits hosts the WHATWG URL parser refuses (a port over 65535, an IPv4 address with
- * an octet over 255, a malformed IPv6 literal); building the links from one would throw.
- */
-function isUrlHost(host: string): boolean {
-  try {
-    new URL(`http://${host}/`);
-    return true;
-  } catch {
-    return false;
-  }
+function invalidHost(req: ExpressRequestLike): ApiError {
+  const target = hostFromProxy(req) ? 'X-Forwarded-Host' : 'Host';
+  return ApiError.invalidRequest(`The ${target} header is missing or not a valid host.`, {
+    target,
+    innererror: { code: 'INVALID_HOST' },
+  });
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

@@ -133,30 +133,42 @@ export function answerPage<T>(
   resolveSource: () => DataSource<T> | Promise<DataSource<T>>,
   next: (err?: unknown) => void,
 ): void {
-  const fail = (error: unknown) => next(error ?? new Error('Promise rejected'));
+  // No closure per request on the synchronous path (the in-memory source): only a promise
+  // needs callbacks.
   let page: LoadedPage<T> | Promise<LoadedPage<T>>;
   try {
     const source = resolveSource();
-    const load = (resolved: DataSource<T>) =>
-      context.continuation === undefined
-        ? loadPage(resolved, context.query)
-        : loadKeysetPage(resolved, context.query, context.continuation);
-    page = isThenable(source) ? Promise.resolve(source).then(load) : load(source);
+    page = isThenable(source)
+      ? Promise.resolve(source).then((resolved) => loadFrom(resolved, context))
+      : loadFrom(source, context);
   } catch (error) {
-    fail(error);
+    fail(next, error);
     return;
   }
   if (isThenable(page)) {
     Promise.resolve(page)
       .then((loaded) => sendPage(res, context, loaded))
-      .then(undefined, fail);
+      .then(undefined, (error: unknown) => fail(next, error));
     return;
   }
   try {
     sendPage(res, context, page);
   } catch (error) {
-    fail(error);
+    fail(next, error);
   }
+}
+
+function loadFrom<T>(
+  source: DataSource<T>,
+  context: PageContext,
+): LoadedPage<T> | Promise<LoadedPage<T>> {
+  return context.continuation === undefined
+    ? loadPage(source, context.query)
+    : loadKeysetPage(source, context.query, context.continuation);
+}
+
+function fail(next: (err?: unknown) => void, error: unknown): void {
+  next(error ?? new Error('Promise rejected'));
 }
 
 export interface PageContext {
@@ -174,7 +186,14 @@ export interface PageContext {
 export function sendPage<T>(res: ServerResponse, context: PageContext, page: LoadedPage<T>): void {
   const summary = context.summary as ((item: T, req: IncomingMessage) => unknown) | undefined;
   const { req } = context;
-  const items = summary === undefined ? page.items : page.items.map((item) => summary(item, req));
+  let items: readonly unknown[] = page.items;
+  if (summary !== undefined) {
+    const summaries = new Array<unknown>(page.items.length);
+    for (let index = 0; index < summaries.length; index++) {
+      summaries[index] = summary(page.items[index]!, req);
+    }
+    items = summaries;
+  }
   const envelope = buildCollectionEnvelope({
     items,
     query: context.query,
