@@ -1,20 +1,27 @@
 /**
  * The marginal cost of each middleware inside the example's whole stack, measured in process:
  * the list GET of full-stack.bench.ts answered by the full app and by the same app with one
- * layer taken out of its router stack (and by bare Express 5 answering the captured body), each
- * called directly with a request and a response on an unconnected socket, in alternating rounds,
- * CPU time per request (process.cpuUsage; no load generator, no network, so far less noise than
- * a load run; the socket writes are not measured). A diagnostic, not a benchmark (run-all.ts
+ * layer taken out of its router stack (and by bare Express 5 answering the captured body, and
+ * by the stack with ten pass-through layers added: the price of an Express layer), each on an
+ * in-memory keep-alive connection (in-process.ts), in alternating rounds, CPU time per request
+ * (process.cpuUsage; no load generator, no network, so far less noise than a load run; the
+ * kernel's part of the socket writes is not measured). A diagnostic, not a benchmark (run-all.ts
  * skips it):
  *
  *   node --conditions=source --import tsx ablate-example.ts [layer-name-part …]
+ *
+ * ABLATE_ROUNDS (10) and ABLATE_ROUND_MS (250) set the rounds; ABLATE_VARIANTS and ABLATE_BASE
+ * are described where they are read.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Duplex } from 'node:stream';
+import { createServer } from 'node:http';
 import { listen } from '@resourceful/test-support';
+import express from 'express';
 import { createApp } from '../examples/payments-api/src/app.js';
 import { bareExpress, fillPage, PATH } from './full-stack.bench.js';
 import { median } from './harness.js';
+import { connect, cpuPerRequest, type Handler, pairedRatio } from './in-process.js';
+
+const PASS_THROUGH = 10;
 
 interface Layer {
   name: string;
@@ -23,7 +30,6 @@ interface Layer {
   slash: boolean;
 }
 type Stacked = { stack: Layer[] };
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const APP_LAYERS = [
   'requestIdMiddleware',
@@ -81,6 +87,20 @@ const variants: [string, Handler][] = [
   ['the stack without every layer below', await without(layers)],
 ];
 for (const layer of layers) variants.push([`without ${layer}`, await without([layer])]);
+// The price of one Express layer in this stack: ten that only call next(), after the first.
+{
+  const padded = await without([]);
+  const stack = (padded as unknown as { router: Stacked }).router.stack;
+  const probe = express.Router();
+  for (let index = 0; index < PASS_THROUGH; index++) {
+    probe.use(function passThrough(_req: unknown, _res: unknown, next: () => void) {
+      next();
+    });
+  }
+  const layersOf = (probe as unknown as Stacked).stack;
+  stack.splice(1, 0, ...layersOf);
+  variants.push([`full stack + ${PASS_THROUGH} pass-through layers`, padded]);
+}
 // ABLATE_BASE=<another checkout of this repository, its node_modules linked>: its full stack
 // too, so a change is measured against the code before it in the same process and run.
 const base = process.env.ABLATE_BASE;
@@ -103,92 +123,28 @@ if (only !== undefined) {
   }
 }
 
-/**
- * One in-memory keep-alive connection per variant: Node's HTTP server parses the request bytes
- * pushed into it and writes the answer back into it (discarded), so the measured work is what a
- * server does for a request on a kept-alive connection, HTTP parsing and the response's writes
- * included, the kernel's part excluded. Requests go one at a time, as a client without
- * pipelining sends them.
- */
-class MemoryConnection extends Duplex {
-  remoteAddress = '127.0.0.1';
-  remotePort = 40000;
-  encrypted = false;
-  override _read(): void {}
-  override _write(_chunk: unknown, _encoding: string, callback: () => void): void {
-    callback();
-  }
-  override _writev(_chunks: unknown, callback: () => void): void {
-    callback();
-  }
-  setNoDelay(): this {
-    return this;
-  }
-  setKeepAlive(): this {
-    return this;
-  }
-  setTimeout(): this {
-    return this;
-  }
-}
-
-const REQUEST = Buffer.from(
-  `GET ${PATH} HTTP/1.1\r\nHost: 127.0.0.1:3000\r\nAccept: application/json\r\n\r\n`,
-);
-
-interface Client {
-  /** Sends one request and resolves when its answer has been written. */
-  send(): Promise<void>;
-}
-
-function connect(handler: Handler): Client {
-  const server = createServer(handler);
-  let answered: (() => void) | undefined;
-  server.on('request', function countAnswer(_req: IncomingMessage, res: ServerResponse) {
-    res.on('finish', function answer() {
-      if (res.statusCode !== 200) throw new Error(`ablate-example: answered ${res.statusCode}`);
-      const done = answered!;
-      answered = undefined;
-      done();
-    });
-  });
-  const connection = new MemoryConnection();
-  server.emit('connection', connection);
-  return {
-    send() {
-      return new Promise((resolve) => {
-        answered = resolve;
-        connection.push(REQUEST);
-      });
-    },
-  };
-}
-
-const clients = new Map(variants.map(([name, handler]) => [name, connect(handler)]));
+const REQUEST = `GET ${PATH} HTTP/1.1\r\nHost: 127.0.0.1:3000\r\nAccept: application/json\r\n\r\n`;
 
 const ROUNDS = Number(process.env.ABLATE_ROUNDS ?? 10);
-const samples = new Map<string, number[]>(variants.map(([name]) => [name, []]));
-for (let round = 0; round < ROUNDS; round++) {
-  for (const [name] of round % 2 === 0 ? variants : [...variants].reverse()) {
-    const client = clients.get(name)!;
-    const before = process.cpuUsage();
-    let requests = 0;
-    const start = performance.now();
-    // Bounded: 250 ms of calls per variant and round, yielding so pending work settles.
-    while (performance.now() - start < 250) {
-      for (let index = 0; index < 50; index++) await client.send();
-      requests += 50;
-    }
-    const used = process.cpuUsage(before);
-    if (round >= 2) samples.get(name)!.push((used.user + used.system) / requests);
-  }
-}
-const fullCost = median(samples.get('full stack') ?? samples.values().next().value!);
-console.log('| variant | CPU µs per request (median) | share of the full stack |');
-console.log('|---|---|---|');
+const ROUND_MS = Number(process.env.ABLATE_ROUND_MS ?? 250);
+const measured = await cpuPerRequest(
+  variants.map(([, handler]) => connect(handler, REQUEST)),
+  ROUNDS,
+  ROUND_MS,
+);
+const samples = new Map(variants.map(([name], index) => [name, measured[index]!]));
+const reference = samples.get('full stack') ?? samples.values().next().value!;
+const fullCost = median(reference);
+// Paired per round (both sides measured minutes apart at most, in the same load): the median of
+// the rounds' ratios moves less than the ratio of the medians when the machine's load drifts.
+console.log(
+  '| variant | CPU µs per request (median) | saved against the full stack | CPU / full stack (median of the rounds) |',
+);
+console.log('|---|---|---|---|');
 for (const [name, values] of samples) {
   const cost = median(values);
+  const ratio = pairedRatio(values, reference);
   console.log(
-    `| ${name} | ${cost.toFixed(1)} | ${((100 * (fullCost - cost)) / fullCost).toFixed(1)} % saved |`,
+    `| ${name} | ${cost.toFixed(1)} | ${((100 * (fullCost - cost)) / fullCost).toFixed(1)} % | ${ratio.toFixed(3)} |`,
   );
 }

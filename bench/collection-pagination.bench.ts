@@ -33,7 +33,7 @@ function card(index: number, time: number): Card {
 const cards: Card[] = Array.from({ length: 1000 }, (_, index) => card(index, START + index * 1000));
 
 /** The page the package answers, written by hand: what a route without the package would do. */
-function byHand() {
+export function byHand() {
   const app = express();
   // res.json would add a weak ETag the package does not compute; leave it out of the comparison.
   app.disable('etag');
@@ -61,7 +61,7 @@ function byHand() {
   return app;
 }
 
-function withPackage() {
+export function withPackage() {
   const app = express();
   app.get(
     '/v1/vault/credit-cards',

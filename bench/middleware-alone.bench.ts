@@ -49,7 +49,7 @@ const page = {
   ],
 };
 
-interface Variant {
+export interface Variant {
   /** Middleware before the version router (app level). */
   app?: RequestHandler;
   /** Middleware on the version router. */
@@ -57,7 +57,7 @@ interface Variant {
   versioned?: boolean;
 }
 
-function build({ app: appLevel, router: routerLevel, versioned }: Variant): Express {
+export function build({ app: appLevel, router: routerLevel, versioned }: Variant): Express {
   const app = express();
   app.disable('x-powered-by');
   if (appLevel) app.use(appLevel);
