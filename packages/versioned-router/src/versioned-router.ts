@@ -56,6 +56,18 @@ function firstSegment(pathname: string): string {
   return end === -1 ? pathname.slice(1) : pathname.slice(1, end);
 }
 
+/**
+ * Whether `pathname`, without one trailing slash, is the discovery path case-insensitively.
+ * The lengths are compared first: lower-casing keeps a path's length except for characters
+ * (`İ`) whose lower case cannot be in an ASCII discovery path anyway.
+ */
+function isDiscoveryPath(pathname: string, discoveryPath: string): boolean {
+  const length = pathname.endsWith('/') ? pathname.length - 1 : pathname.length;
+  return (
+    length === discoveryPath.length && pathname.slice(0, length).toLowerCase() === discoveryPath
+  );
+}
+
 /** Versions are echoed only when short and made of `v`, digits and dots. */
 function quoted(value: string): string {
   return value.length <= 16 && /^[vV0-9.]+$/.test(value) ? ` "${value}"` : '';
@@ -171,19 +183,29 @@ export function versionedRouter(options: VersionedRouterOptions): VersionedRoute
   const discoveryPath = resolved.discoveryPath?.toLowerCase();
   const header = resolved.header;
   const headerKey = header?.toLowerCase();
+  // The segments that name a served version as declared (`v1`) or with a capital `V` (`V1`),
+  // found without the general parse below, which maps them to the same version.
+  const servedSegments = new Map<string, { version: ResolvedVersion; prefix: string }>();
+  for (const version of resolved.versions) {
+    for (const segment of [version.name, `V${version.name.slice(1)}`]) {
+      servedSegments.set(segment, { version, prefix: `/${segment}` });
+    }
+  }
 
   function versionedRouterMiddleware(req: IncomingMessage, res: ServerResponse, next: Next): void {
     const url = splitUrl(req.url ?? '/');
 
-    if (discoveryPath !== undefined) {
-      const path = url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
-      if (path.toLowerCase() === discoveryPath) {
-        answerDiscovery(req, res, next, discoveryBody);
-        return;
-      }
+    if (discoveryPath !== undefined && isDiscoveryPath(url.pathname, discoveryPath)) {
+      answerDiscovery(req, res, next, discoveryBody);
+      return;
     }
 
     const segment = firstSegment(url.pathname);
+    const served = servedSegments.get(segment);
+    if (served !== undefined) {
+      dispatch(req, res, next, served.version, url, served.prefix);
+      return;
+    }
     if (isVersionLike(segment)) {
       const key = requestedVersionKey(segment);
       const version = key === undefined ? undefined : resolved.byKey.get(key);

@@ -245,6 +245,13 @@ describeEachExpress('versionedRouter', (express) => {
     it('leaves paths below the discovery path alone', async () => {
       expectErrorEnvelope(await request(app()).get('/api/v1'), 404);
     });
+
+    it('matches the discovery path case-insensitively, and only it', async () => {
+      expect((await request(app()).get('/API/')).body).toEqual({ versions: ['v1', 'v2.1'] });
+      for (const path of ['/apis', '/ap', '/api//', '/%C4%B0pi']) {
+        expectErrorEnvelope(await request(app()).get(path), 404);
+      }
+    });
   });
 
   describe('version by header', () => {
