@@ -15,6 +15,7 @@ import { ApiError } from '@resourceful/error-envelope';
 import type pg from 'pg';
 import { newRecordId } from '../memory-collection.js';
 import type { ListedRecordStore, StoredRecord } from '../record-store.js';
+import { assertStorableStrings, containsNul } from '../storable-strings.js';
 import { quotedSchema } from './migrate.js';
 
 export interface PgRecordsOptions {
@@ -105,6 +106,8 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
   }
 
   async get(id: string): Promise<T | undefined> {
+    // PostgreSQL refuses the character in a text parameter; no stored id contains it.
+    if (containsNul(id)) return undefined;
     const { rows } = await this.#query<Row>(`SELECT doc FROM ${this.#table} WHERE id = $1`, [id]);
     return rows[0]?.doc as T | undefined;
   }
@@ -119,6 +122,7 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
     if (!this.#columns.includes(property)) {
       throw new TypeError(`PgRecords: "${property}" is not a column of ${this.#table}.`);
     }
+    if (containsNul(value)) return [];
     const { rows } = await this.#query<Row>(
       `SELECT doc FROM ${this.#table} WHERE "${property}" = $1 ORDER BY seq`,
       [value],
@@ -153,6 +157,7 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
 
   /** id, doc, etag, then the list columns. The doc's text is what `get` reads back. */
   #values(record: T): unknown[] {
+    assertStorableStrings(record);
     const fields = record as unknown as Record<string, unknown>;
     return [
       record.id,
@@ -176,10 +181,15 @@ function documents<T>(rows: KeysetDataSource<Row>): KeysetDataSource<T> {
       rowOf.set(record, row);
       return record;
     });
+  // A filter value with U+0000 matches no row (no stored text holds it); PostgreSQL would refuse
+  // the parameter, and the in-memory store answers an empty page.
+  const matchesNothing = (query: CollectionQuery) =>
+    Object.values(query.filters).some((value) => containsNul(value));
   return {
-    count: (query) => rows.count(query),
-    fetchPage: async (query) => records(await rows.fetchPage(query)),
-    fetchAfter: async (query, after) => records(await rows.fetchAfter(query, after)),
+    count: (query) => (matchesNothing(query) ? 0 : rows.count(query)),
+    fetchPage: async (query) => (matchesNothing(query) ? [] : records(await rows.fetchPage(query))),
+    fetchAfter: async (query, after) =>
+      matchesNothing(query) ? [] : records(await rows.fetchAfter(query, after)),
     positionOf(record: T, query: CollectionQuery): KeysetPosition {
       const row = rowOf.get(record as T & object);
       if (row === undefined) throw new TypeError('PgRecords: a record not read by this source');
