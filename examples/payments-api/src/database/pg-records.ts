@@ -19,7 +19,8 @@ import { assertStorableStrings, containsNul } from '../storable-strings.js';
 import { quotedSchema } from './migrate.js';
 
 export interface PgRecordsOptions {
-  pool: pg.Pool;
+  /** The pool, or one checked-out connection (a transaction's: see `boundTo`). */
+  pool: pg.Pool | pg.PoolClient;
   schema: string;
   /** The table (created by a migration). */
   table: string;
@@ -64,7 +65,8 @@ export function unavailable(error: unknown): never {
 export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
   readonly compareAndSet = true;
   readonly source: KeysetDataSource<T>;
-  readonly #pool: pg.Pool;
+  readonly #options: PgRecordsOptions;
+  readonly #pool: pg.Pool | pg.PoolClient;
   readonly #prefix: string;
   readonly #table: string;
   readonly #columns: readonly string[];
@@ -73,6 +75,7 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
 
   constructor(options: PgRecordsOptions) {
     const { pool, schema, table, prefix, columns, nullable = [] } = options;
+    this.#options = options;
     this.#pool = pool;
     this.#prefix = prefix;
     // Identifiers come from the example's code only; quoted all the same.
@@ -103,6 +106,11 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
 
   newId(): string {
     return newRecordId(this.#prefix);
+  }
+
+  /** The same table, read and written through `client`: inside the transaction it has begun. */
+  boundTo(client: pg.PoolClient): PgRecords<T> {
+    return new PgRecords<T>({ ...this.#options, pool: client });
   }
 
   async get(id: string): Promise<T | undefined> {
@@ -169,6 +177,31 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
 
   #query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[]) {
     return this.#pool.query<R>(text, values).catch(unavailable);
+  }
+}
+
+/**
+ * Runs `work` in one transaction on a connection of its own: COMMIT when it resolves, ROLLBACK
+ * when it throws (and the error goes on). A connection that failed is not returned to the pool.
+ */
+export async function inTransaction<R>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<R>,
+): Promise<R> {
+  const client = await pool.connect().catch(unavailable);
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN').catch(unavailable);
+    const result = await work(client);
+    await client.query('COMMIT').catch(unavailable);
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    });
+    throw error;
+  } finally {
+    client.release(broken);
   }
 }
 
