@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type DataSource, memoryDataSource, paginate } from '@resourceful/collection-pagination';
 import { errorHandler } from '@resourceful/error-envelope';
 import { listen } from '@resourceful/test-support';
-import express, { type Request, type Response } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import { type Comparison, compare, load, report } from './harness.js';
 
 interface Card {
@@ -33,7 +33,7 @@ function card(index: number, time: number): Card {
 const cards: Card[] = Array.from({ length: 1000 }, (_, index) => card(index, START + index * 1000));
 
 /** The page the package answers, written by hand: what a route without the package would do. */
-export function byHand() {
+export function byHand(): Express {
   const app = express();
   // res.json would add a weak ETag the package does not compute; leave it out of the comparison.
   app.disable('etag');
@@ -61,7 +61,7 @@ export function byHand() {
   return app;
 }
 
-export function withPackage() {
+export function withPackage(): Express {
   const app = express();
   app.get(
     '/v1/vault/credit-cards',

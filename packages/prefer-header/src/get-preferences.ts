@@ -35,8 +35,9 @@ function sentLines(req: IncomingMessage): readonly string[] | undefined {
   let lines: string[] | undefined;
   for (let index = 0; index + 1 < raw.length; index += 2) {
     const field = raw[index]!;
-    if (field.length === 6 && field.toLowerCase() === 'prefer')
-      (lines ??= []).push(raw[index + 1]!);
+    if (field.length !== 6 || field.toLowerCase() !== 'prefer') continue;
+    if (lines === undefined) lines = [];
+    lines.push(raw[index + 1]!);
   }
   return lines;
 }
