@@ -11,7 +11,7 @@
  * (node:_http_server's `resOnFinish` hands the socket to the next queued response). So a request
  * whose response has its socket is the only one in progress on its connection, which is the
  * common case (no pipelining) and costs nothing here; a pipelined one waits for its socket, or
- * for the connection to close.
+ * for the connection to close (which destroys it).
  */
 import type { NextFunction, Request, Response } from 'express';
 
@@ -27,10 +27,13 @@ export function oneRequestAtATimePerConnection(
   }
   function start(): void {
     res.off('socket', start);
-    connection.off('close', start);
+    req.off('close', start);
     // After the earlier response's other `finish` listeners, as a promise continuation would.
     queueMicrotask(() => next());
   }
   res.on('socket', start);
-  connection.on('close', start);
+  // A closed connection destroys the requests still waiting on it (node:_http_server's
+  // abortIncoming); listening on each request, not on the socket, keeps a deep pipeline from
+  // piling listeners on one emitter.
+  req.on('close', start);
 }

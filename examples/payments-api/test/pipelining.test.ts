@@ -80,6 +80,40 @@ describeEachExpress('one request at a time per connection', (express) => {
     expect(events).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
   });
 
+  it('answers a deep pipeline in order without piling listeners on the connection', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const server = await start();
+      const names = Array.from({ length: 30 }, (_, index) => `r${index}`);
+      const exchange = await rawExchange(
+        server.port,
+        names
+          .map(
+            (name, index) =>
+              `GET /fast/${name} HTTP/1.1\r\nHost: x\r\n${index === names.length - 1 ? 'Connection: close\r\n' : ''}\r\n`,
+          )
+          .join(''),
+      );
+      const responses = parseRawResponses(
+        exchange.text,
+        names.map(() => 'GET'),
+      );
+      expect(responses.map((response) => response.body)).toEqual(
+        names.map((name) => `{"name":"${name}"}`),
+      );
+      expect(events).toEqual(names.flatMap((name) => [`start ${name}`, `end ${name}`]));
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual(
+        [],
+      );
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('does not hold up a request on another connection', async () => {
     const server = await start();
     const first = rawExchange(server.port, 'GET /slow/a HTTP/1.1\r\nHost: x\r\n\r\n');
