@@ -87,20 +87,32 @@ export function memoryDataSource<T>(
     };
   }
 
-  const positionOf = (item: T, query: CollectionQuery): KeysetPosition => {
+  const idOf = (item: T): string | number => {
     const id = get(item, key);
     if (typeof id !== 'string' && typeof id !== 'number') {
       throw new TypeError(
         `memoryDataSource: the key "${key}" of a record is not a string or number.`,
       );
     }
-    const sortValue = query.sort === undefined ? null : get(item, query.sort.by);
-    return { key: (sortValue ?? null) as KeyValue, id };
+    return id;
   };
+  const sortKeyOf = (item: T, query: CollectionQuery): KeyValue =>
+    ((query.sort === undefined ? null : get(item, query.sort.by)) ?? null) as KeyValue;
+  const positionOf = (item: T, query: CollectionQuery): KeysetPosition => {
+    const id = idOf(item);
+    return { key: sortKeyOf(item, query), id };
+  };
+  // Each record with its position, in one object (it is a KeysetPosition itself).
   const ordered = (query: CollectionQuery) => {
     const direction = query.sort?.order === 'desc' ? -1 : 1;
-    const keyed = matching(read(), query).map((item) => ({ item, at: positionOf(item, query) }));
-    keyed.sort((a, b) => direction * comparePositions(a.at, b.at));
+    const selected = matching(read(), query);
+    const keyed = new Array<KeysetPosition & { item: T }>(selected.length);
+    for (let index = 0; index < selected.length; index++) {
+      const item = selected[index]!;
+      const id = idOf(item);
+      keyed[index] = { key: sortKeyOf(item, query), id, item };
+    }
+    keyed.sort((a, b) => direction * comparePositions(a, b));
     return { keyed, direction };
   };
   return {
@@ -117,7 +129,7 @@ export function memoryDataSource<T>(
         let high = keyed.length;
         while (start < high) {
           const middle = (start + high) >>> 1;
-          if (direction * comparePositions(keyed[middle]!.at, after) <= 0) start = middle + 1;
+          if (direction * comparePositions(keyed[middle]!, after) <= 0) start = middle + 1;
           else high = middle;
         }
       }
