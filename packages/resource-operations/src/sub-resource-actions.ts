@@ -241,8 +241,9 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
    * cannot move. With `compareAndSet`, a taken number means another call was recorded since:
    * a call that changed nothing then runs again from a fresh load (conditionalWrite repeats it
    * on `StaleVersionError`), so its record never follows a change it did not see; a call whose
-   * change is stored (its compare-and-set passed, so only calls that changed nothing came
-   * between) counts again and takes the next number.
+   * change is stored counts again and takes the next number. Only calls that changed nothing
+   * can have come between when the change and its record are written in one `transaction`:
+   * without one, a call on another instance may load the change before its record exists.
    */
   async function appendRecord(
     id: string,
