@@ -140,6 +140,7 @@ export async function run(): Promise<Comparison[]> {
       baseline: Math.round(median(kubectlStarts)),
       candidate: Math.round(median(ourStarts)),
       ratio: median(ourStarts) / median(kubectlStarts),
+      goal: { atMost: 1, source: '#17' },
     };
     console.log(
       `${startup.name}: ratio ${startup.ratio.toFixed(3)} (k8s-local-proxy ${startup.candidate} ms, kubectl proxy ${startup.baseline} ms)`,
@@ -189,6 +190,7 @@ export async function run(): Promise<Comparison[]> {
       baseline: Math.round(kubectlRss),
       candidate: Math.round(ourRss),
       ratio: ourRss / kubectlRss,
+      goal: { atMost: 1.5, source: '#17' },
     };
     console.log(
       `${rss.name}: ratio ${rss.ratio.toFixed(3)} (k8s-local-proxy ${ourRss.toFixed(1)} MiB, kubectl proxy ${kubectlRss.toFixed(1)} MiB)`,
