@@ -23,7 +23,7 @@ import express from 'express';
 import { createClient, createCluster } from 'redis';
 import { type Comparison, compare, type LoadRequest, load } from './harness.js';
 
-function createApp(store?: IdempotencyStore) {
+export function createApp(store?: IdempotencyStore) {
   const app = express();
   app.use(express.json());
   if (store) app.use(serviceRequestIdempotency({ store }));
