@@ -7,7 +7,7 @@
  * generator and no sockets to the client, so far less noise than a load run. A diagnostic, not
  * a benchmark (run-all.ts skips it):
  *
- *   node --conditions=source --import tsx ablate-idempotency.ts [memory] [redis]
+ *   node --expose-gc --conditions=source --import tsx ablate-idempotency.ts [memory] [redis]
  *   PROFILE=memory node --conditions=source --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof ablate-idempotency.ts
  *
  * With `PROFILE=<variant>` only that variant is loaded (`PROFILE_SECONDS`, 8), for a profile.
@@ -55,7 +55,7 @@ const BODY = JSON.stringify({
 });
 const socket = new Socket();
 
-function once(handler: Handler): Promise<number> {
+function once(handler: Handler, id: string = randomUUID()): Promise<number> {
   const req = new IncomingMessage(socket);
   req.method = 'POST';
   req.url = '/v1/customers/customers';
@@ -63,7 +63,7 @@ function once(handler: Handler): Promise<number> {
     host: '127.0.0.1:3000',
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(BODY)),
-    'service-request-id': randomUUID(),
+    'service-request-id': id,
   };
   req.push(BODY);
   req.push(null);
@@ -89,6 +89,18 @@ async function drive(handler: Handler, ms: number, concurrency = 32): Promise<nu
   return answered;
 }
 
+/**
+ * `ABLATE_OLD=<dir>`: also measure the package's source in `<dir>` (a copy of `src/` from an
+ * earlier commit, placed inside the package folder so its imports resolve), as "memory (old)"
+ * and "redis (old)": before and after a change in the same process and rounds.
+ */
+const oldDir = process.env.ABLATE_OLD;
+const old = oldDir
+  ? ((await import(
+      `${oldDir}/index.ts`
+    )) as typeof import('@resourceful/service-request-idempotency'))
+  : undefined;
+
 const wanted = process.argv.slice(2);
 const profile = process.env.PROFILE;
 const want = (name: string) =>
@@ -97,6 +109,10 @@ const want = (name: string) =>
 const variants: [string, Handler][] = [['without', tracked(createApp())]];
 if (want('memory')) {
   variants.push(['memory', tracked(createApp(memoryStore({ maxEntries: 50_000 })))]);
+  if (old) {
+    const store = old.memoryStore({ maxEntries: 50_000 });
+    variants.push(['memory (old)', tracked(createApp(store, old.serviceRequestIdempotency))]);
+  }
 }
 let redis: Awaited<ReturnType<typeof startRedisServer>> | undefined;
 let client: ReturnType<typeof createClient> | undefined;
@@ -108,6 +124,12 @@ if (want('redis') && findRedisServer() !== undefined) {
   const store = redisStore({ client, prefix: 'ablate:', onWarning: () => undefined });
   await store.get('warm-up');
   variants.push(['redis', tracked(createApp(store))]);
+  if (old) {
+    const options = { client, prefix: 'ablate-old:', onWarning: () => undefined };
+    const oldStore = old.redisStore(options);
+    await oldStore.get('warm-up');
+    variants.push(['redis (old)', tracked(createApp(oldStore, old.serviceRequestIdempotency))]);
+  }
 }
 
 async function commandCount(): Promise<Map<string, number>> {
@@ -128,22 +150,36 @@ try {
     if (client !== undefined) {
       const redisHandler = variants.find(([name]) => name === 'redis')![1];
       await drive(redisHandler, 200);
-      const before = await commandCount();
-      const requests = 1000;
-      for (let index = 0; index < requests; index++) await once(redisHandler);
-      const after = await commandCount();
-      const perRequest = [...after]
-        .filter(([name]) => name !== 'info')
-        .map(([name, calls]) => `${name} ${((calls - (before.get(name) ?? 0)) / requests).toFixed(2)}`)
-        .filter((entry) => !entry.endsWith(' 0.00'));
-      console.log(`redis commands per new request: ${perRequest.join(', ')}`);
+      // Commands the client sent (scripts count once; the commands they run inside are not
+      // round trips), per new request and per replay.
+      const sent = /^(evalsha|eval|wait|multi|exec)$/;
+      async function perRequest(requests: number, id?: string): Promise<string> {
+        const before = await commandCount();
+        for (let index = 0; index < requests; index++) await once(redisHandler, id);
+        const after = await commandCount();
+        return [...after]
+          .filter(([name]) => sent.test(name))
+          .map(
+            ([name, calls]) =>
+              `${name} ${((calls - (before.get(name) ?? 0)) / requests).toFixed(2)}`,
+          )
+          .filter((entry) => !entry.endsWith(' 0.00'))
+          .join(', ');
+      }
+      console.log(`redis commands sent per new request: ${await perRequest(1000)}`);
+      const id = randomUUID();
+      await once(redisHandler, id);
+      console.log(`redis commands sent per replay: ${await perRequest(1000, id)}`);
     }
     const ROUNDS = Number(process.env.ABLATE_ROUNDS ?? 12);
     const samples = new Map<string, number[]>(variants.map(([name]) => [name, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, handler] of round % 2 === 0 ? variants : [...variants].reverse()) {
+        // With --expose-gc, each round starts on a collected heap, so no round pays for the
+        // garbage the previous variant left.
+        (globalThis as { gc?: () => void }).gc?.();
         const before = process.cpuUsage();
-        const answered = await drive(handler, 300);
+        const answered = await drive(handler, 400);
         const used = process.cpuUsage(before);
         if (round >= 2) samples.get(name)!.push((used.user + used.system) / answered);
       }
@@ -151,13 +187,25 @@ try {
     // Each round's ratio pairs measurements taken moments apart; their median is the figure
     // that moves least when the machine's load drifts.
     const base = samples.get('without')!;
-    console.log('| variant | CPU µs per request (median) | ratio without / with: median of rounds (range) |');
+    console.log(
+      '| variant | CPU µs per request (median) | ratio without / with: median of rounds (range) |',
+    );
     console.log('|---|---|---|');
+    const range = (ratios: number[]) =>
+      `${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})`;
     for (const [name, values] of samples) {
       const ratios = values.map((cost, index) => base[index]! / cost);
-      console.log(
-        `| ${name} | ${median(values).toFixed(1)} | ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}) |`,
-      );
+      console.log(`| ${name} | ${median(values).toFixed(1)} | ${range(ratios)} |`);
+    }
+    for (const name of ['memory', 'redis']) {
+      const before = samples.get(`${name} (old)`);
+      const after = samples.get(name);
+      if (before && after) {
+        const ratios = after.map((cost, index) => before[index]! / cost);
+        console.log(
+          `${name}: CPU per request, old / new, median of rounds (range): ${range(ratios)}`,
+        );
+      }
     }
   }
 } finally {
