@@ -52,6 +52,16 @@ type Held =
       bytes: number;
     };
 
+const SETTLES_SYNCHRONOUSLY = Symbol('stores before its promise is returned');
+
+/**
+ * Whether `store` is this package's memory store, whose `complete` and `release` have done
+ * their work by the time they return (the promise only reports it, and never rejects).
+ */
+export function settlesSynchronously(store: IdempotencyStore): boolean {
+  return (store as { [SETTLES_SYNCHRONOUSLY]?: unknown })[SETTLES_SYNCHRONOUSLY] === true;
+}
+
 /** Entries examined for expiry on each new lock: keeps the work per request constant. */
 const SWEEP_PER_ACQUIRE = 8;
 const ENTRY_OVERHEAD_BYTES = 200;
@@ -133,7 +143,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       : { state: 'completed', fingerprint: held.fingerprint, response: held.response };
   }
 
-  return {
+  const store: MemoryStore & { readonly [SETTLES_SYNCHRONOUSLY]: true } = {
+    [SETTLES_SYNCHRONOUSLY]: true,
     get size() {
       return entries.size;
     },
@@ -199,4 +210,5 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       return held === undefined ? undefined : view(held);
     },
   };
+  return store;
 }

@@ -22,6 +22,29 @@ describe('memoryStore', () => {
     });
   }
 
+  // The middleware sends a response as soon as `complete` returns when the store is this one
+  // (it does not wait for the promise): a repeat must then find the response stored.
+  it('has stored a completion and released a lock by the time the call returns', async () => {
+    const store = memoryStore();
+    await store.acquire('k', lock('t'));
+    const completing = store.complete('k', {
+      token: 't',
+      fingerprint: 'fp',
+      response: response(4),
+      ttlMs: 60_000,
+    });
+    expect(store.size).toBe(1);
+    const stored = store.get('k');
+    await completing;
+    expect(await stored).toMatchObject({ state: 'completed', response: { status: 201 } });
+
+    await store.acquire('other', lock('t2'));
+    const releasing = store.release('other', 't2');
+    const after = store.acquire('other', lock('t3'));
+    await releasing;
+    expect(await after).toEqual({ state: 'acquired' });
+  });
+
   it('evicts the oldest responses beyond maxEntries', async () => {
     const store = memoryStore({ maxEntries: 3 });
     for (const key of ['a', 'b', 'c', 'd', 'e']) await completeOne(store, key);
