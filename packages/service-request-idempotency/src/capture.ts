@@ -54,6 +54,11 @@ function applyHeaderArgument(res: ServerResponse, headers: unknown): void {
   }
 }
 
+function joined(chunks: readonly Buffer[]): Buffer {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+/** A copy of the chunk as bytes (never the caller's own Buffer). */
 function toBuffer(chunk: unknown, encoding: unknown): Buffer | undefined {
   if (typeof chunk === 'string') {
     return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
@@ -189,7 +194,10 @@ function capturedEnd(this: Captured, ...args: unknown[]) {
   const captured: CapturedResponse = {
     status: this.statusCode,
     headers,
-    body: state.storable ? Buffer.concat(state.chunks) : null,
+    // Every chunk is already a copy of its own (see toBuffer), so the app changing a Buffer
+    // after writing it cannot change what is stored; one chunk (the common `res.end(body)`)
+    // is not copied again.
+    body: state.storable ? joined(state.chunks) : null,
   };
   const stored = options.onEnd(captured);
   if (stored === undefined) return state.end.apply(this, args);

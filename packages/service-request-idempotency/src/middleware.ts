@@ -100,7 +100,12 @@ function replay(
     if (configured !== undefined) res.setHeader(configured, value);
   }
   res.setHeader(config.replayedHeader, 'true');
-  const body = Buffer.from(response.body ?? new Uint8Array());
+  // A view, not a copy: the stored bytes are only read.
+  const stored = response.body;
+  const body =
+    stored === null
+      ? Buffer.alloc(0)
+      : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
   if (hasNoBody(response.status)) {
     res.end();
     return;

@@ -330,7 +330,13 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
           String(response.status),
           JSON.stringify(response.headers),
           response.body === null ? '0' : '1',
-          response.body === null ? '' : Buffer.from(response.body).toString('base64'),
+          response.body === null
+            ? ''
+            : Buffer.from(
+                response.body.buffer,
+                response.body.byteOffset,
+                response.body.byteLength,
+              ).toString('base64'),
           String(completion.ttlMs),
         ],
       );
