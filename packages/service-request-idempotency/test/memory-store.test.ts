@@ -87,6 +87,25 @@ describe('memoryStore', () => {
     expect(await store.get('kept')).toMatchObject({ state: 'completed' });
   });
 
+  it('when full, evicts an expired entry behind live ones before any live response', async () => {
+    let time = 1_000;
+    const store = memoryStore({ maxEntries: 12, now: () => time });
+    const live = Array.from({ length: 10 }, (_, index) => `live-${index}`);
+    for (const key of live) await completeOne(store, key);
+    await store.acquire('short', { fingerprint: 'fp', token: 'short', lockTtlMs: 10 });
+    await completeOne(store, 'last');
+    time += 100;
+    await store.acquire('new', lock('new'));
+    expect(await store.get('short')).toBeUndefined();
+    for (const key of [...live, 'last']) {
+      expect(await store.get(key)).toMatchObject({ state: 'completed' });
+    }
+    // Nothing expired now: the next new entry evicts the oldest response.
+    await store.acquire('newer', lock('newer'));
+    expect(await store.get('live-0')).toBeUndefined();
+    expect(await store.get('live-1')).toMatchObject({ state: 'completed' });
+  });
+
   it('clear() empties it', async () => {
     const store = memoryStore();
     await completeOne(store, 'a');
