@@ -182,6 +182,7 @@ export function createApp(options: AppOptions = {}): Express {
     payments: stores.payments,
     captures: stores.captures,
     refunds: stores.refunds,
+    transaction: stores.transaction,
     now,
   });
   const [decide, evaluate] = riskOperations({ lists, decisions: stores.decisions, now });

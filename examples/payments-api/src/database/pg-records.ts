@@ -15,10 +15,12 @@ import { ApiError } from '@resourceful/error-envelope';
 import type pg from 'pg';
 import { newRecordId } from '../memory-collection.js';
 import type { ListedRecordStore, StoredRecord } from '../record-store.js';
+import { assertStorableStrings, containsNul } from '../storable-strings.js';
 import { quotedSchema } from './migrate.js';
 
 export interface PgRecordsOptions {
-  pool: pg.Pool;
+  /** The pool, or one checked-out connection (a transaction's: see `boundTo`). */
+  pool: pg.Pool | pg.PoolClient;
   schema: string;
   /** The table (created by a migration). */
   table: string;
@@ -63,7 +65,8 @@ export function unavailable(error: unknown): never {
 export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
   readonly compareAndSet = true;
   readonly source: KeysetDataSource<T>;
-  readonly #pool: pg.Pool;
+  readonly #options: PgRecordsOptions;
+  readonly #pool: pg.Pool | pg.PoolClient;
   readonly #prefix: string;
   readonly #table: string;
   readonly #columns: readonly string[];
@@ -72,6 +75,7 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
 
   constructor(options: PgRecordsOptions) {
     const { pool, schema, table, prefix, columns, nullable = [] } = options;
+    this.#options = options;
     this.#pool = pool;
     this.#prefix = prefix;
     // Identifiers come from the example's code only; quoted all the same.
@@ -104,7 +108,14 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
     return newRecordId(this.#prefix);
   }
 
+  /** The same table, read and written through `client`: inside the transaction it has begun. */
+  boundTo(client: pg.PoolClient): PgRecords<T> {
+    return new PgRecords<T>({ ...this.#options, pool: client });
+  }
+
   async get(id: string): Promise<T | undefined> {
+    // PostgreSQL refuses the character in a text parameter; no stored id contains it.
+    if (containsNul(id)) return undefined;
     const { rows } = await this.#query<Row>(`SELECT doc FROM ${this.#table} WHERE id = $1`, [id]);
     return rows[0]?.doc as T | undefined;
   }
@@ -119,6 +130,7 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
     if (!this.#columns.includes(property)) {
       throw new TypeError(`PgRecords: "${property}" is not a column of ${this.#table}.`);
     }
+    if (containsNul(value)) return [];
     const { rows } = await this.#query<Row>(
       `SELECT doc FROM ${this.#table} WHERE "${property}" = $1 ORDER BY seq`,
       [value],
@@ -153,6 +165,7 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
 
   /** id, doc, etag, then the list columns. The doc's text is what `get` reads back. */
   #values(record: T): unknown[] {
+    assertStorableStrings(record);
     const fields = record as unknown as Record<string, unknown>;
     return [
       record.id,
@@ -167,6 +180,31 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
   }
 }
 
+/**
+ * Runs `work` in one transaction on a connection of its own: COMMIT when it resolves, ROLLBACK
+ * when it throws (and the error goes on). A connection that failed is not returned to the pool.
+ */
+export async function inTransaction<R>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<R>,
+): Promise<R> {
+  const client = await pool.connect().catch(unavailable);
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN').catch(unavailable);
+    const result = await work(client);
+    await client.query('COMMIT').catch(unavailable);
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
 /** The table's rows as the records in their `doc` column, positions read from the rows. */
 function documents<T>(rows: KeysetDataSource<Row>): KeysetDataSource<T> {
   const rowOf = new WeakMap<object, Row>();
@@ -176,10 +214,15 @@ function documents<T>(rows: KeysetDataSource<Row>): KeysetDataSource<T> {
       rowOf.set(record, row);
       return record;
     });
+  // A filter value with U+0000 matches no row (no stored text holds it); PostgreSQL would refuse
+  // the parameter, and the in-memory store answers an empty page.
+  const matchesNothing = (query: CollectionQuery) =>
+    Object.values(query.filters).some((value) => containsNul(value));
   return {
-    count: (query) => rows.count(query),
-    fetchPage: async (query) => records(await rows.fetchPage(query)),
-    fetchAfter: async (query, after) => records(await rows.fetchAfter(query, after)),
+    count: (query) => (matchesNothing(query) ? 0 : rows.count(query)),
+    fetchPage: async (query) => (matchesNothing(query) ? [] : records(await rows.fetchPage(query))),
+    fetchAfter: async (query, after) =>
+      matchesNothing(query) ? [] : records(await rows.fetchAfter(query, after)),
     positionOf(record: T, query: CollectionQuery): KeysetPosition {
       const row = rowOf.get(record as T & object);
       if (row === undefined) throw new TypeError('PgRecords: a record not read by this source');
