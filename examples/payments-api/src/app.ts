@@ -188,6 +188,7 @@ export function createApp(options: AppOptions = {}): Express {
     agreements: stores.agreements,
     now,
     history: agreementHistory,
+    transaction: stores.transaction,
   });
   mountWebhooks({ router: v1, lists: keysetLists, webhooks: stores.webhooks, now });
   // Complex operations (spec, "Complex operations"), declared with resource-operations; the

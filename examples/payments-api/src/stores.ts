@@ -28,17 +28,15 @@ export interface Stores {
   /** The billing agreement actions' history. */
   agreementHistory: HistoryStore;
   /**
-   * Runs `work` with the stores its writes must share a fate in: all its writes are kept or
-   * none (a refund and its capture's new refunded amount). PostgreSQL: one transaction, rolled
-   * back when `work` throws (a compare-and-set that lost, a failed insert, a lost connection).
-   * In memory: `work` runs on the stores themselves, under the process's lock; there is nothing
-   * durable a crash between two writes could leave half done.
+   * Runs `work` so that all the writes it makes through the stores are kept or none (a refund
+   * and its capture's new refunded amount; an agreement's new state and its history record).
+   * PostgreSQL: one transaction, rolled back when `work` throws (a compare-and-set that lost, a
+   * failed insert, a lost connection), and no other call sees its writes before the commit. In
+   * memory: `work` runs as it is, under the process's lock; there is nothing durable a crash
+   * between two writes could leave half done.
    */
-  transaction<R>(work: (stores: TransactionStores) => Promise<R>): Promise<R>;
+  transaction<R>(work: () => Promise<R>): Promise<R>;
 }
-
-/** The stores a transaction writes. */
-export type TransactionStores = Pick<Stores, 'captures' | 'refunds'>;
 
 /** The properties a list sorts, filters or selects by time: the table's columns. */
 function listColumns(list: {
@@ -79,31 +77,21 @@ export function createStores(database?: AppDatabase): Stores {
           prefix,
           columns: ['create_time', 'update_time', ...columns],
         });
-  const captures = listed<StoredCapture>('captures', 'CAPTURE', ['parent_payment', 'state']);
-  const refunds = listed<StoredRefund>('refunds', 'REFUND', ['capture_id']);
   return {
     cards: table<StoredCard>('cards', 'CARD', CARD_LIST, ['last_name']),
     customers: table<StoredCustomer>('customers', 'CUST', CUSTOMER_LIST, ['last_name']),
     agreements: listed<StoredAgreement>('agreements', 'AGREEMENT', ['state']),
     webhooks: table<StoredWebhook>('webhooks', 'WH', WEBHOOK_LIST),
     payments: listed<StoredPayment>('payments', 'PAY', []),
-    captures,
-    refunds,
+    captures: listed<StoredCapture>('captures', 'CAPTURE', ['parent_payment', 'state']),
+    refunds: listed<StoredRefund>('refunds', 'REFUND', ['capture_id']),
     decisions: listed<StoredDecision>('decisions', 'DECISION', []),
     agreementHistory:
       database === undefined
         ? memoryHistoryStore()
         : pgHistoryStore(database.pool, database.schema),
     transaction:
-      database === undefined
-        ? (work) => work({ captures, refunds })
-        : (work) =>
-            inTransaction(database.pool, (client) =>
-              work({
-                captures: (captures as PgRecords<StoredCapture>).boundTo(client),
-                refunds: (refunds as PgRecords<StoredRefund>).boundTo(client),
-              }),
-            ),
+      database === undefined ? (work) => work() : (work) => inTransaction(database.pool, work),
   };
 }
 

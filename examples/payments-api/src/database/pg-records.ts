@@ -4,6 +4,8 @@
  * the database never overwrite each other's changes; lists page in the database through
  * collection-pagination-pg.
  */
+
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
   CollectionQuery,
   KeysetDataSource,
@@ -19,8 +21,7 @@ import { assertStorableStrings, containsNul } from '../storable-strings.js';
 import { quotedSchema } from './migrate.js';
 
 export interface PgRecordsOptions {
-  /** The pool, or one checked-out connection (a transaction's: see `boundTo`). */
-  pool: pg.Pool | pg.PoolClient;
+  pool: pg.Pool;
   schema: string;
   /** The table (created by a migration). */
   table: string;
@@ -65,8 +66,7 @@ export function unavailable(error: unknown): never {
 export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
   readonly compareAndSet = true;
   readonly source: KeysetDataSource<T>;
-  readonly #options: PgRecordsOptions;
-  readonly #pool: pg.Pool | pg.PoolClient;
+  readonly #pool: pg.Pool;
   readonly #prefix: string;
   readonly #table: string;
   readonly #columns: readonly string[];
@@ -75,7 +75,6 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
 
   constructor(options: PgRecordsOptions) {
     const { pool, schema, table, prefix, columns, nullable = [] } = options;
-    this.#options = options;
     this.#pool = pool;
     this.#prefix = prefix;
     // Identifiers come from the example's code only; quoted all the same.
@@ -87,9 +86,7 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
     this.#update = `UPDATE ${this.#table} SET doc = $2, etag = $3, ${names
       .map((name, index) => `${name} = ${values[index]}`)
       .join(', ')} WHERE id = $1 AND etag = $${columns.length + 4}`;
-    const queryable = {
-      query: (text: string, params: unknown[]) => pool.query(text, params).catch(unavailable),
-    };
+    const queryable = { query: (text: string, params: unknown[]) => queryIn(pool, text, params) };
     const columnOptions: Record<string, ColumnOption> = {};
     for (const column of columns) {
       columnOptions[column] = nullable.includes(column) ? { column, nullable: true } : column;
@@ -106,11 +103,6 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
 
   newId(): string {
     return newRecordId(this.#prefix);
-  }
-
-  /** The same table, read and written through `client`: inside the transaction it has begun. */
-  boundTo(client: pg.PoolClient): PgRecords<T> {
-    return new PgRecords<T>({ ...this.#options, pool: client });
   }
 
   async get(id: string): Promise<T | undefined> {
@@ -176,23 +168,39 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
   }
 
   #query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[]) {
-    return this.#pool.query<R>(text, values).catch(unavailable);
+    return queryIn<R>(this.#pool, text, values);
   }
 }
 
+/** The connection of the transaction the current call runs in (see `inTransaction`). */
+const transactionClient = new AsyncLocalStorage<pg.PoolClient>();
+
 /**
- * Runs `work` in one transaction on a connection of its own: COMMIT when it resolves, ROLLBACK
- * when it throws (and the error goes on). A connection that failed is not returned to the pool.
+ * Every query of the stores goes through here: on the transaction's connection when the call
+ * runs inside `inTransaction`, else on any connection of the pool.
  */
-export async function inTransaction<R>(
+export function queryIn<R extends pg.QueryResultRow = pg.QueryResultRow>(
   pool: pg.Pool,
-  work: (client: pg.PoolClient) => Promise<R>,
-): Promise<R> {
+  text: string,
+  values: unknown[],
+): Promise<pg.QueryResult<R>> {
+  const db = transactionClient.getStore() ?? pool;
+  return db.query<R>(text, values).catch(unavailable);
+}
+
+/**
+ * Runs `work` in one transaction on a connection of its own, on which every store query made
+ * by `work` runs (AsyncLocalStorage, so the stores need no connection passed around): COMMIT
+ * when it resolves, ROLLBACK when it throws (and the error goes on). Inside a transaction
+ * already, `work` joins it. A connection whose ROLLBACK failed is not returned to the pool.
+ */
+export async function inTransaction<R>(pool: pg.Pool, work: () => Promise<R>): Promise<R> {
+  if (transactionClient.getStore() !== undefined) return work();
   const client = await pool.connect().catch(unavailable);
   let broken: Error | undefined;
   try {
     await client.query('BEGIN').catch(unavailable);
-    const result = await work(client);
+    const result = await transactionClient.run(client, work);
     await client.query('COMMIT').catch(unavailable);
     return result;
   } catch (error) {

@@ -213,8 +213,8 @@ export function mountRefunds(options: RefundRoutesOptions): [RefundOperation, Co
       // Saved over the version checked: a refund on another instance that got there first
       // makes this one run again and meet the rule against its result. The capture's new
       // amount and the refund row are kept together or not at all.
-      return transaction(async (stores) => {
-        await stores.captures.save(
+      return transaction(async () => {
+        await captures.save(
           {
             ...capture,
             refunded_amount: money(refunded, capture.amount.currency),
@@ -223,8 +223,8 @@ export function mountRefunds(options: RefundRoutesOptions): [RefundOperation, Co
           },
           capture,
         );
-        return stores.refunds.insert({
-          id: stores.refunds.newId(),
+        return refunds.insert({
+          id: refunds.newId(),
           state: 'completed',
           amount: { total: body.amount.total, currency: body.amount.currency },
           capture_id: capture.id,
