@@ -133,9 +133,10 @@ type WithState = ServerResponse & {
 export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   validateOptions(options);
   const weak = options.weak ?? CONDITIONAL_REQUESTS_DEFAULTS.weak;
-  const computeTag = options.etag ?? ((body: Chunk) => generateETag(body, { weak }));
+  const tagOptions = { weak };
+  const computeTag = options.etag ?? ((body: Chunk) => generateETag(body, tagOptions));
   const tagValue =
-    options.etag === undefined ? (value: unknown) => etagFor(value, { weak }) : undefined;
+    options.etag === undefined ? (value: unknown) => etagFor(value, tagOptions) : undefined;
   // Each middleware keeps its state under its own key: two of them on one response (an app's and
   // a router's) each wrap what the other left, and each must find its own originals.
   const STATE = Symbol('conditionalRequests');
