@@ -103,7 +103,9 @@ type Send = (this: ServerResponse, body?: unknown) => unknown;
 /**
  * What the middleware knows about one response. One object per response, read by wrappers that
  * are made once per middleware (not closures made per request: those cost an allocation and a
- * name each, and the work of creating them was the largest share of the middleware's own time).
+ * name each). It is kept in a WeakMap, not on the response: after Express's
+ * `Object.setPrototypeOf(res, app.response)` every property added to a response costs V8 a new
+ * hidden class (about 3 µs each here; see representation-variant.ts).
  */
 class ResponseState {
   settled = false;
@@ -119,11 +121,7 @@ class ResponseState {
   ) {}
 }
 
-type WithState = ServerResponse & {
-  json?: Send;
-  send?: Send;
-  [key: symbol]: ResponseState | undefined;
-};
+type Express = ServerResponse & { json?: Send; send?: Send };
 
 /**
  * Tags responses that carry a resource with a strong `ETag` and answers `If-None-Match` on
@@ -137,12 +135,12 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   const computeTag = options.etag ?? ((body: Chunk) => generateETag(body, tagOptions));
   const tagValue =
     options.etag === undefined ? (value: unknown) => etagFor(value, tagOptions) : undefined;
-  // Each middleware keeps its state under its own key: two of them on one response (an app's and
-  // a router's) each wrap what the other left, and each must find its own originals.
-  const STATE = Symbol('conditionalRequests');
+  // Each middleware keeps its own states: two of them on one response (an app's and a router's)
+  // each wrap what the other left, and each must find its own originals.
+  const states = new WeakMap<ServerResponse, ResponseState>();
 
   /** Tags the body; answers 304/412/400 for reads. True when it answered. */
-  function settle(res: WithState, state: ResponseState, body: Chunk | undefined): boolean {
+  function settle(res: ServerResponse, state: ResponseState, body: Chunk | undefined): boolean {
     if (res.headersSent) return false;
     // RFC 9110 §8.8.3: a tag names a representation of the resource; an error body is not one
     // (Express tags every res.send body, errors included, whatever the method).
@@ -202,7 +200,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   // The value, not the bytes: the tag is the same whatever the app's json settings, and the
   // same one a write computes from the stored resource (etagFor).
   function jsonWithETag(this: ServerResponse, value?: unknown): unknown {
-    const state = (this as WithState)[STATE]!;
+    const state = states.get(this)!;
     // Express's own res.json (not one another middleware wrapped) sends JSON.stringify(value)
     // when the app's json settings are the defaults: the bytes are the canonical serialisation,
     // so the tag send() computes from them is etagFor(value), without serialising twice.
@@ -221,13 +219,13 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   // Express's res.send computes its own weak ETag and freshness; tagging the body first makes
   // it keep ours (it only tags when no ETag is set), and HEAD bodies are seen here only.
   function sendWithETag(this: ServerResponse, body?: unknown): unknown {
-    const state = (this as WithState)[STATE]!;
-    if (isChunk(body) && settle(this as WithState, state, body)) return this;
+    const state = states.get(this)!;
+    if (isChunk(body) && settle(this, state, body)) return this;
     return state.send!.call(this, body);
   }
 
   function endWithETag(this: ServerResponse, chunk?: unknown, encoding?: unknown): ServerResponse {
-    const state = (this as WithState)[STATE]!;
+    const state = states.get(this)!;
     // Once settled (Express's send got here first) or already sent, the body is not looked at:
     // no copy of it to make. `arguments` passes on exactly what the caller gave (a callback
     // too), without the array a rest parameter would allocate.
@@ -246,7 +244,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
           ? Buffer.from(chunk, encoding)
           : chunk;
     }
-    if (settle(this as WithState, state, body)) return this;
+    if (settle(this, state, body)) return this;
     // biome-ignore lint/complexity/noArguments: forwarding, see above
     return Reflect.apply(state.end, this, arguments) as ServerResponse;
   }
@@ -256,7 +254,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     res: ServerResponse,
     next: Next,
   ): void {
-    const response = res as WithState;
+    const response = res as Express;
     const json = response.json;
     const send = response.send;
     const state = new ResponseState(
@@ -268,7 +266,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
       json !== undefined && !Object.hasOwn(res, 'json'),
     );
     markConditionalRequests(res);
-    response[STATE] = state;
+    states.set(res, state);
     if (tagValue !== undefined && state.json !== undefined) response.json = jsonWithETag;
     if (state.send !== undefined) response.send = sendWithETag;
     res.end = endWithETag as End;

@@ -1,0 +1,277 @@
+/**
+ * @module The middleware: a strong `ETag` on every response that carries a resource, and the
+ * read preconditions (`If-Match` → 412, `If-None-Match` → 304) evaluated against it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, sendError } from '@resourceful/error-envelope';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  booleanOption,
+  functionOption,
+} from '@resourceful/option-checks';
+import { etagFor, generateETag, representationETag } from './entity-tag.js';
+import { evaluatePreconditions } from './preconditions.js';
+import {
+  hasRepresentationVariant,
+  markConditionalRequests,
+  representationVariantOf,
+} from './representation-variant.js';
+
+export interface ConditionalRequestsOptions {
+  /**
+   * Generate weak tags (`W/"…"`) instead of strong ones. Weak tags still give 304s on reads but
+   * never satisfy `If-Match`.
+   * @default false
+   */
+  weak?: boolean;
+  /**
+   * Computes the tag of a response body from its bytes, for every answer. Without it, a value
+   * sent with `res.json(value)` is tagged `etagFor(value)` (its canonical serialisation, the
+   * tag writes compare `If-Match` with, whatever the app's `json spaces`), and other bodies by
+   * their bytes. A route can also set `ETag` itself (for instance from a version), which is kept.
+   * @default etagFor(value) for res.json, SHA-256 of the bytes otherwise
+   */
+  etag?: (body: Uint8Array | string) => string;
+}
+
+export const CONDITIONAL_REQUESTS_DEFAULTS = Object.freeze({ weak: false });
+
+/** Methods whose 200/201 answers carry the resource and get an `ETag`. */
+const TAGGED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH']);
+/** Statuses whose body is the resource's representation. */
+const TAGGED_STATUSES: ReadonlySet<number> = new Set([200, 201]);
+
+/**
+ * Whether the middleware computes a tag from this answer's body. A POST's 201 carries the
+ * created representation and its validators (RFC 9110 §15.3.2), but a POST's 200 is the result
+ * of the action (§9.3.3), not a representation of any resource a client could GET (§6.4.2), so
+ * a tag hashed from it would name nothing: it carries the tag its route set, if any. This is
+ * also what makes a replay of a stored POST answer (`Service-Request-Id`) carry the headers the
+ * first answer had: the rule depends on the method and status only, not on the handler.
+ */
+function derivesTag(method: string, status: number): boolean {
+  if (!TAGGED_METHODS.has(method) || !TAGGED_STATUSES.has(status)) return false;
+  return method !== 'POST' || status === 201;
+}
+
+/** RFC 9110 §15.4.5: a 304 carries no content and no content metadata. */
+const CONTENT_HEADERS = [
+  'Content-Type',
+  'Content-Length',
+  'Content-Encoding',
+  'Content-Language',
+  'Content-Range',
+  'Transfer-Encoding',
+] as const;
+
+const FACTORY = 'conditionalRequests';
+
+function validateOptions(options: ConditionalRequestsOptions): void {
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, ['weak', 'etag']);
+  booleanOption(FACTORY, 'weak', options.weak, CONDITIONAL_REQUESTS_DEFAULTS.weak);
+  functionOption(FACTORY, 'etag', options.etag, 'a function (body) => string');
+}
+
+type Next = (err?: unknown) => void;
+type Chunk = string | Uint8Array;
+
+interface ExpressApp {
+  get?: (setting: string) => unknown;
+}
+
+/** Whether Express's res.json on this response writes exactly `JSON.stringify(value)`. */
+function sendsCanonicalJson(res: ServerResponse): boolean {
+  const app = (res as ServerResponse & { app?: ExpressApp }).app;
+  if (typeof app?.get !== 'function') return false;
+  return (
+    app.get('json replacer') === undefined &&
+    app.get('json spaces') === undefined &&
+    !app.get('json escape')
+  );
+}
+
+function isChunk(value: unknown): value is Chunk {
+  return typeof value === 'string' || value instanceof Uint8Array;
+}
+
+/** The functions a response had before the middleware replaced them. */
+type End = ServerResponse['end'];
+type Send = (this: ServerResponse, body?: unknown) => unknown;
+
+/**
+ * What the middleware knows about one response. One object per response, read by wrappers that
+ * are made once per middleware (not closures made per request: those cost an allocation and a
+ * name each, and the work of creating them was the largest share of the middleware's own time).
+ */
+class ResponseState {
+  settled = false;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly method: string,
+    readonly end: End,
+    readonly json: Send | undefined,
+    readonly send: Send | undefined,
+    /** Express's own res.json (not one another middleware wrapped). */
+    readonly expressJson: boolean,
+  ) {}
+}
+
+type WithState = ServerResponse & {
+  json?: Send;
+  send?: Send;
+  [key: symbol]: ResponseState | undefined;
+};
+
+/**
+ * Tags responses that carry a resource with a strong `ETag` and answers `If-None-Match` on
+ * GET/HEAD with 304 (and a failed `If-Match` with 412). Mount it before the routes.
+ * Writes evaluate their preconditions with `conditionalWrite`, before they change anything.
+ */
+export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
+  validateOptions(options);
+  const weak = options.weak ?? CONDITIONAL_REQUESTS_DEFAULTS.weak;
+  const tagOptions = { weak };
+  const computeTag = options.etag ?? ((body: Chunk) => generateETag(body, tagOptions));
+  const tagValue =
+    options.etag === undefined ? (value: unknown) => etagFor(value, tagOptions) : undefined;
+  // Each middleware keeps its state under its own key: two of them on one response (an app's and
+  // a router's) each wrap what the other left, and each must find its own originals.
+  const STATE = Symbol('conditionalRequests');
+
+  /** Tags the body; answers 304/412/400 for reads. True when it answered. */
+  function settle(res: WithState, state: ResponseState, body: Chunk | undefined): boolean {
+    if (res.headersSent) return false;
+    // RFC 9110 §8.8.3: a tag names a representation of the resource; an error body is not one
+    // (Express tags every res.send body, errors included, whatever the method).
+    if (res.statusCode >= 400) res.removeHeader('ETag');
+    const { method } = state;
+    const tagged = TAGGED_METHODS.has(method);
+    if (!state.settled && tagged && res.statusCode === 204) {
+      // A write's answer without content still names the version a GET would now select
+      // (json-patch-update sends the new ETag with its 204): in that GET's representation.
+      nameVariant(res, undefined, true);
+      return false;
+    }
+    if (state.settled || !tagged || !TAGGED_STATUSES.has(res.statusCode)) return false;
+    if (
+      body !== undefined &&
+      res.getHeader('ETag') === undefined &&
+      derivesTag(method, res.statusCode)
+    ) {
+      res.setHeader('ETag', computeTag(body));
+    }
+    nameVariant(res, body, false);
+    const etag = res.getHeader('ETag');
+    const read = method === 'GET' || method === 'HEAD';
+    if (!read || typeof etag !== 'string' || res.statusCode !== 200) return false;
+    state.settled = true;
+    let outcome: 'proceed' | 'not-modified';
+    try {
+      outcome = evaluatePreconditions(state.req, etag);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      sendError(res, error);
+      return true;
+    }
+    if (outcome === 'proceed') return false;
+    res.statusCode = 304;
+    for (const name of CONTENT_HEADERS) res.removeHeader(name);
+    Reflect.apply(state.end, res, []);
+    return true;
+  }
+
+  /** The tag names the representation sent: another format or coding, another tag. */
+  function nameVariant(res: ServerResponse, body: Chunk | undefined, bodiless: boolean): void {
+    // An identity-coded UTF-8 JSON answer registers no variant: nothing to measure or rename.
+    if (!hasRepresentationVariant(res)) return;
+    const etag = res.getHeader('ETag');
+    if (typeof etag !== 'string') return;
+    const length =
+      body === undefined
+        ? undefined
+        : typeof body === 'string'
+          ? Buffer.byteLength(body)
+          : body.length;
+    const variant = representationVariantOf(res, length, bodiless);
+    if (variant.length > 0) res.setHeader('ETag', representationETag(etag, variant));
+  }
+
+  // The value, not the bytes: the tag is the same whatever the app's json settings, and the
+  // same one a write computes from the stored resource (etagFor).
+  function jsonWithETag(this: ServerResponse, value?: unknown): unknown {
+    const state = (this as WithState)[STATE]!;
+    // Express's own res.json (not one another middleware wrapped) sends JSON.stringify(value)
+    // when the app's json settings are the defaults: the bytes are the canonical serialisation,
+    // so the tag send() computes from them is etagFor(value), without serialising twice.
+    if (
+      tagValue !== undefined &&
+      derivesTag(state.method, this.statusCode) &&
+      !(state.expressJson && sendsCanonicalJson(this)) &&
+      this.getHeader('ETag') === undefined &&
+      value !== undefined
+    ) {
+      this.setHeader('ETag', tagValue(value));
+    }
+    return state.json!.call(this, value);
+  }
+
+  // Express's res.send computes its own weak ETag and freshness; tagging the body first makes
+  // it keep ours (it only tags when no ETag is set), and HEAD bodies are seen here only.
+  function sendWithETag(this: ServerResponse, body?: unknown): unknown {
+    const state = (this as WithState)[STATE]!;
+    if (isChunk(body) && settle(this as WithState, state, body)) return this;
+    return state.send!.call(this, body);
+  }
+
+  function endWithETag(this: ServerResponse, chunk?: unknown, encoding?: unknown): ServerResponse {
+    const state = (this as WithState)[STATE]!;
+    // Once settled (Express's send got here first) or already sent, the body is not looked at:
+    // no copy of it to make. `arguments` passes on exactly what the caller gave (a callback
+    // too), without the array a rest parameter would allocate.
+    if (state.settled || this.headersSent) {
+      // biome-ignore lint/complexity/noArguments: forwarding, see above
+      return Reflect.apply(state.end, this, arguments) as ServerResponse;
+    }
+    let body: Chunk | undefined;
+    if (isChunk(chunk) && chunk.length > 0) {
+      body =
+        typeof chunk === 'string' &&
+        typeof encoding === 'string' &&
+        encoding !== 'utf8' &&
+        encoding !== 'utf-8' &&
+        Buffer.isEncoding(encoding)
+          ? Buffer.from(chunk, encoding)
+          : chunk;
+    }
+    if (settle(this as WithState, state, body)) return this;
+    // biome-ignore lint/complexity/noArguments: forwarding, see above
+    return Reflect.apply(state.end, this, arguments) as ServerResponse;
+  }
+
+  return function conditionalRequestsMiddleware(
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: Next,
+  ): void {
+    const response = res as WithState;
+    const json = response.json;
+    const send = response.send;
+    const state = new ResponseState(
+      req,
+      (req.method ?? 'GET').toUpperCase(),
+      res.end,
+      typeof json === 'function' ? json : undefined,
+      typeof send === 'function' ? send : undefined,
+      json !== undefined && !Object.hasOwn(res, 'json'),
+    );
+    markConditionalRequests(res);
+    response[STATE] = state;
+    if (tagValue !== undefined && state.json !== undefined) response.json = jsonWithETag;
+    if (state.send !== undefined) response.send = sendWithETag;
+    res.end = endWithETag as End;
+    next();
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * @module Evaluation of `If-Match` and `If-None-Match` against the current entity tag, in the
+ * order of RFC 9110 §13.2.2.
+ */
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from '@resourceful/error-envelope';
+import {
+  type EntityTag,
+  parseETag,
+  parseETagList,
+  resourceETag,
+  strongMatch,
+  weakMatch,
+} from './entity-tag.js';
+
+/** `proceed`: perform the method. `not-modified`: answer 304 (GET and HEAD only). */
+export type PreconditionOutcome = 'proceed' | 'not-modified';
+
+export interface EvaluatePreconditionsOptions {
+  /**
+   * Answer 428 when an unsafe request to an existing resource carries no `If-Match`
+   * (RFC 6585 §3), so that no client can update without saying which version it read.
+   * @default false
+   */
+  requireIfMatch?: boolean;
+}
+
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+/** GET, HEAD, OPTIONS, TRACE (RFC 9110 §9.2.1). */
+export function isSafeMethod(method: string | undefined): boolean {
+  return SAFE_METHODS.has((method ?? 'GET').toUpperCase());
+}
+
+/**
+ * Evaluates the request's preconditions against the current representation's entity tag.
+ * Call it only when the request would otherwise succeed: a request that would be a 404 or a 409
+ * anyway is answered so, never with 412 (RFC 9110 §13.2.1).
+ *
+ * @param currentETag the current entity tag, or `undefined` when the resource does not exist
+ * @throws ApiError 412 `PRECONDITION_FAILED`, 428 `PRECONDITION_REQUIRED`, or 400
+ *   `INVALID_REQUEST` (target `If-Match` / `If-None-Match`) for a malformed header
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.2.2
+ */
+export function evaluatePreconditions(
+  req: IncomingMessage,
+  currentETag: string | undefined,
+  options: EvaluatePreconditionsOptions = {},
+): PreconditionOutcome {
+  const safe = isSafeMethod(req.method);
+  const current = currentETag === undefined ? undefined : parseETag(currentETag);
+  if (currentETag !== undefined && current === undefined) {
+    throw new TypeError(
+      `evaluatePreconditions: ${JSON.stringify(currentETag)} is not an entity tag`,
+    );
+  }
+
+  // A read selects one representation, so its tag must match exactly (another format or coding
+  // is another representation, RFC 9110 §8.8.3). A write changes the resource: any of its
+  // representations' tags names the version the client read (§13.1.1: the client asserts which
+  // state it expects), so the representation's variant is set aside.
+  const strong = safe
+    ? strongMatch
+    : (a: EntityTag, b: EntityTag) => strongMatch(resourceETag(a), resourceETag(b));
+  const weak = safe
+    ? weakMatch
+    : (a: EntityTag, b: EntityTag) => weakMatch(resourceETag(a), resourceETag(b));
+
+  // Step 1: If-Match, strong comparison; "*" holds when a current representation exists.
+  const ifMatch = parseETagList(req.headers['if-match'], 'If-Match');
+  if (ifMatch !== undefined && !matches(ifMatch, current, strong)) {
+    throw ApiError.preconditionFailed(
+      current === undefined
+        ? 'If-Match does not hold: the resource does not exist.'
+        : 'If-Match does not hold: the resource has changed since that version was read.',
+      { target: 'If-Match' },
+    );
+  }
+
+  // Step 3: If-None-Match, weak comparison; "*" fails when a current representation exists.
+  const ifNoneMatch = parseETagList(req.headers['if-none-match'], 'If-None-Match');
+  if (ifNoneMatch !== undefined && matches(ifNoneMatch, current, weak)) {
+    if (safe) return 'not-modified';
+    throw ApiError.preconditionFailed(
+      ifNoneMatch === '*'
+        ? 'If-None-Match: * does not hold: the resource already exists.'
+        : 'If-None-Match does not hold: the resource still has that version.',
+      { target: 'If-None-Match' },
+    );
+  }
+
+  if (options.requireIfMatch === true && !safe && current !== undefined && ifMatch === undefined) {
+    throw ApiError.preconditionRequired(
+      'This update requires If-Match with the entity tag of the version it is based on.',
+      { target: 'If-Match' },
+    );
+  }
+  return 'proceed';
+}
+
+function matches(
+  list: '*' | readonly EntityTag[],
+  current: EntityTag | undefined,
+  compare: (a: EntityTag, b: EntityTag) => boolean,
+): boolean {
+  if (current === undefined) return false;
+  if (list === '*') return true;
+  return list.some((tag) => compare(tag, current));
+}
