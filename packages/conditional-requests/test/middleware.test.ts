@@ -281,6 +281,20 @@ describeEachExpress('conditionalRequests', (express) => {
     });
   });
 
+  it('refuses a malformed tag the route set, with or without a precondition', async () => {
+    const app = express();
+    app.use(conditionalRequests());
+    app.get('/bad-tag', (_req, res) => {
+      res.setHeader('ETag', 'not-quoted');
+      res.json(CARD);
+    });
+    app.use(errorHandler());
+    for (const headers of [{}, { 'If-None-Match': '"x"' }]) {
+      const res = await request(app).get('/bad-tag').set(headers);
+      expect(res.status).toBe(500);
+    }
+  });
+
   it('passes res.end its callback', async () => {
     const app = express();
     app.use(conditionalRequests());
