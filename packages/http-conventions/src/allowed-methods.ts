@@ -101,8 +101,19 @@ export function allowedMethods(options: AllowedMethodsOptions = {}) {
       appPath(req, isAtTop(req.app)),
       method === 'OPTIONS' ? undefined : method,
     );
-    if (served.anyMethod && method !== 'OPTIONS') {
-      next();
+    if (method !== 'OPTIONS') {
+      // Served here (HEAD wherever GET is), by an `.all()` route, or by no route at all.
+      const { methods } = served;
+      if (
+        served.anyMethod ||
+        methods.size === 0 ||
+        methods.has(method) ||
+        (method === 'HEAD' && methods.has('GET'))
+      ) {
+        next();
+        return;
+      }
+      next(ApiError.methodNotAllowed(allowList(served)));
       return;
     }
     const allow = allowList(served);
@@ -110,19 +121,11 @@ export function allowedMethods(options: AllowedMethodsOptions = {}) {
       next();
       return;
     }
-    if (method === 'OPTIONS') {
-      // RFC 9110 §9.3.7: no content to describe beyond the headers, hence 204.
-      res.statusCode = 204;
-      res.setHeader('Allow', allow.join(', '));
-      if (link !== undefined) res.setHeader('Link', link);
-      res.end();
-      return;
-    }
-    if (!allow.includes(method)) {
-      next(ApiError.methodNotAllowed(allow));
-      return;
-    }
-    next();
+    // RFC 9110 §9.3.7: no content to describe beyond the headers, hence 204.
+    res.statusCode = 204;
+    res.setHeader('Allow', allow.join(', '));
+    if (link !== undefined) res.setHeader('Link', link);
+    res.end();
   }
 
   return allowedMethodsMiddleware;
