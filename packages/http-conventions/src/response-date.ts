@@ -44,17 +44,32 @@ export function responseDate(options: ResponseDateOptions = {}) {
   if (!DATE_FORMATS.includes(format)) {
     throw optionError(factory, 'format', '"rfc3339" or "imf-fixdate"', format);
   }
-  const now = checked.now ?? (() => new Date());
-  if (typeof now !== 'function') throw optionError(factory, 'now', 'a function', now);
+  const now = checked.now ?? undefined;
+  if (now !== undefined && typeof now !== 'function') {
+    throw optionError(factory, 'now', 'a function', now);
+  }
   const formatDate = format === 'rfc3339' ? formatRfc3339 : formatImfFixdate;
+  // Many answers are written within the same millisecond: the text is made once for each.
+  let lastTime = Number.NaN;
+  let lastText = '';
+  function dateText(time: number): string {
+    if (time !== lastTime) {
+      lastText = formatDate(new Date(time));
+      lastTime = time;
+    }
+    return lastText;
+  }
+
+  // One listener for every response (on-headers calls it with the response as `this`).
+  function stampDate(this: ServerResponse) {
+    const time = now === undefined ? Date.now() : now().getTime();
+    // A clock that returns an invalid date leaves Node's own Date in place.
+    if (Number.isNaN(time)) return;
+    this.setHeader('Date', dateText(time));
+  }
 
   return function responseDateMiddleware(_req: IncomingMessage, res: ServerResponse, next: Next) {
-    onHeaders(res, function stampDate(this: ServerResponse) {
-      const date = now();
-      // A clock that returns an invalid date leaves Node's own Date in place.
-      if (Number.isNaN(date.getTime())) return;
-      this.setHeader('Date', formatDate(date));
-    });
+    onHeaders(res, stampDate);
     next();
   };
 }

@@ -38,6 +38,31 @@ describeEachExpress('responseDate', (express) => {
     expect(res.headers.date).toBe('2026-01-01T00:00:05.000Z');
   });
 
+  it('stamps each answer with its own time, one millisecond apart included', async () => {
+    const times = [
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:00.001Z',
+      '2026-01-01T00:00:00.001Z',
+    ];
+    let call = 0;
+    for (const format of ['rfc3339', 'imf-fixdate'] as const) {
+      call = 0;
+      const server = app({ format, now: () => new Date(times[call++]!) });
+      const dates: string[] = [];
+      for (let index = 0; index < times.length; index++) {
+        dates.push((await request(server).get('/empty')).headers.date!);
+      }
+      const formatted = times.map((time) =>
+        format === 'rfc3339' ? time : new Date(time).toUTCString(),
+      );
+      expect(dates).toEqual(formatted);
+    }
+    const later = await request(app({ now: () => new Date('2027-05-06T07:08:09.010Z') })).get(
+      '/empty',
+    );
+    expect(later.headers.date).toBe('2027-05-06T07:08:09.010Z');
+  });
+
   it('sends the IMF-fixdate form as an option', async () => {
     const res = await request(
       app({ format: 'imf-fixdate', now: () => new Date('1994-11-06T08:49:37Z') }),
@@ -63,6 +88,7 @@ describe('date formats', () => {
   it.each([
     [{ format: 'iso' }, /"format" must be "rfc3339" or "imf-fixdate"/],
     [{ now: 5 }, /"now" must be a function/],
+    [{ now: 'now' }, /"now" must be a function/],
     [{ fromat: 'rfc3339' }, /Did you mean "format"/],
   ])('refuses %o', (options, message) => {
     expect(() => responseDate(options as ResponseDateOptions)).toThrow(message);
