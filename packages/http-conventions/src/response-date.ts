@@ -3,7 +3,7 @@
  * which the request finished"; HTTP defines `Date` as an IMF-fixdate (RFC 9110 §6.6.1), which
  * caches use for age calculation (RFC 9111 §4.2.3). Both are offered; the spec's by default.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, ServerResponse } from 'node:http';
 import onHeaders from 'on-headers';
 import { checkOptions, optionError } from './options.js';
 
@@ -68,8 +68,30 @@ export function responseDate(options: ResponseDateOptions = {}) {
     this.setHeader('Date', dateText(time));
   }
 
+  /**
+   * Node's `writeHead` with `Date` stamped first: one function for every response, where
+   * on-headers makes a closure and copies the arguments per response. It takes the common
+   * call, `writeHead(status)` (what `res.end()` and `res.send()` make); headers passed to
+   * `writeHead` go through on-headers, which sets them before `Date`, as before.
+   */
+  function stampingWriteHead(this: ServerResponse, ...args: unknown[]): ServerResponse {
+    if (args.length > 1) {
+      // on-headers wraps a writeHead of its own here and calls it on this response.
+      const once = { writeHead: nodeWriteHead };
+      onHeaders(once as unknown as ServerResponse, stampDate);
+      return (once.writeHead as (...all: unknown[]) => ServerResponse).apply(this, args);
+    }
+    // A second call throws Node's own ERR_HTTP_HEADERS_SENT, not setHeader's.
+    if (!this.headersSent) stampDate.call(this);
+    return nodeWriteHead.call(this, args[0] as number);
+  }
+
   return function responseDateMiddleware(_req: IncomingMessage, res: ServerResponse, next: Next) {
-    onHeaders(res, stampDate);
+    // Another middleware's writeHead wrapper is kept, under on-headers' own.
+    if (res.writeHead === nodeWriteHead) res.writeHead = stampingWriteHead;
+    else onHeaders(res, stampDate);
     next();
   };
 }
+
+const nodeWriteHead = ServerResponse.prototype.writeHead;

@@ -63,6 +63,52 @@ describeEachExpress('responseDate', (express) => {
     expect(later.headers.date).toBe('2027-05-06T07:08:09.010Z');
   });
 
+  it('stamps Date over one passed to writeHead, and keeps the other headers passed', async () => {
+    const server = express();
+    server.use(responseDate({ now: () => new Date('2026-01-01T00:00:00.000Z') }));
+    server.get('/object', (_req, res) => {
+      res.writeHead(202, 'Taken', { Date: 'yesterday', 'X-Kept': '1' }).end();
+    });
+    server.get('/object-only', (_req, res) => {
+      res.writeHead(202, { date: 'yesterday', 'X-Kept': '2' }).end();
+    });
+    server.get('/array', (_req, res) => {
+      res.writeHead(202, ['Date', 'yesterday', 'X-Kept', '3']).end();
+    });
+    for (const [path, kept] of [
+      ['/object', '1'],
+      ['/object-only', '2'],
+      ['/array', '3'],
+    ] as const) {
+      const res = await request(server).get(path);
+      expect(res.status).toBe(202);
+      expect(res.headers.date).toBe('2026-01-01T00:00:00.000Z');
+      expect(res.headers['x-kept']).toBe(kept);
+    }
+  });
+
+  it('stamps Date under another writeHead wrapper, whichever is installed first', async () => {
+    const server = express();
+    const wrap = (_req: unknown, res: import('node:http').ServerResponse, next: () => void) => {
+      const inner = res.writeHead;
+      res.writeHead = function wrapped(this: typeof res, ...args: unknown[]) {
+        this.setHeader('X-Wrapped', 'yes');
+        return (inner as (...all: unknown[]) => typeof res).apply(this, args);
+      } as typeof res.writeHead;
+      next();
+    };
+    server.use('/before', wrap, responseDate({ now: () => new Date('2026-01-01T00:00:00.000Z') }));
+    server.use('/after', responseDate({ now: () => new Date('2026-01-01T00:00:00.000Z') }), wrap);
+    server.get(['/before', '/after'], (_req, res) => {
+      res.json({ ok: true });
+    });
+    for (const path of ['/before', '/after']) {
+      const res = await request(server).get(path);
+      expect(res.headers.date).toBe('2026-01-01T00:00:00.000Z');
+      expect(res.headers['x-wrapped']).toBe('yes');
+    }
+  });
+
   it('sends the IMF-fixdate form as an option', async () => {
     const res = await request(
       app({ format: 'imf-fixdate', now: () => new Date('1994-11-06T08:49:37Z') }),
