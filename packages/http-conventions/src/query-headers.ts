@@ -286,11 +286,11 @@ export interface QueryHeadersOptions {
 
 type Next = (err?: unknown) => void;
 
-/**
- * Copies allowed query parameters into absent request headers of the same name
- * (case-insensitive), and removes them from the query the rest of the app sees.
- */
-export function queryHeaders(options: QueryHeadersOptions = {}) {
+/** What `queryHeaders()` does to one request: the 400 error it refuses it with, or `undefined`. */
+export type TakeRequestQueryHeaders = (req: IncomingMessage) => unknown;
+
+/** Checks the options and makes the per-request work (shared with `httpConventions`). */
+export function queryHeadersStep(options: QueryHeadersOptions = {}): TakeRequestQueryHeaders {
   const factory = 'queryHeaders';
   const checked = checkOptions<QueryHeadersOptions>(factory, options, [
     'headers',
@@ -327,19 +327,26 @@ export function queryHeaders(options: QueryHeadersOptions = {}) {
   const names = Object.freeze([...headers]);
   const wanted = wantedOf(names, undefined);
 
-  return function queryHeadersMiddleware(req: IncomingMessage, _res: ServerResponse, next: Next) {
+  return function takeRequestQueryHeaders(req: IncomingMessage): unknown {
     // A request without a query (most of them) has nothing to take.
-    if (req.url === undefined || req.url.indexOf('?') === -1) {
-      next();
-      return;
-    }
+    if (req.url === undefined || req.url.indexOf('?') === -1) return undefined;
     const records = (req as IncomingMessage & WithRecords)[QUERY_HEADERS_KEY];
     try {
       take(req, records === undefined ? wanted : wantedOf(names, records), maxLength);
     } catch (error) {
-      next(error);
-      return;
+      return error;
     }
-    next();
+    return undefined;
+  };
+}
+
+/**
+ * Copies allowed query parameters into absent request headers of the same name
+ * (case-insensitive), and removes them from the query the rest of the app sees.
+ */
+export function queryHeaders(options: QueryHeadersOptions = {}) {
+  const takeHeaders = queryHeadersStep(options);
+  return function queryHeadersMiddleware(req: IncomingMessage, _res: ServerResponse, next: Next) {
+    next(takeHeaders(req));
   };
 }

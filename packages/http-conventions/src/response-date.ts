@@ -33,11 +33,11 @@ export function formatImfFixdate(date: Date): string {
 
 type Next = (err?: unknown) => void;
 
-/**
- * Stamps `Date` when the response head is written: the last moment a header can be set, so
- * the time is when the answer was ready (for a streamed body, when it started).
- */
-export function responseDate(options: ResponseDateOptions = {}) {
+/** What `responseDate()` does to one response: the hook that stamps `Date`. */
+export type HookDate = (res: ServerResponse) => void;
+
+/** Checks the options and makes the per-response work (shared with `httpConventions`). */
+export function responseDateStep(options: ResponseDateOptions = {}): HookDate {
   const factory = 'responseDate';
   const checked = checkOptions<ResponseDateOptions>(factory, options, ['format', 'now']);
   const format = checked.format ?? 'rfc3339';
@@ -86,10 +86,21 @@ export function responseDate(options: ResponseDateOptions = {}) {
     return nodeWriteHead.call(this, args[0] as number);
   }
 
-  return function responseDateMiddleware(_req: IncomingMessage, res: ServerResponse, next: Next) {
+  return function hookDate(res: ServerResponse) {
     // Another middleware's writeHead wrapper is kept, under on-headers' own.
     if (res.writeHead === nodeWriteHead) res.writeHead = stampingWriteHead;
     else onHeaders(res, stampDate);
+  };
+}
+
+/**
+ * Stamps `Date` when the response head is written: the last moment a header can be set, so
+ * the time is when the answer was ready (for a streamed body, when it started).
+ */
+export function responseDate(options: ResponseDateOptions = {}) {
+  const hook = responseDateStep(options);
+  return function responseDateMiddleware(_req: IncomingMessage, res: ServerResponse, next: Next) {
+    hook(res);
     next();
   };
 }
