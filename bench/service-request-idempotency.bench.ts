@@ -23,10 +23,13 @@ import express from 'express';
 import { createClient, createCluster } from 'redis';
 import { type Comparison, compare, type LoadRequest, load } from './harness.js';
 
-function createApp(store?: IdempotencyStore) {
+export function createApp(
+  store?: IdempotencyStore,
+  middleware = serviceRequestIdempotency,
+): express.Express {
   const app = express();
   app.use(express.json());
-  if (store) app.use(serviceRequestIdempotency({ store }));
+  if (store) app.use(middleware({ store }));
   let next = 0;
   app.post('/v1/customers/customers', (req, res) => {
     const id = `CUS-${++next}`;

@@ -172,6 +172,7 @@ export function createApp(options: AppOptions = {}): Express {
     agreements: stores.agreements,
     now,
     history: agreementHistory,
+    transaction: stores.transaction,
   });
   mountWebhooks({ router: v1, lists: keysetLists, webhooks: stores.webhooks, now });
   // Complex operations (spec, "Complex operations"), declared with resource-operations; the
@@ -182,6 +183,7 @@ export function createApp(options: AppOptions = {}): Express {
     payments: stores.payments,
     captures: stores.captures,
     refunds: stores.refunds,
+    transaction: stores.transaction,
     now,
   });
   const [decide, evaluate] = riskOperations({ lists, decisions: stores.decisions, now });

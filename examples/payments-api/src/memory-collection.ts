@@ -7,6 +7,7 @@ import { type KeysetDataSource, memoryDataSource } from '@resourceful/collection
 import { DEFAULT_MAX_OFFSET } from '@resourceful/collection-pagination-pg';
 import { ApiError } from '@resourceful/error-envelope';
 import type { ListedRecordStore, StoredRecord } from './record-store.js';
+import { assertStorableStrings } from './storable-strings.js';
 
 export type { StoredRecord } from './record-store.js';
 
@@ -64,6 +65,8 @@ export class MemoryCollection<T extends StoredRecord> implements ListedRecordSto
   }
 
   set(record: T): T {
+    // Refused as the PostgreSQL store refuses it, so both stores answer alike.
+    assertStorableStrings(record);
     this.#records.set(record.id, record);
     return record;
   }

@@ -6,7 +6,7 @@ import { type HistoryStore, memoryHistoryStore } from '@resourceful/resource-ope
 import type { AppDatabase } from './database/app-database.js';
 import { migrate } from './database/migrate.js';
 import { pgHistoryStore } from './database/pg-history.js';
-import { PgRecords } from './database/pg-records.js';
+import { inTransaction, PgRecords } from './database/pg-records.js';
 import { MemoryCollection } from './memory-collection.js';
 import type { ListedRecordStore, RecordStore, StoredRecord } from './record-store.js';
 import type { StoredAgreement } from './resources/billing-agreements.js';
@@ -27,6 +27,15 @@ export interface Stores {
   decisions: RecordStore<StoredDecision>;
   /** The billing agreement actions' history. */
   agreementHistory: HistoryStore;
+  /**
+   * Runs `work` so that all the writes it makes through the stores are kept or none (a refund
+   * and its capture's new refunded amount; an agreement's new state and its history record).
+   * PostgreSQL: one transaction, rolled back when `work` throws (a compare-and-set that lost, a
+   * failed insert, a lost connection), and no other call sees its writes before the commit. In
+   * memory: `work` runs as it is, under the process's lock; there is nothing durable a crash
+   * between two writes could leave half done.
+   */
+  transaction<R>(work: () => Promise<R>): Promise<R>;
 }
 
 /** The properties a list sorts, filters or selects by time: the table's columns. */
@@ -81,6 +90,8 @@ export function createStores(database?: AppDatabase): Stores {
       database === undefined
         ? memoryHistoryStore()
         : pgHistoryStore(database.pool, database.schema),
+    transaction:
+      database === undefined ? (work) => work() : (work) => inTransaction(database.pool, work),
   };
 }
 

@@ -17,6 +17,8 @@ import { appReady, createApp } from '../src/app.js';
 import { migrate } from '../src/database/migrate.js';
 import { MIGRATIONS } from '../src/database/migrations.js';
 
+const BASE = 'http://api.test';
+
 describe.skipIf(!hasPostgresServer())('the PostgreSQL store', () => {
   let server: PostgresServer;
   let pool: pg.Pool;
@@ -63,6 +65,39 @@ describe.skipIf(!hasPostgresServer())('the PostgreSQL store', () => {
 
     it('refuses a schema name it would have to quote', async () => {
       await expect(migrate(pool, 'public; DROP TABLE x')).rejects.toThrow(TypeError);
+    });
+  });
+
+  describeEachExpress('a refund and its capture', (express, version) => {
+    const CAPTURE = '/v1/payments/captures/CAPTURE-SEED1';
+
+    it('keeps neither when the refund row cannot be stored: one transaction', async () => {
+      const schema = `refund_atomic_${version.major}`;
+      const app = createApp({ express, database: { pool, schema }, publicBaseUrl: BASE });
+      await appReady(app);
+      const before = (await request(app).get(CAPTURE)).body;
+      // A trigger refuses every refund row, after the capture's update in the same request.
+      await pool.query(
+        `CREATE FUNCTION "${schema}".refuse_refund() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
+         CREATE TRIGGER refuse BEFORE INSERT ON "${schema}".refunds FOR EACH ROW EXECUTE FUNCTION "${schema}".refuse_refund();`,
+      );
+      const refused = await request(app)
+        .post(`${CAPTURE}/refund`)
+        .send({ amount: { total: '1.00', currency: 'USD' } });
+      expectErrorEnvelope(refused, 500);
+      const after = await request(app).get(CAPTURE);
+      expect(after.body).toEqual(before);
+      expect((await request(app).get(`${CAPTURE}/refunds`)).body.items).toEqual([]);
+
+      await pool.query(`DROP TRIGGER refuse ON "${schema}".refunds`);
+      const refunded = await request(app)
+        .post(`${CAPTURE}/refund`)
+        .send({ amount: { total: '1.00', currency: 'USD' } });
+      expect(refunded.status).toBe(201);
+      expect((await request(app).get(CAPTURE)).body.refunded_amount).not.toEqual(
+        before.refunded_amount,
+      );
+      expect((await request(app).get(`${CAPTURE}/refunds`)).body.items).toHaveLength(1);
     });
   });
 

@@ -441,7 +441,7 @@ describe('parseCollectionQuery', () => {
           expect((error as ApiError).status).toBe(400);
         }
       }),
-      { numRuns: 500 },
+      { seed: 431, numRuns: 500 },
     );
   });
 });

@@ -78,10 +78,21 @@ function node(attributes: Attributes, name: string, value: string, text?: string
   return result;
 }
 
+/**
+ * A JSON string literal made only of XML characters: JSON escapes controls and lone surrogates
+ * but leaves U+FFFE and U+FFFF as they are, which XML 1.0 §2.2 excludes.
+ */
+function xmlSafeJsonLiteral(value: string): string {
+  return JSON.stringify(value).replace(
+    /[\uFFFE\uFFFF]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16)}`,
+  );
+}
+
 function text(value: string, attributes: Attributes): XmlNode {
   // A string XML cannot carry is sent as its JSON string literal, marked, so it survives intact.
   if (hasNonXmlCharacter(value))
-    return node(attributes, '@_encoding', 'json', JSON.stringify(value));
+    return node(attributes, '@_encoding', 'json', xmlSafeJsonLiteral(value));
   return attributes === undefined ? value : { ...attributes, '#text': value };
 }
 
@@ -111,7 +122,13 @@ function content(value: unknown, attributes: Record<string, string> = {}): XmlNo
   for (const [name, child] of entries) {
     if (isElementName(name)) element[name] = property(child, undefined);
     else {
-      const named = property(child, { '@_name': name });
+      // A name XML cannot carry in an attribute is its JSON literal, marked as the text is.
+      const named = property(
+        child,
+        hasNonXmlCharacter(name)
+          ? { '@_name': xmlSafeJsonLiteral(name), '@_name-encoding': 'json' }
+          : { '@_name': name },
+      );
       if (Array.isArray(named)) renamed.push(...named);
       else renamed.push(named);
     }

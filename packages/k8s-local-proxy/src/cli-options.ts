@@ -226,7 +226,8 @@ const UNITS: Readonly<Record<string, number>> = {
 /** Go's `time.ParseDuration` (`0`, `30s`, `1m30s`, `500ms`) → milliseconds. */
 export function parseGoDuration(text: string): number {
   if (text === '0') return 0;
-  const pattern = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
+  // `\u00b5` is `µ`, escaped so the CLI bundle stays ASCII (see tsup.config.ts).
+  const pattern = /(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|ms|s|m|h)/gy;
   let total = 0;
   let consumed = 0;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {

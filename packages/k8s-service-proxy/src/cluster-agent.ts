@@ -5,7 +5,9 @@
  * upgrades, which then ride the tunnel); `http-proxy-agent` sends absolute-form requests for a
  * plain-http control plane, as Go's transport does; `socks-proxy-agent` connects through a
  * SOCKS5 proxy, loaded on the first connection through one (it is rarely configured and would
- * otherwise cost every start its module load).
+ * otherwise cost every start its module load). The classes built on those packages are defined
+ * on first use, so that the CLI bundle, which loads the three packages only when read (see
+ * tsup.config.ts), starts without them when no proxy applies.
  */
 
 import { type ClientRequest, Agent as HttpAgent } from 'node:http';
@@ -23,29 +25,37 @@ export type ClusterTls = Pick<
   'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'
 >;
 
+type TunnelAgentClass = new (proxy: URL, clusterTls: ClusterTls) => HttpAgent;
+type SocksAgentClass = new (proxy: URL, clusterTls: ClusterTls, secure: boolean) => HttpAgent;
+let tunnelAgentClass: TunnelAgentClass | undefined;
+let socksAgentClass: SocksAgentClass | undefined;
+
 /**
  * `HttpsProxyAgent` takes its constructor's TLS options for the connection to the proxy; the
  * cluster's go with each tunnelled connection instead.
  */
-class ClusterTunnelAgent extends HttpsProxyAgent<string> {
-  constructor(
-    proxy: URL,
-    private readonly clusterTls: ClusterTls,
-  ) {
-    // An https:// proxy is verified as Go's transport verifies it, with the cluster's TLS
-    // configuration (its CA replaces the system roots; insecure-skip-tls-verify applies too).
-    super(proxy, {
-      keepAlive: true,
-      ...(clusterTls.ca === undefined ? {} : { ca: clusterTls.ca }),
-      ...(clusterTls.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
-    });
-    // agent-base guesses the protocol from the call stack unless told; requests say `https:`.
-    this.protocol = 'https:';
-  }
+function clusterTunnelAgent(proxy: URL, clusterTls: ClusterTls): HttpAgent {
+  tunnelAgentClass ??= class ClusterTunnelAgent extends HttpsProxyAgent<string> {
+    constructor(
+      proxy: URL,
+      private readonly clusterTls: ClusterTls,
+    ) {
+      // An https:// proxy is verified as Go's transport verifies it, with the cluster's TLS
+      // configuration (its CA replaces the system roots; insecure-skip-tls-verify applies too).
+      super(proxy, {
+        keepAlive: true,
+        ...(clusterTls.ca === undefined ? {} : { ca: clusterTls.ca }),
+        ...(clusterTls.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
+      });
+      // agent-base guesses the protocol from the call stack unless told; requests say `https:`.
+      this.protocol = 'https:';
+    }
 
-  override connect(...[req, opts]: Parameters<HttpsProxyAgent<string>['connect']>) {
-    return super.connect(req, { ...opts, ...this.clusterTls });
-  }
+    override connect(...[req, opts]: Parameters<HttpsProxyAgent<string>['connect']>) {
+      return super.connect(req, { ...opts, ...this.clusterTls });
+    }
+  };
+  return new tunnelAgentClass(proxy, clusterTls);
 }
 
 /**
@@ -53,27 +63,30 @@ class ClusterTunnelAgent extends HttpsProxyAgent<string> {
  * the proxy to resolve, as Go's SOCKS5 dialer does (socks-proxy-agent calls that `socks5h`),
  * and the cluster's TLS runs inside the connection.
  */
-class ClusterSocksAgent extends AgentBase {
-  #socks: Promise<SocksProxyAgent> | undefined;
+function clusterSocksAgent(proxy: URL, clusterTls: ClusterTls, secure: boolean): HttpAgent {
+  socksAgentClass ??= class ClusterSocksAgent extends AgentBase {
+    #socks: Promise<SocksProxyAgent> | undefined;
 
-  constructor(
-    private readonly proxy: URL,
-    private readonly clusterTls: ClusterTls,
-    secure: boolean,
-  ) {
-    super({ keepAlive: true });
-    this.protocol = secure ? 'https:' : 'http:';
-  }
+    constructor(
+      private readonly proxy: URL,
+      private readonly clusterTls: ClusterTls,
+      secure: boolean,
+    ) {
+      super({ keepAlive: true });
+      this.protocol = secure ? 'https:' : 'http:';
+    }
 
-  override async connect(req: ClientRequest, opts: AgentConnectOpts): Promise<Duplex> {
-    this.#socks ??= import('socks-proxy-agent').then(({ SocksProxyAgent }) => {
-      const url = new URL(this.proxy.href);
-      url.protocol = 'socks5h:';
-      return new SocksProxyAgent(url);
-    });
-    const socks = await this.#socks;
-    return socks.connect(req, { ...opts, ...this.clusterTls } as AgentConnectOpts);
-  }
+    override async connect(req: ClientRequest, opts: AgentConnectOpts): Promise<Duplex> {
+      this.#socks ??= import('socks-proxy-agent').then(({ SocksProxyAgent }) => {
+        const url = new URL(this.proxy.href);
+        url.protocol = 'socks5h:';
+        return new SocksProxyAgent(url);
+      });
+      const socks = await this.#socks;
+      return socks.connect(req, { ...opts, ...this.clusterTls } as AgentConnectOpts);
+    }
+  };
+  return new socksAgentClass(proxy, clusterTls, secure);
 }
 
 /**
@@ -102,10 +115,10 @@ export function createClusterAgent(
   proxy: URL | undefined,
 ): HttpAgent {
   if (proxy?.protocol === 'socks5:') {
-    return new ClusterSocksAgent(proxy, tls, server.protocol === 'https:');
+    return clusterSocksAgent(proxy, tls, server.protocol === 'https:');
   }
   if (server.protocol === 'https:') {
-    if (proxy !== undefined) return new ClusterTunnelAgent(proxy, tls);
+    if (proxy !== undefined) return clusterTunnelAgent(proxy, tls);
     return new ClusterHttpsAgent({ keepAlive: true, ...tls });
   }
   if (proxy !== undefined) {

@@ -115,6 +115,14 @@ export interface SubResourceActionsOptions<T, A extends Record<string, unknown>>
    * @default false
    */
   compareAndSet?: boolean;
+  /**
+   * Runs each call's write, `perform` and the history append, as one unit: with a database, one
+   * transaction, so that no other call sees the state change without its record (and a process
+   * that dies between them leaves neither). Rejecting with what `work` rejected with rolls it
+   * back; a `StaleVersionError` still runs the call again.
+   * @default none: the change and its record are two writes
+   */
+  transaction?: <R>(work: () => Promise<R>) => Promise<R>;
 }
 
 export interface SubResourceActions<T> extends Operation {
@@ -142,6 +150,7 @@ const KNOWN_OPTIONS = [
   'now',
   'lock',
   'compareAndSet',
+  'transaction',
 ] as const;
 
 const FACTORY = 'subResourceActions';
@@ -191,6 +200,7 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
   assertOptionalFunction(FACTORY, 'id', options.id);
   assertOptionalFunction(FACTORY, 'actor', options.actor);
   assertOptionalFunction(FACTORY, 'now', options.now);
+  assertOptionalFunction(FACTORY, 'transaction', options.transaction);
   assertOptionalString(FACTORY, 'publicBaseUrl', options.publicBaseUrl);
   const historyPath = assertSegment(FACTORY, 'historyPath', options.historyPath ?? 'history');
   const actions = options.actions as Readonly<Record<string, ActionDefinition<T, unknown>>>;
@@ -224,14 +234,16 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
   const store = options.historyStore ?? memoryHistoryStore();
   const loadOr404 = loaderOr404(options.load, idName, options.notFound);
   const guard = writeGuard(FACTORY, options);
+  const transaction = options.transaction ?? ((work) => work());
 
   /**
    * Appends under the number after the count taken before the load. Under a lock the count
    * cannot move. With `compareAndSet`, a taken number means another call was recorded since:
    * a call that changed nothing then runs again from a fresh load (conditionalWrite repeats it
    * on `StaleVersionError`), so its record never follows a change it did not see; a call whose
-   * change is stored (its compare-and-set passed, so only calls that changed nothing came
-   * between) counts again and takes the next number.
+   * change is stored counts again and takes the next number. Only calls that changed nothing
+   * can have come between when the change and its record are written in one `transaction`:
+   * without one, a call on another instance may load the change before its record exists.
    */
   async function appendRecord(
     id: string,
@@ -278,35 +290,37 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
         },
         // The tag its GET carries, so `If-Match` makes an action conditional like a PATCH.
         etag: (current) => etagFor(represent(current, req)),
-        write: async (current) => {
-          const time = now();
-          // Copies: `perform` (this call's or a later one's) may change in place the object
-          // `state` returned or the body, and a record keeps what was true when it was made.
-          const before = structuredClone(state(current as T));
-          const sent = structuredClone(body);
-          const changed = await action.perform({ resource: current as T, body, req, now: time });
-          if (typeof changed !== 'boolean') {
-            throw new TypeError(
-              `${FACTORY}: actions.${name}.perform must resolve to true (state changed) or false, got ${describeValue(changed)}.`,
-            );
-          }
-          // Read again: a store may replace the record rather than change it in place.
-          const after = changed ? await loadOr404(id, req) : (current as T);
-          const record: ActionRecord = {
-            id: '',
-            action: name,
-            outcome: changed ? 'STATE_CHANGED' : 'NO_CHANGE',
-            request: sent,
-            state_before: before,
-            state_after: structuredClone(state(after)),
-            create_time: time.toISOString(),
-          };
-          const who = actor?.(req);
-          if (who !== undefined) record.actor = who;
-          await appendRecord(id, calls, record, changed);
-          return { changed, resource: after };
-        },
+        write: (current) => transaction(() => writeCall(current as T)),
       });
+
+      async function writeCall(current: T): Promise<{ changed: boolean; resource: T }> {
+        const time = now();
+        // Copies: `perform` (this call's or a later one's) may change in place the object
+        // `state` returned or the body, and a record keeps what was true when it was made.
+        const before = structuredClone(state(current));
+        const sent = structuredClone(body);
+        const changed = await action.perform({ resource: current, body, req, now: time });
+        if (typeof changed !== 'boolean') {
+          throw new TypeError(
+            `${FACTORY}: actions.${name}.perform must resolve to true (state changed) or false, got ${describeValue(changed)}.`,
+          );
+        }
+        // Read again: a store may replace the record rather than change it in place.
+        const after = changed ? await loadOr404(id, req) : current;
+        const record: ActionRecord = {
+          id: '',
+          action: name,
+          outcome: changed ? 'STATE_CHANGED' : 'NO_CHANGE',
+          request: sent,
+          state_before: before,
+          state_after: structuredClone(state(after)),
+          create_time: time.toISOString(),
+        };
+        const who = actor?.(req);
+        if (who !== undefined) record.actor = who;
+        await appendRecord(id, calls, record, changed);
+        return { changed, resource: after };
+      }
     }
     return {
       method: 'POST',

@@ -25,6 +25,12 @@ describe('options are checked when the declaration is made', () => {
     );
   });
 
+  it('requires transaction to be a function', () => {
+    expect(() => subResourceActions({ ...actions, transaction: true } as never)).toThrow(
+      /"transaction" must be a function/,
+    );
+  });
+
   it('requires the resource path to end with its id parameter', () => {
     expect(() => subResourceActions({ ...actions, resource: '/accounts' })).toThrow(
       /must end with the resource's id parameter/,

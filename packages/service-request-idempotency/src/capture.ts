@@ -54,6 +54,11 @@ function applyHeaderArgument(res: ServerResponse, headers: unknown): void {
   }
 }
 
+function joined(chunks: readonly Buffer[]): Buffer {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+/** A copy of the chunk as bytes (never the caller's own Buffer). */
 function toBuffer(chunk: unknown, encoding: unknown): Buffer | undefined {
   if (typeof chunk === 'string') {
     return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
@@ -99,100 +104,149 @@ const HELD_ACCESSORS: PropertyDescriptorMap = {
   writableEnded: heldAccessor('writableEnded'),
 };
 
+/** What the shared wrappers below know about one captured response. */
+interface CaptureState {
+  readonly options: CaptureOptions;
+  /** The methods the response had before it was captured (Node's, or an earlier wrapper). */
+  readonly writeHead: Method;
+  readonly write: Method;
+  readonly end: Method;
+  chunks: Buffer[];
+  bytes: number;
+  storable: boolean;
+  ended: boolean;
+  /** Calls made while the end is held back; run, in order, after it. */
+  late: [Method, unknown[]][] | undefined;
+}
+
+const STATE = Symbol('captured by service-request-idempotency');
+type Captured = ServerResponse & { [STATE]: CaptureState };
+
+function record(state: CaptureState, chunk: unknown, encoding: unknown): void {
+  if (!state.storable || chunk === undefined || chunk === null || typeof chunk === 'function') {
+    return;
+  }
+  let buffer: Buffer | undefined;
+  try {
+    buffer = toBuffer(chunk, encoding);
+  } catch {
+    buffer = undefined;
+  }
+  if (buffer === undefined || state.bytes + buffer.length > state.options.maxBodyBytes) {
+    state.storable = false;
+    state.chunks.length = 0;
+    return;
+  }
+  state.bytes += buffer.length;
+  state.chunks.push(buffer);
+}
+
+// One set of functions shared by every captured response, each reading the response's state:
+// closures made per response cost an allocation each (and, in a `keepNames` build, a
+// `__name()` call each) on every request.
+
+function capturedWriteHead(this: Captured, ...args: unknown[]) {
+  const state = this[STATE];
+  if (state.late !== undefined) {
+    // What Node does once a response has ended.
+    throw Object.assign(new Error('Cannot write headers after they are sent to the client'), {
+      code: 'ERR_HTTP_HEADERS_SENT',
+    });
+  }
+  const [status, second, third] = args;
+  const reason = typeof second === 'string' ? second : undefined;
+  if (!this.headersSent) {
+    applyHeaderArgument(this, reason === undefined ? second : third);
+    this.removeHeader(state.options.stripHeader);
+  }
+  return reason === undefined
+    ? state.writeHead.call(this, status)
+    : state.writeHead.call(this, status, reason);
+}
+
+function capturedWrite(this: Captured, ...args: unknown[]) {
+  const state = this[STATE];
+  if (state.late !== undefined) {
+    state.late.push([state.write, args]);
+    return true;
+  }
+  if (!state.ended) record(state, args[0], args[1]);
+  return state.write.apply(this, args);
+}
+
+function capturedEnd(this: Captured, ...args: unknown[]) {
+  const state = this[STATE];
+  if (state.late !== undefined) {
+    state.late.push([state.end, args]);
+    return this;
+  }
+  if (state.ended) return state.end.apply(this, args);
+  state.ended = true;
+  record(state, args[0], args[1]);
+  const { options } = state;
+  if (!this.headersSent) this.removeHeader(options.stripHeader);
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(this.getHeaders())) {
+    if (value !== undefined && options.keepHeaders.has(name)) {
+      headers[name] = Array.isArray(value) ? value.map(String) : String(value);
+    }
+  }
+  const captured: CapturedResponse = {
+    status: this.statusCode,
+    headers,
+    // Every chunk is already a copy of its own (see toBuffer), so the app changing a Buffer
+    // after writing it cannot change what is stored; one chunk (the common `res.end(body)`)
+    // is not copied again.
+    body: state.storable ? joined(state.chunks) : null,
+  };
+  const stored = options.onEnd(captured);
+  if (stored === undefined) return state.end.apply(this, args);
+  hold(this, state, captured.status, args, stored);
+  return this;
+}
+
+/** Sends the held end once `stored` settles, then the calls made meanwhile. */
+function hold(
+  res: Captured,
+  state: CaptureState,
+  status: number,
+  args: unknown[],
+  stored: Promise<void>,
+): void {
+  const held: [Method, unknown[]][] = [];
+  state.late = held;
+  const restore = showAsFinished(res);
+  const finish = () => {
+    state.late = undefined;
+    restore();
+    // The status that was stored is the one sent, whatever was set on `res` meanwhile.
+    if (!res.headersSent) res.statusCode = status;
+    state.end.apply(res, args);
+    for (const [method, late] of held) method.apply(res, late);
+  };
+  stored.then(finish, finish);
+}
+
 /**
  * Wraps `writeHead`, `write` and `end` of one response. The response itself is unchanged,
  * except that `stripHeader` never leaves.
  */
 export function captureResponse(res: ServerResponse, options: CaptureOptions): void {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  let storable = true;
-  let ended = false;
-  /** Calls made while the end is held back; run, in order, after it. */
-  let late: (() => void)[] | undefined;
-
-  function record(chunk: unknown, encoding: unknown): void {
-    if (!storable || chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    let buffer: Buffer | undefined;
-    try {
-      buffer = toBuffer(chunk, encoding);
-    } catch {
-      buffer = undefined;
-    }
-    if (buffer === undefined || bytes + buffer.length > options.maxBodyBytes) {
-      storable = false;
-      chunks.length = 0;
-      return;
-    }
-    bytes += buffer.length;
-    chunks.push(buffer);
-  }
-
-  const writeHead = res.writeHead as Method;
-  const write = res.write as Method;
-  const end = res.end as Method;
-
-  Object.assign(res, {
-    writeHead: function capturedWriteHead(this: ServerResponse, ...args: unknown[]) {
-      if (late !== undefined) {
-        // What Node does once a response has ended.
-        throw Object.assign(new Error('Cannot write headers after they are sent to the client'), {
-          code: 'ERR_HTTP_HEADERS_SENT',
-        });
-      }
-      const [status, second, third] = args;
-      const reason = typeof second === 'string' ? second : undefined;
-      if (!res.headersSent) {
-        applyHeaderArgument(res, reason === undefined ? second : third);
-        res.removeHeader(options.stripHeader);
-      }
-      return reason === undefined
-        ? writeHead.call(this, status)
-        : writeHead.call(this, status, reason);
-    },
-    write: function capturedWrite(this: ServerResponse, ...args: unknown[]) {
-      if (late !== undefined) {
-        late.push(() => write.apply(this, args));
-        return true;
-      }
-      if (!ended) record(args[0], args[1]);
-      return write.apply(this, args);
-    },
-    end: function capturedEnd(this: ServerResponse, ...args: unknown[]) {
-      if (late !== undefined) {
-        late.push(() => end.apply(this, args));
-        return this;
-      }
-      if (ended) return end.apply(this, args);
-      ended = true;
-      record(args[0], args[1]);
-      if (!res.headersSent) res.removeHeader(options.stripHeader);
-      const headers: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(res.getHeaders())) {
-        if (value !== undefined && options.keepHeaders.has(name)) {
-          headers[name] = Array.isArray(value) ? value.map(String) : String(value);
-        }
-      }
-      const captured: CapturedResponse = {
-        status: res.statusCode,
-        headers,
-        body: storable ? Buffer.concat(chunks) : null,
-      };
-      const stored = options.onEnd(captured);
-      if (stored === undefined) return end.apply(this, args);
-      const held: (() => void)[] = [];
-      late = held;
-      const restore = showAsFinished(res);
-      const finish = () => {
-        late = undefined;
-        restore();
-        // The status that was stored is the one sent, whatever was set on `res` meanwhile.
-        if (!res.headersSent) res.statusCode = captured.status;
-        end.apply(this, args);
-        for (const call of held) call();
-      };
-      stored.then(finish, finish);
-      return this;
-    },
-  });
+  const captured = res as Captured;
+  // Always the same four properties in the same order, so every captured response has one
+  // object shape.
+  captured[STATE] = {
+    options,
+    writeHead: res.writeHead as Method,
+    write: res.write as Method,
+    end: res.end as Method,
+    chunks: [],
+    bytes: 0,
+    storable: true,
+    ended: false,
+    late: undefined,
+  };
+  res.writeHead = capturedWriteHead as ServerResponse['writeHead'];
+  res.write = capturedWrite as ServerResponse['write'];
+  res.end = capturedEnd as ServerResponse['end'];
 }

@@ -2,7 +2,7 @@
  * @module The request fingerprint: what makes a repeat "the same request" (draft §2.4). Method,
  * path with query, and body; JSON bodies are compared by content, not by key order.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 export interface FingerprintRequest {
   readonly method?: string | undefined;
@@ -31,12 +31,14 @@ function withoutParams(url: string, names: readonly string[]): string {
 type Frame = readonly ['value', unknown] | readonly ['text', string];
 
 /**
- * Feeds a canonical form of `value` (object keys sorted) to the hash. Iterative, so a deeply
- * nested body cannot overflow the stack.
+ * A canonical form of `value` (object keys sorted): text, with the bytes of any binary view
+ * (`Buffer`, typed array) as parts of their own. Iterative, so a deeply nested body cannot
+ * overflow the stack.
  */
-function hashCanonical(hash: Hash, value: unknown): void {
-  // The text is gathered and hashed in one update (one native call instead of one per token:
-  // a hash of the concatenation is the hash of the parts in order, so the digest is the same).
+function canonicalParts(value: unknown): (string | Uint8Array)[] {
+  // Gathered into as few parts as possible (one, unless the value holds binary views): a hash
+  // of the concatenation is the hash of the parts in order, so the digest is the same.
+  const parts: (string | Uint8Array)[] = [];
   let text = '';
   const stack: Frame[] = [['value', value]];
   // Bounded by the size of the value: each frame is popped once and pushes only its children.
@@ -66,9 +68,9 @@ function hashCanonical(hash: Hash, value: unknown): void {
       }
       text += '{';
     } else if (ArrayBuffer.isView(current)) {
-      hash.update(`${text}b${current.byteLength}:`);
+      parts.push(`${text}b${current.byteLength}:`);
       text = '';
-      hash.update(new Uint8Array(current.buffer, current.byteOffset, current.byteLength));
+      parts.push(new Uint8Array(current.buffer, current.byteOffset, current.byteLength));
     } else if (current === undefined) {
       text += 'u';
     } else if (typeof current === 'bigint' || typeof current === 'symbol') {
@@ -79,7 +81,8 @@ function hashCanonical(hash: Hash, value: unknown): void {
       text += JSON.stringify(current);
     }
   }
-  hash.update(text);
+  parts.push(text);
+  return parts;
 }
 
 /**
@@ -88,8 +91,11 @@ function hashCanonical(hash: Hash, value: unknown): void {
  * @param idNames the header names of the id, left out of the query when compared
  */
 export function requestFingerprint(req: FingerprintRequest, idNames: readonly string[] = []) {
-  const hash = createHash('sha256');
-  hash.update(`${req.method ?? ''}\n${withoutParams(req.originalUrl ?? req.url ?? '', idNames)}\n`);
-  hashCanonical(hash, req.body);
-  return hash.digest('hex');
+  const head = `${req.method ?? ''}\n${withoutParams(req.originalUrl ?? req.url ?? '', idNames)}\n`;
+  const parts = canonicalParts(req.body);
+  // One native call for the common body (no binary views), instead of a Hash object.
+  if (parts.length === 1) return hash('sha256', head + (parts[0] as string));
+  const digest = createHash('sha256').update(head);
+  for (const part of parts) digest.update(part);
+  return digest.digest('hex');
 }

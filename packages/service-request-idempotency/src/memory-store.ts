@@ -52,6 +52,16 @@ type Held =
       bytes: number;
     };
 
+const SETTLES_SYNCHRONOUSLY = Symbol('stores before its promise is returned');
+
+/**
+ * Whether `store` is this package's memory store, whose `complete` and `release` have done
+ * their work by the time they return (the promise only reports it, and never rejects).
+ */
+export function settlesSynchronously(store: IdempotencyStore): boolean {
+  return (store as { [SETTLES_SYNCHRONOUSLY]?: unknown })[SETTLES_SYNCHRONOUSLY] === true;
+}
+
 /** Entries examined for expiry on each new lock: keeps the work per request constant. */
 const SWEEP_PER_ACQUIRE = 8;
 const ENTRY_OVERHEAD_BYTES = 200;
@@ -113,10 +123,31 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     }
   }
 
+  // No entry expires before this time (a lower bound: removals only raise the true one). A
+  // full store evicts on every new entry, and sweeping the whole map each time cost
+  // O(maxEntries) per request although nothing had expired; now the whole map is swept only
+  // when something may have, about once per lock lifetime under steady load.
+  let earliestExpiry = Number.POSITIVE_INFINITY;
+  function stored(key: string, held: Held): void {
+    entries.set(key, held);
+    totalBytes += held.bytes;
+    if (held.expiresAt < earliestExpiry) earliestExpiry = held.expiresAt;
+  }
+
+  function sweepAll(): void {
+    const time = now();
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const [key, held] of entries) {
+      if (held.expiresAt <= time) remove(key);
+      else if (held.expiresAt < earliest) earliest = held.expiresAt;
+    }
+    earliestExpiry = earliest;
+  }
+
   /** Evicts expired entries, then the oldest responses, until the bounds hold. */
   function evict(entriesWanted: number, keep?: string): void {
     if (entries.size <= entriesWanted && totalBytes <= maxBytes) return;
-    sweep(entries.size);
+    if (earliestExpiry <= now()) sweepAll();
     for (const [key, held] of entries) {
       if (entries.size <= entriesWanted && totalBytes <= maxBytes) return;
       if (held.state === 'completed' && key !== keep) remove(key);
@@ -133,7 +164,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       : { state: 'completed', fingerprint: held.fingerprint, response: held.response };
   }
 
-  return {
+  const store: MemoryStore & { readonly [SETTLES_SYNCHRONOUSLY]: true } = {
+    [SETTLES_SYNCHRONOUSLY]: true,
     get size() {
       return entries.size;
     },
@@ -143,6 +175,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     clear() {
       entries.clear();
       totalBytes = 0;
+      earliestExpiry = Number.POSITIVE_INFINITY;
     },
 
     async acquire(key: string, lock: LockRequest): Promise<AcquireResult> {
@@ -153,15 +186,13 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       if (entries.size >= maxEntries) {
         throw new Error('memoryStore: every entry is an in-flight lock; no room for another');
       }
-      const bytes = ENTRY_OVERHEAD_BYTES + key.length + lock.fingerprint.length;
-      entries.set(key, {
+      stored(key, {
         state: 'in-flight',
         fingerprint: lock.fingerprint,
         token: lock.token,
         expiresAt: now() + lock.lockTtlMs,
-        bytes,
+        bytes: ENTRY_OVERHEAD_BYTES + key.length + lock.fingerprint.length,
       });
-      totalBytes += bytes;
       return { state: 'acquired' };
     },
 
@@ -178,14 +209,13 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
         response = { ...response, body: null };
         bytes = responseBytes(key, completion.fingerprint, response);
       }
-      entries.set(key, {
+      stored(key, {
         state: 'completed',
         fingerprint: completion.fingerprint,
         response,
         expiresAt: now() + completion.ttlMs,
         bytes,
       });
-      totalBytes += bytes;
       evict(maxEntries, key);
     },
 
@@ -199,4 +229,5 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       return held === undefined ? undefined : view(held);
     },
   };
+  return store;
 }

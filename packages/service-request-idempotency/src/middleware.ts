@@ -17,6 +17,7 @@ import {
   reusedIdError,
   storeUnavailableError,
 } from './errors.js';
+import { settlesSynchronously } from './memory-store.js';
 import {
   type IdempotentRequest,
   type ResolvedOptions,
@@ -44,21 +45,46 @@ function hasNoBody(status: number): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+interface ReplayHeaders {
+  /** Lower-case name → name as sent on a replay. */
+  readonly names: ReadonlyMap<string, string>;
+  /** The lower-case names, as the capture looks them up. */
+  readonly keep: ReadonlySet<string>;
+}
+
+function replayHeadersOf(names: ReadonlyMap<string, string>): ReplayHeaders {
+  return { names, keep: new Set(names.keys()) };
+}
+
+/** Code header names whose replay lists were built; an app has one or a few. */
+const MAX_CACHED_CODE_HEADERS = 16;
+
 /**
- * The headers kept for replay of this request. The default list also holds the app's error code
+ * The headers kept for replay of a request. The default list also holds the app's error code
  * header, so a replayed 4xx carries the code the first answer had, whatever header the app's
- * `errorHandler` names.
+ * `errorHandler` names. Built once per code header, not per request.
  */
-function replayHeadersFor(
-  req: IncomingMessage,
-  config: ResolvedOptions,
-): ReadonlyMap<string, string> {
-  if (!config.replayCodeHeader) return config.replayHeaders;
-  const { codeHeader } = errorSettingsFor(req);
-  if (codeHeader === false || codeHeader.toLowerCase() === config.replayedHeader.toLowerCase()) {
-    return config.replayHeaders;
-  }
-  return new Map([...config.replayHeaders, [codeHeader.toLowerCase(), codeHeader]]);
+function replayHeadersFinder(config: ResolvedOptions): (req: IncomingMessage) => ReplayHeaders {
+  const configured = replayHeadersOf(config.replayHeaders);
+  if (!config.replayCodeHeader) return () => configured;
+  const byCodeHeader = new Map<string, ReplayHeaders>();
+  return function replayHeadersFor(req) {
+    const { codeHeader } = errorSettingsFor(req);
+    if (codeHeader === false) return configured;
+    const lower = codeHeader.toLowerCase();
+    if (lower === config.replayedHeader.toLowerCase()) return configured;
+    let found = byCodeHeader.get(codeHeader);
+    if (found === undefined) {
+      found = replayHeadersOf(new Map([...config.replayHeaders, [lower, codeHeader]]));
+      if (byCodeHeader.size < MAX_CACHED_CODE_HEADERS) byCodeHeader.set(codeHeader, found);
+    }
+    return found;
+  };
+}
+
+/** A value a user callback may give as is or as a promise (`principal`, `fingerprint`). */
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
 
 /** Writes a stored response: its status, allow-listed headers, body, and the replay marker. */
@@ -74,7 +100,12 @@ function replay(
     if (configured !== undefined) res.setHeader(configured, value);
   }
   res.setHeader(config.replayedHeader, 'true');
-  const body = Buffer.from(response.body ?? new Uint8Array());
+  // A view, not a copy: the stored bytes are only read.
+  const stored = response.body;
+  const body =
+    stored === null
+      ? Buffer.alloc(0)
+      : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
   if (hasNoBody(response.status)) {
     res.end();
     return;
@@ -90,6 +121,10 @@ function replay(
 export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOptions = {}) {
   const config = resolveOptions(options);
   const { store } = config;
+  const replayHeadersFor = replayHeadersFinder(config);
+  // The memory store has stored the outcome when `complete` returns (its promise only reports
+  // it): the response need not be held back until the promise settles.
+  const storesBeforeReturning = settlesSynchronously(store);
 
   /** A store that knows how long it stays unavailable (`retryAfterMs`) sets `Retry-After`. */
   function retryAfterSeconds(error: unknown): number {
@@ -163,8 +198,12 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     }
 
     const target = read.source;
-    const key = scopedKey((await config.principal(req)) ?? '', read.id);
-    const fingerprint = await config.fingerprint(req);
+    // Awaited only when a callback answers a promise: an `await` of a plain value still costs
+    // a turn of the microtask queue.
+    const principal = config.principal(req);
+    const key = scopedKey((isThenable(principal) ? await principal : principal) ?? '', read.id);
+    const fingerprinted = config.fingerprint(req);
+    const fingerprint = isThenable(fingerprinted) ? await fingerprinted : fingerprinted;
     const token = randomUUID();
     const lock = { token, fingerprint, lockTtlMs: config.lockTtlMs };
     // A failed acquire may still have taken the lock (Redis ran the script but answered after
@@ -186,16 +225,19 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       if (result.state === 'acquired') {
         captureResponse(res, {
           maxBodyBytes: config.maxBodyBytes,
-          keepHeaders: new Set(replayHeadersFor(req, config).keys()),
+          keepHeaders: replayHeadersFor(req).keep,
           stripHeader: config.replayedHeader,
-          onEnd: (captured) => settle(key, token, fingerprint, captured),
+          onEnd: (captured) => {
+            const stored = settle(key, token, fingerprint, captured);
+            return storesBeforeReturning ? undefined : stored;
+          },
         });
         return 'next';
       }
       if (result.fingerprint !== fingerprint) throw reusedIdError(target);
       if (result.state === 'completed') {
         if (result.response.body === null) throw notReplayableError(target, result.response.status);
-        replay(res, result.response, replayHeadersFor(req, config), config);
+        replay(res, result.response, replayHeadersFor(req).names, config);
         return 'done';
       }
       const remaining = deadline - Date.now();

@@ -8,7 +8,7 @@
  * puts the three in one slot, so a script never crosses slots on a cluster; the 1024 buckets
  * (a hash of the key) spread ids over 1024 slots, hence over every primary.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
   assertKnownOptions,
   assertOptionsObject,
@@ -213,7 +213,7 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
 
   const bucketTag = (bucket: number) => `${prefix}{${bucket}}`;
   function keysOf(key: string): [entry: string, epoch: string, fence: string] {
-    const bucket = createHash('sha256').update(key).digest().readUInt16BE(0) % BUCKETS;
+    const bucket = hash('sha256', key, 'buffer').readUInt16BE(0) % BUCKETS;
     const tag = bucketTag(bucket);
     // The ':' keeps an entry apart from the markers whatever the key ("epoch" included).
     return [`${tag}:${key}`, `${tag}epoch`, `${tag}fence`];
@@ -330,7 +330,13 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
           String(response.status),
           JSON.stringify(response.headers),
           response.body === null ? '0' : '1',
-          response.body === null ? '' : Buffer.from(response.body).toString('base64'),
+          response.body === null
+            ? ''
+            : Buffer.from(
+                response.body.buffer,
+                response.body.byteOffset,
+                response.body.byteLength,
+              ).toString('base64'),
           String(completion.ttlMs),
         ],
       );

@@ -2,7 +2,7 @@
  * @module Scoping ids by the caller's identity, so that one client can never receive a response
  * stored for another that happened to use the same id.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /**
@@ -12,10 +12,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 export function authorizationPrincipal(req: { readonly headers: IncomingHttpHeaders }): string {
   const authorization = req.headers.authorization;
   if (authorization === undefined || authorization === '') return '';
-  return createHash('sha256').update(authorization).digest('hex');
+  return hash('sha256', authorization);
 }
 
 /** The store key for an id within a principal's scope; fixed length, safe for any store. */
 export function scopedKey(principal: string, id: string): string {
-  return createHash('sha256').update(principal).update('\u0000').update(id).digest('hex');
+  return hash('sha256', `${principal}\u0000${id}`);
 }

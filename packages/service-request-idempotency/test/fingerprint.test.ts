@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { authorizationPrincipal, requestFingerprint, scopedKey } from '../src/index.js';
 
@@ -18,6 +19,23 @@ describe('requestFingerprint', () => {
     ['array order', { ...base, body: [] }],
   ])('changes with the %s', (_title, request) => {
     expect(requestFingerprint(request)).not.toBe(requestFingerprint({ ...base, body: {} }));
+  });
+
+  // Stored entries keep their fingerprints across upgrades (Redis keeps them for ttlMs): the
+  // digest of a given request must not change with the implementation.
+  it('is the SHA-256 of method, URL and the canonical body, with binary parts as bytes', () => {
+    const sha256 = (...parts: (string | Uint8Array)[]) => {
+      const hash = createHash('sha256');
+      for (const part of parts) hash.update(part);
+      return hash.digest('hex');
+    };
+    expect(requestFingerprint({ ...base, body: { b: [1, 'x'], a: null } })).toBe(
+      sha256('POST\n/v1/things\n', '{"a":null,"b":[1,"x"]}'),
+    );
+    expect(requestFingerprint({ ...base, body: { file: Buffer.from('ab'), n: 1 } })).toBe(
+      sha256('POST\n/v1/things\n', '{"file":b2:', Buffer.from('ab'), ',"n":1}'),
+    );
+    expect(scopedKey('p', 'id')).toBe(sha256('p\u0000id'));
   });
 
   it('tells apart values that print alike', () => {

@@ -150,6 +150,24 @@ export async function startApp(
       throw new Error('failed after responding');
     }),
   );
+  // Handlers that reuse the Buffer they wrote (a pool, a scratch buffer): the app may change
+  // it once `write` or `end` returned.
+  app.post('/v1/reused-buffer-end', (_req: Request, res: Response) => {
+    const n = count('reused-buffer-end');
+    const scratch = Buffer.from(`first ${n}`);
+    res.status(201).type('text');
+    res.end(scratch);
+    scratch.fill('x');
+  });
+  app.post('/v1/reused-buffer-write', (_req: Request, res: Response) => {
+    const n = count('reused-buffer-write');
+    const scratch = Buffer.from(`part ${n};`);
+    res.status(201).type('text');
+    res.write(scratch);
+    scratch.fill('x');
+    res.end(scratch);
+    scratch.fill('y');
+  });
   app.post('/v1/large', (_req: Request, res: Response) => {
     const n = count('large');
     res.status(201).type('text').send(`${n}`.padEnd(4096, 'x'));

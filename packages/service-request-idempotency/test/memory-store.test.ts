@@ -22,6 +22,29 @@ describe('memoryStore', () => {
     });
   }
 
+  // The middleware sends a response as soon as `complete` returns when the store is this one
+  // (it does not wait for the promise): a repeat must then find the response stored.
+  it('has stored a completion and released a lock by the time the call returns', async () => {
+    const store = memoryStore();
+    await store.acquire('k', lock('t'));
+    const completing = store.complete('k', {
+      token: 't',
+      fingerprint: 'fp',
+      response: response(4),
+      ttlMs: 60_000,
+    });
+    expect(store.size).toBe(1);
+    const stored = store.get('k');
+    await completing;
+    expect(await stored).toMatchObject({ state: 'completed', response: { status: 201 } });
+
+    await store.acquire('other', lock('t2'));
+    const releasing = store.release('other', 't2');
+    const after = store.acquire('other', lock('t3'));
+    await releasing;
+    expect(await after).toEqual({ state: 'acquired' });
+  });
+
   it('evicts the oldest responses beyond maxEntries', async () => {
     const store = memoryStore({ maxEntries: 3 });
     for (const key of ['a', 'b', 'c', 'd', 'e']) await completeOne(store, key);
@@ -62,6 +85,25 @@ describe('memoryStore', () => {
     await store.acquire('new', lock('new'));
     expect(await store.get('old')).toBeUndefined();
     expect(await store.get('kept')).toMatchObject({ state: 'completed' });
+  });
+
+  it('when full, evicts an expired entry behind live ones before any live response', async () => {
+    let time = 1_000;
+    const store = memoryStore({ maxEntries: 12, now: () => time });
+    const live = Array.from({ length: 10 }, (_, index) => `live-${index}`);
+    for (const key of live) await completeOne(store, key);
+    await store.acquire('short', { fingerprint: 'fp', token: 'short', lockTtlMs: 10 });
+    await completeOne(store, 'last');
+    time += 100;
+    await store.acquire('new', lock('new'));
+    expect(await store.get('short')).toBeUndefined();
+    for (const key of [...live, 'last']) {
+      expect(await store.get(key)).toMatchObject({ state: 'completed' });
+    }
+    // Nothing expired now: the next new entry evicts the oldest response.
+    await store.acquire('newer', lock('newer'));
+    expect(await store.get('live-0')).toBeUndefined();
+    expect(await store.get('live-1')).toMatchObject({ state: 'completed' });
   });
 
   it('clear() empties it', async () => {

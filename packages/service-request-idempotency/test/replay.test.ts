@@ -37,6 +37,28 @@ describeEachExpress('replaying the first response', (express) => {
       expect(app.runs.things).toBe(1);
     });
 
+    it.each([
+      ['the memory store', () => memoryStore()],
+      ['a slow store', () => slowCompletingStore(memoryStore(), 30)],
+    ])(
+      'stores the bytes as written, whatever the app does to its Buffer afterwards (%s)',
+      async (_name, store) => {
+        const app = await startApp(express, { store: store() });
+        for (const [route, sent] of [
+          ['/v1/reused-buffer-end', 'first 1'],
+          ['/v1/reused-buffer-write', 'part 1;xxxxxxx'],
+        ] as const) {
+          const first = await request(app.url).post(route).set('Service-Request-Id', route);
+          const repeat = await request(app.url).post(route).set('Service-Request-Id', route);
+          expect(first.status).toBe(201);
+          expect(repeat.headers['idempotent-replayed']).toBe('true');
+          expect(repeat.text).toBe(sent);
+        }
+        expect(app.runs['reused-buffer-end']).toBe(1);
+        expect(app.runs['reused-buffer-write']).toBe(1);
+      },
+    );
+
     it('marks only the replay with Idempotent-Replayed: true', async () => {
       const app = await startApp(express);
       const first = await request(app.url).post('/v1/things').set('Service-Request-Id', 'm-1');

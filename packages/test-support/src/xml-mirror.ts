@@ -62,7 +62,12 @@ function mirrorValue(node: OrderedNode): unknown {
   const object: Record<string, unknown> = {};
   for (const element of elements) {
     const elementAttributes = element[':@'] ?? {};
-    const name = elementAttributes.name ?? tagOf(element);
+    const name =
+      elementAttributes.name === undefined
+        ? tagOf(element)
+        : elementAttributes['name-encoding'] === 'json'
+          ? (JSON.parse(elementAttributes.name) as string)
+          : elementAttributes.name;
     if (elementAttributes.array === 'empty') {
       object[name] = [];
     } else if (elementAttributes.array === 'true') {

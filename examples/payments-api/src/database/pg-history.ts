@@ -9,7 +9,7 @@ import { StaleVersionError } from '@resourceful/conditional-requests';
 import type { ActionRecord, HistoryStore } from '@resourceful/resource-operations';
 import type pg from 'pg';
 import { quotedSchema } from './migrate.js';
-import { unavailable } from './pg-records.js';
+import { queryIn } from './pg-records.js';
 
 /** The history list's declared properties and their columns: nothing else reaches the SQL. */
 const COLUMNS: Readonly<Record<string, string>> = {
@@ -38,7 +38,7 @@ function callNumber(record: ActionRecord): number {
 export function pgHistoryStore(pool: pg.Pool, schema: string): HistoryStore {
   const table = `${quotedSchema(schema)}.action_history`;
   const query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) =>
-    pool.query<R>(text, values).catch(unavailable);
+    queryIn<R>(pool, text, values);
 
   /** WHERE of one resource's records and the query's filters and time conditions. */
   function where(resourceId: string, collection: CollectionQuery): [string, unknown[]] {

@@ -4,6 +4,8 @@
  * the database never overwrite each other's changes; lists page in the database through
  * collection-pagination-pg.
  */
+
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
   CollectionQuery,
   KeysetDataSource,
@@ -15,6 +17,7 @@ import { ApiError } from '@resourceful/error-envelope';
 import type pg from 'pg';
 import { newRecordId } from '../memory-collection.js';
 import type { ListedRecordStore, StoredRecord } from '../record-store.js';
+import { assertStorableStrings, containsNul } from '../storable-strings.js';
 import { quotedSchema } from './migrate.js';
 
 export interface PgRecordsOptions {
@@ -83,9 +86,7 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
     this.#update = `UPDATE ${this.#table} SET doc = $2, etag = $3, ${names
       .map((name, index) => `${name} = ${values[index]}`)
       .join(', ')} WHERE id = $1 AND etag = $${columns.length + 4}`;
-    const queryable = {
-      query: (text: string, params: unknown[]) => pool.query(text, params).catch(unavailable),
-    };
+    const queryable = { query: (text: string, params: unknown[]) => queryIn(pool, text, params) };
     const columnOptions: Record<string, ColumnOption> = {};
     for (const column of columns) {
       columnOptions[column] = nullable.includes(column) ? { column, nullable: true } : column;
@@ -105,6 +106,8 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
   }
 
   async get(id: string): Promise<T | undefined> {
+    // PostgreSQL refuses the character in a text parameter; no stored id contains it.
+    if (containsNul(id)) return undefined;
     const { rows } = await this.#query<Row>(`SELECT doc FROM ${this.#table} WHERE id = $1`, [id]);
     return rows[0]?.doc as T | undefined;
   }
@@ -119,6 +122,7 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
     if (!this.#columns.includes(property)) {
       throw new TypeError(`PgRecords: "${property}" is not a column of ${this.#table}.`);
     }
+    if (containsNul(value)) return [];
     const { rows } = await this.#query<Row>(
       `SELECT doc FROM ${this.#table} WHERE "${property}" = $1 ORDER BY seq`,
       [value],
@@ -153,6 +157,7 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
 
   /** id, doc, etag, then the list columns. The doc's text is what `get` reads back. */
   #values(record: T): unknown[] {
+    assertStorableStrings(record);
     const fields = record as unknown as Record<string, unknown>;
     return [
       record.id,
@@ -163,7 +168,48 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
   }
 
   #query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[]) {
-    return this.#pool.query<R>(text, values).catch(unavailable);
+    return queryIn<R>(this.#pool, text, values);
+  }
+}
+
+/** The connection of the transaction the current call runs in (see `inTransaction`). */
+const transactionClient = new AsyncLocalStorage<pg.PoolClient>();
+
+/**
+ * Every query of the stores goes through here: on the transaction's connection when the call
+ * runs inside `inTransaction`, else on any connection of the pool.
+ */
+export function queryIn<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  pool: pg.Pool,
+  text: string,
+  values: unknown[],
+): Promise<pg.QueryResult<R>> {
+  const db = transactionClient.getStore() ?? pool;
+  return db.query<R>(text, values).catch(unavailable);
+}
+
+/**
+ * Runs `work` in one transaction on a connection of its own, on which every store query made
+ * by `work` runs (AsyncLocalStorage, so the stores need no connection passed around): COMMIT
+ * when it resolves, ROLLBACK when it throws (and the error goes on). Inside a transaction
+ * already, `work` joins it. A connection whose ROLLBACK failed is not returned to the pool.
+ */
+export async function inTransaction<R>(pool: pg.Pool, work: () => Promise<R>): Promise<R> {
+  if (transactionClient.getStore() !== undefined) return work();
+  const client = await pool.connect().catch(unavailable);
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN').catch(unavailable);
+    const result = await transactionClient.run(client, work);
+    await client.query('COMMIT').catch(unavailable);
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    });
+    throw error;
+  } finally {
+    client.release(broken);
   }
 }
 
@@ -176,10 +222,15 @@ function documents<T>(rows: KeysetDataSource<Row>): KeysetDataSource<T> {
       rowOf.set(record, row);
       return record;
     });
+  // A filter value with U+0000 matches no row (no stored text holds it); PostgreSQL would refuse
+  // the parameter, and the in-memory store answers an empty page.
+  const matchesNothing = (query: CollectionQuery) =>
+    Object.values(query.filters).some((value) => containsNul(value));
   return {
-    count: (query) => rows.count(query),
-    fetchPage: async (query) => records(await rows.fetchPage(query)),
-    fetchAfter: async (query, after) => records(await rows.fetchAfter(query, after)),
+    count: (query) => (matchesNothing(query) ? 0 : rows.count(query)),
+    fetchPage: async (query) => (matchesNothing(query) ? [] : records(await rows.fetchPage(query))),
+    fetchAfter: async (query, after) =>
+      matchesNothing(query) ? [] : records(await rows.fetchAfter(query, after)),
     positionOf(record: T, query: CollectionQuery): KeysetPosition {
       const row = rowOf.get(record as T & object);
       if (row === undefined) throw new TypeError('PgRecords: a record not read by this source');

@@ -100,6 +100,8 @@ export interface AgreementRoutesOptions {
   now: () => Date;
   /** Where the actions' history is kept (GraphQL reads it too). @default in memory */
   history?: HistoryStore;
+  /** Keeps an agreement's new state and its history record together (see `Stores`). */
+  transaction?: <R>(work: () => Promise<R>) => Promise<R>;
 }
 
 /** The agreement as GET answers it: its links offer the actions possible now, then `history`. */
@@ -140,6 +142,7 @@ export function mountBillingAgreements({
   agreements,
   now,
   history,
+  transaction,
 }: AgreementRoutesOptions): SubResourceActions<StoredAgreement> {
   function toRepresentation(req: Request | OperationRequest, agreement: StoredAgreement) {
     return agreementRepresentation(req, agreement, actions);
@@ -155,8 +158,10 @@ export function mountBillingAgreements({
     represent: (agreement, req) => toRepresentation(req, agreement),
     state: (agreement) => agreement.state,
     ...(history === undefined ? {} : { historyStore: history }),
-    // In memory the process's lock keeps calls apart; in PostgreSQL the store's compare-and-set.
+    // In memory the process's lock keeps calls apart; in PostgreSQL the store's compare-and-set,
+    // and the state change and its record commit together.
     compareAndSet: agreements.compareAndSet,
+    ...(transaction === undefined ? {} : { transaction }),
     historyPaging: { allowedParameters: lists.allowedParameters ?? [] },
     now,
     actions: {

@@ -22,6 +22,7 @@ import type { ListDefaults } from '../lists.js';
 import { AmountInput, CURRENCY_DIGITS, type Money, money, toMinor } from '../money.js';
 import type { ListedRecordStore, RecordStore, StoredRecord } from '../record-store.js';
 import { findRecordOr404 } from '../responses.js';
+import type { Stores } from '../stores.js';
 
 export const RefundCreate = z.object({ amount: AmountInput }).strict();
 
@@ -90,6 +91,8 @@ export interface RefundRoutesOptions {
   payments: RecordStore<StoredPayment>;
   captures: ListedRecordStore<StoredCapture>;
   refunds: ListedRecordStore<StoredRefund>;
+  /** Keeps a refund and its capture's new refunded amount together (see `Stores`). */
+  transaction: Stores['transaction'];
   now: () => Date;
 }
 
@@ -186,7 +189,7 @@ export async function refundsOfCapture(
 
 /** Declares the refund operations and mounts the plain reads; returns the declarations. */
 export function mountRefunds(options: RefundRoutesOptions): [RefundOperation, ComputedResource] {
-  const { router, lists, payments, captures, refunds, now } = options;
+  const { router, lists, payments, captures, refunds, transaction, now } = options;
   const publicBaseUrl = lists.publicBaseUrl;
   const linkBase = publicBaseUrl === undefined ? {} : { publicBaseUrl };
 
@@ -207,25 +210,28 @@ export function mountRefunds(options: RefundRoutesOptions): [RefundOperation, Co
       const stamp = time.toISOString();
       const refunded = minorOf(capture.refunded_amount) + body.amount.minor;
       const total = minorOf(capture.amount);
-      // Saved over the version checked, before the refund exists: a refund on another instance
-      // that got there first makes this one run again and meet the rule against its result.
-      await captures.save(
-        {
-          ...capture,
-          refunded_amount: money(refunded, capture.amount.currency),
-          state: refunded === total ? 'refunded' : 'partially_refunded',
+      // Saved over the version checked: a refund on another instance that got there first
+      // makes this one run again and meet the rule against its result. The capture's new
+      // amount and the refund row are kept together or not at all.
+      return transaction(async () => {
+        await captures.save(
+          {
+            ...capture,
+            refunded_amount: money(refunded, capture.amount.currency),
+            state: refunded === total ? 'refunded' : 'partially_refunded',
+            update_time: stamp,
+          },
+          capture,
+        );
+        return refunds.insert({
+          id: refunds.newId(),
+          state: 'completed',
+          amount: { total: body.amount.total, currency: body.amount.currency },
+          capture_id: capture.id,
+          parent_payment: capture.parent_payment,
+          create_time: stamp,
           update_time: stamp,
-        },
-        capture,
-      );
-      return refunds.insert({
-        id: refunds.newId(),
-        state: 'completed',
-        amount: { total: body.amount.total, currency: body.amount.currency },
-        capture_id: capture.id,
-        parent_payment: capture.parent_payment,
-        create_time: stamp,
-        update_time: stamp,
+        });
       });
     },
     created: {

@@ -34,8 +34,17 @@ export function findKubectl(): string | undefined {
   }
 }
 
-/** `node --conditions=source --import tsx src/cli.ts`, so tests need no build. */
+export const BUILT_BIN = join(PACKAGE_DIR, 'bin', 'k8s-local-proxy.cjs');
+
+/**
+ * `node --conditions=source --import tsx src/cli.ts`, so tests need no build; with
+ * `K8S_LOCAL_PROXY_BUILT=1`, the built bin as users run it (`bin/k8s-local-proxy.cjs` and the
+ * one-file `dist/cli.cjs`), so the whole suite can check the bundle too.
+ */
 export function ourCommand(): { command: string; prefix: string[] } {
+  if (process.env.K8S_LOCAL_PROXY_BUILT === '1') {
+    return { command: process.execPath, prefix: [BUILT_BIN] };
+  }
   return {
     command: process.execPath,
     prefix: ['--conditions=source', '--import', 'tsx', CLI_SOURCE],

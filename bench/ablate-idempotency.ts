@@ -1,0 +1,214 @@
+/**
+ * The cost of `serviceRequestIdempotency()` on the create route of
+ * service-request-idempotency.bench.ts, measured in process: requests handed to the app directly
+ * (an `IncomingMessage` on an unconnected socket, its JSON body pushed into it), 32 in flight,
+ * a fresh Service-Request-Id each, CPU time per request (`process.cpuUsage`: the app, the
+ * middleware and the Redis client, not redis-server) in alternating rounds, median. No load
+ * generator and no sockets to the client, so far less noise than a load run. A diagnostic, not
+ * a benchmark (run-all.ts skips it):
+ *
+ *   node --expose-gc --conditions=source --import tsx ablate-idempotency.ts [memory] [redis]
+ *   PROFILE=memory node --conditions=source --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof ablate-idempotency.ts
+ *
+ * With `PROFILE=<variant>` only that variant is loaded (`PROFILE_SECONDS`, 8), for a profile.
+ * With Redis it also counts the commands redis-server ran per new request (`INFO
+ * commandstats`), the round trips the middleware made.
+ */
+import { randomUUID } from 'node:crypto';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { memoryStore, redisStore } from '@resourceful/service-request-idempotency';
+import { findRedisServer, startRedisServer } from '@resourceful/test-support';
+import { createClient } from 'redis';
+import { median } from './harness.js';
+import { createApp } from './service-request-idempotency.bench.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Resolves a request's promise when its response's real `end` runs. */
+const answered = new WeakMap<ServerResponse, (status: number) => void>();
+
+/**
+ * The app's handler, its response prototype (Express's `app.response`) given an `end` that
+ * reports: a prototype method, so no response gets a property of its own for it.
+ */
+function tracked(app: ReturnType<typeof createApp>): Handler {
+  const proto = (app as unknown as { response: ServerResponse }).response;
+  const end = ServerResponse.prototype.end as (...args: unknown[]) => ServerResponse;
+  Object.defineProperty(proto, 'end', {
+    configurable: true,
+    writable: true,
+    value: function reportingEnd(this: ServerResponse, ...args: unknown[]) {
+      const result = end.apply(this, args);
+      answered.get(this)?.(this.statusCode);
+      answered.delete(this);
+      return result;
+    },
+  });
+  return app as unknown as Handler;
+}
+
+const BODY = JSON.stringify({
+  merchant_customer_id: 'M-1',
+  merchant_id: 'MER-1',
+  first_name: 'Ada',
+});
+const socket = new Socket();
+
+function once(handler: Handler, id: string = randomUUID()): Promise<number> {
+  const req = new IncomingMessage(socket);
+  req.method = 'POST';
+  req.url = '/v1/customers/customers';
+  req.headers = {
+    host: '127.0.0.1:3000',
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(BODY)),
+    'service-request-id': id,
+  };
+  req.push(BODY);
+  req.push(null);
+  const res = new ServerResponse(req);
+  return new Promise((resolve) => {
+    answered.set(res, resolve);
+    handler(req, res);
+  });
+}
+
+/** Requests answered in `ms`, `concurrency` in flight; throws on a non-201. */
+async function drive(handler: Handler, ms: number, concurrency = 32): Promise<number> {
+  const start = performance.now();
+  let answered = 0;
+  async function lane() {
+    while (performance.now() - start < ms) {
+      const status = await once(handler);
+      if (status !== 201) throw new Error(`answered ${status}`);
+      answered++;
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return answered;
+}
+
+/**
+ * `ABLATE_OLD=<dir>`: also measure the package's source in `<dir>` (a copy of `src/` from an
+ * earlier commit, placed inside the package folder so its imports resolve), as "memory (old)"
+ * and "redis (old)": before and after a change in the same process and rounds.
+ */
+const oldDir = process.env.ABLATE_OLD;
+const old = oldDir
+  ? ((await import(
+      `${oldDir}/index.ts`
+    )) as typeof import('@resourceful/service-request-idempotency'))
+  : undefined;
+
+const wanted = process.argv.slice(2);
+const profile = process.env.PROFILE;
+const want = (name: string) =>
+  profile === undefined ? wanted.length === 0 || wanted.includes(name) : profile === name;
+
+const variants: [string, Handler][] = [['without', tracked(createApp())]];
+if (want('memory')) {
+  variants.push(['memory', tracked(createApp(memoryStore({ maxEntries: 50_000 })))]);
+  if (old) {
+    const store = old.memoryStore({ maxEntries: 50_000 });
+    variants.push(['memory (old)', tracked(createApp(store, old.serviceRequestIdempotency))]);
+  }
+}
+let redis: Awaited<ReturnType<typeof startRedisServer>> | undefined;
+let client: ReturnType<typeof createClient> | undefined;
+if (want('redis') && findRedisServer() !== undefined) {
+  redis = await startRedisServer();
+  client = createClient({ url: redis.url, disableOfflineQueue: true });
+  client.on('error', () => undefined);
+  await client.connect();
+  const store = redisStore({ client, prefix: 'ablate:', onWarning: () => undefined });
+  await store.get('warm-up');
+  variants.push(['redis', tracked(createApp(store))]);
+  if (old) {
+    const options = { client, prefix: 'ablate-old:', onWarning: () => undefined };
+    const oldStore = old.redisStore(options);
+    await oldStore.get('warm-up');
+    variants.push(['redis (old)', tracked(createApp(oldStore, old.serviceRequestIdempotency))]);
+  }
+}
+
+async function commandCount(): Promise<Map<string, number>> {
+  const info = String(await client!.sendCommand(['INFO', 'commandstats']));
+  const counts = new Map<string, number>();
+  for (const match of info.matchAll(/^cmdstat_(\w+(?:\|\w+)?):calls=(\d+)/gm)) {
+    counts.set(match[1]!, Number(match[2]));
+  }
+  return counts;
+}
+
+try {
+  if (profile !== undefined) {
+    const handler = variants.find(([name]) => name === profile)?.[1] ?? variants[0]![1];
+    const answered = await drive(handler, Number(process.env.PROFILE_SECONDS ?? 8) * 1000);
+    console.log(`${profile}: ${answered} requests`);
+  } else {
+    if (client !== undefined) {
+      const redisHandler = variants.find(([name]) => name === 'redis')![1];
+      await drive(redisHandler, 200);
+      // Commands the client sent (scripts count once; the commands they run inside are not
+      // round trips), per new request and per replay.
+      const sent = /^(evalsha|eval|wait|multi|exec)$/;
+      async function perRequest(requests: number, id?: string): Promise<string> {
+        const before = await commandCount();
+        for (let index = 0; index < requests; index++) await once(redisHandler, id);
+        const after = await commandCount();
+        return [...after]
+          .filter(([name]) => sent.test(name))
+          .map(
+            ([name, calls]) =>
+              `${name} ${((calls - (before.get(name) ?? 0)) / requests).toFixed(2)}`,
+          )
+          .filter((entry) => !entry.endsWith(' 0.00'))
+          .join(', ');
+      }
+      console.log(`redis commands sent per new request: ${await perRequest(1000)}`);
+      const id = randomUUID();
+      await once(redisHandler, id);
+      console.log(`redis commands sent per replay: ${await perRequest(1000, id)}`);
+    }
+    const ROUNDS = Number(process.env.ABLATE_ROUNDS ?? 12);
+    const samples = new Map<string, number[]>(variants.map(([name]) => [name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, handler] of round % 2 === 0 ? variants : [...variants].reverse()) {
+        // With --expose-gc, each round starts on a collected heap, so no round pays for the
+        // garbage the previous variant left.
+        (globalThis as { gc?: () => void }).gc?.();
+        const before = process.cpuUsage();
+        const answered = await drive(handler, 400);
+        const used = process.cpuUsage(before);
+        if (round >= 2) samples.get(name)!.push((used.user + used.system) / answered);
+      }
+    }
+    // Each round's ratio pairs measurements taken moments apart; their median is the figure
+    // that moves least when the machine's load drifts.
+    const base = samples.get('without')!;
+    console.log(
+      '| variant | CPU µs per request (median) | ratio without / with: median of rounds (range) |',
+    );
+    console.log('|---|---|---|');
+    const range = (ratios: number[]) =>
+      `${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})`;
+    for (const [name, values] of samples) {
+      const ratios = values.map((cost, index) => base[index]! / cost);
+      console.log(`| ${name} | ${median(values).toFixed(1)} | ${range(ratios)} |`);
+    }
+    for (const name of ['memory', 'redis']) {
+      const before = samples.get(`${name} (old)`);
+      const after = samples.get(name);
+      if (before && after) {
+        const ratios = after.map((cost, index) => before[index]! / cost);
+        console.log(
+          `${name}: CPU per request, old / new, median of rounds (range): ${range(ratios)}`,
+        );
+      }
+    }
+  }
+} finally {
+  client?.destroy();
+  await redis?.close();
+}
