@@ -96,6 +96,33 @@ function isChunk(value: unknown): value is Chunk {
   return typeof value === 'string' || value instanceof Uint8Array;
 }
 
+/** The functions a response had before the middleware replaced them. */
+type End = ServerResponse['end'];
+type Send = (this: ServerResponse, body?: unknown) => unknown;
+
+/**
+ * What the middleware knows about one response. One object per response, read by wrappers that
+ * are made once per middleware (not closures made per request: those cost an allocation and a
+ * name each). It is kept in a WeakMap, not on the response: after Express's
+ * `Object.setPrototypeOf(res, app.response)` every property added to a response costs V8 a new
+ * hidden class (about 3 µs each here; see representation-variant.ts).
+ */
+class ResponseState {
+  settled = false;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly method: string,
+    readonly end: End,
+    readonly json: Send | undefined,
+    readonly send: Send | undefined,
+    /** Express's own res.json (not one another middleware wrapped). */
+    readonly expressJson: boolean,
+  ) {}
+}
+
+type Express = ServerResponse & { json?: Send; send?: Send };
+
 /**
  * Tags responses that carry a resource with a strong `ETag` and answers `If-None-Match` on
  * GET/HEAD with 304 (and a failed `If-Match` with 412). Mount it before the routes.
@@ -104,131 +131,145 @@ function isChunk(value: unknown): value is Chunk {
 export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   validateOptions(options);
   const weak = options.weak ?? CONDITIONAL_REQUESTS_DEFAULTS.weak;
-  const computeTag = options.etag ?? ((body: Chunk) => generateETag(body, { weak }));
+  const tagOptions = { weak };
+  const computeTag = options.etag ?? ((body: Chunk) => generateETag(body, tagOptions));
   const tagValue =
-    options.etag === undefined ? (value: unknown) => etagFor(value, { weak }) : undefined;
+    options.etag === undefined ? (value: unknown) => etagFor(value, tagOptions) : undefined;
+  // Each middleware keeps its own states: two of them on one response (an app's and a router's)
+  // each wrap what the other left, and each must find its own originals.
+  const states = new WeakMap<ServerResponse, ResponseState>();
+
+  /** Tags the body; answers 304/412/400 for reads. True when it answered. */
+  function settle(res: ServerResponse, state: ResponseState, body: Chunk | undefined): boolean {
+    if (res.headersSent) return false;
+    // RFC 9110 §8.8.3: a tag names a representation of the resource; an error body is not one
+    // (Express tags every res.send body, errors included, whatever the method).
+    if (res.statusCode >= 400) res.removeHeader('ETag');
+    const { method } = state;
+    const tagged = TAGGED_METHODS.has(method);
+    if (!state.settled && tagged && res.statusCode === 204) {
+      // A write's answer without content still names the version a GET would now select
+      // (json-patch-update sends the new ETag with its 204): in that GET's representation.
+      nameVariant(res, undefined, true);
+      return false;
+    }
+    if (state.settled || !tagged || !TAGGED_STATUSES.has(res.statusCode)) return false;
+    if (
+      body !== undefined &&
+      res.getHeader('ETag') === undefined &&
+      derivesTag(method, res.statusCode)
+    ) {
+      res.setHeader('ETag', computeTag(body));
+    }
+    nameVariant(res, body, false);
+    const etag = res.getHeader('ETag');
+    const read = method === 'GET' || method === 'HEAD';
+    if (!read || typeof etag !== 'string' || res.statusCode !== 200) return false;
+    state.settled = true;
+    let outcome: 'proceed' | 'not-modified';
+    try {
+      outcome = evaluatePreconditions(state.req, etag);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      sendError(res, error);
+      return true;
+    }
+    if (outcome === 'proceed') return false;
+    res.statusCode = 304;
+    for (const name of CONTENT_HEADERS) res.removeHeader(name);
+    Reflect.apply(state.end, res, []);
+    return true;
+  }
+
+  /** The tag names the representation sent: another format or coding, another tag. */
+  function nameVariant(res: ServerResponse, body: Chunk | undefined, bodiless: boolean): void {
+    // An identity-coded UTF-8 JSON answer registers no variant: nothing to measure or rename.
+    if (!hasRepresentationVariant(res)) return;
+    const etag = res.getHeader('ETag');
+    if (typeof etag !== 'string') return;
+    const length =
+      body === undefined
+        ? undefined
+        : typeof body === 'string'
+          ? Buffer.byteLength(body)
+          : body.length;
+    const variant = representationVariantOf(res, length, bodiless);
+    if (variant.length > 0) res.setHeader('ETag', representationETag(etag, variant));
+  }
+
+  // The value, not the bytes: the tag is the same whatever the app's json settings, and the
+  // same one a write computes from the stored resource (etagFor).
+  function jsonWithETag(this: ServerResponse, value?: unknown): unknown {
+    const state = states.get(this)!;
+    // Express's own res.json (not one another middleware wrapped) sends JSON.stringify(value)
+    // when the app's json settings are the defaults: the bytes are the canonical serialisation,
+    // so the tag send() computes from them is etagFor(value), without serialising twice.
+    if (
+      tagValue !== undefined &&
+      derivesTag(state.method, this.statusCode) &&
+      !(state.expressJson && sendsCanonicalJson(this)) &&
+      this.getHeader('ETag') === undefined &&
+      value !== undefined
+    ) {
+      this.setHeader('ETag', tagValue(value));
+    }
+    return state.json!.call(this, value);
+  }
+
+  // Express's res.send computes its own weak ETag and freshness; tagging the body first makes
+  // it keep ours (it only tags when no ETag is set), and HEAD bodies are seen here only.
+  function sendWithETag(this: ServerResponse, body?: unknown): unknown {
+    const state = states.get(this)!;
+    if (isChunk(body) && settle(this, state, body)) return this;
+    return state.send!.call(this, body);
+  }
+
+  function endWithETag(this: ServerResponse, chunk?: unknown, encoding?: unknown): ServerResponse {
+    const state = states.get(this)!;
+    // Once settled (Express's send got here first) or already sent, the body is not looked at:
+    // no copy of it to make. `arguments` passes on exactly what the caller gave (a callback
+    // too), without the array a rest parameter would allocate.
+    if (state.settled || this.headersSent) {
+      // biome-ignore lint/complexity/noArguments: forwarding, see above
+      return Reflect.apply(state.end, this, arguments) as ServerResponse;
+    }
+    let body: Chunk | undefined;
+    if (isChunk(chunk) && chunk.length > 0) {
+      body =
+        typeof chunk === 'string' &&
+        typeof encoding === 'string' &&
+        encoding !== 'utf8' &&
+        encoding !== 'utf-8' &&
+        Buffer.isEncoding(encoding)
+          ? Buffer.from(chunk, encoding)
+          : chunk;
+    }
+    if (settle(this, state, body)) return this;
+    // biome-ignore lint/complexity/noArguments: forwarding, see above
+    return Reflect.apply(state.end, this, arguments) as ServerResponse;
+  }
 
   return function conditionalRequestsMiddleware(
     req: IncomingMessage,
     res: ServerResponse,
     next: Next,
   ): void {
-    const method = (req.method ?? 'GET').toUpperCase();
-    const tagged = TAGGED_METHODS.has(method);
-    const read = method === 'GET' || method === 'HEAD';
-    const originalEnd = res.end;
-    let settled = false;
+    const response = res as Express;
+    const json = response.json;
+    const send = response.send;
+    const state = new ResponseState(
+      req,
+      (req.method ?? 'GET').toUpperCase(),
+      res.end,
+      typeof json === 'function' ? json : undefined,
+      typeof send === 'function' ? send : undefined,
+      json !== undefined && !Object.hasOwn(res, 'json'),
+    );
     markConditionalRequests(res);
-
-    /** Tags the body; answers 304/412/400 for reads. True when it answered. */
-    function settle(body: Chunk | undefined): boolean {
-      if (res.headersSent) return false;
-      // RFC 9110 §8.8.3: a tag names a representation of the resource; an error body is not one
-      // (Express tags every res.send body, errors included, whatever the method).
-      if (res.statusCode >= 400) res.removeHeader('ETag');
-      if (!settled && tagged && res.statusCode === 204) {
-        // A write's answer without content still names the version a GET would now select
-        // (json-patch-update sends the new ETag with its 204): in that GET's representation.
-        nameVariant(undefined, true);
-        return false;
-      }
-      if (settled || !tagged || !TAGGED_STATUSES.has(res.statusCode)) return false;
-      if (
-        body !== undefined &&
-        res.getHeader('ETag') === undefined &&
-        derivesTag(method, res.statusCode)
-      ) {
-        res.setHeader('ETag', computeTag(body));
-      }
-      nameVariant(body);
-      const etag = res.getHeader('ETag');
-      if (!read || typeof etag !== 'string' || res.statusCode !== 200) return false;
-      settled = true;
-      let outcome: 'proceed' | 'not-modified';
-      try {
-        outcome = evaluatePreconditions(req, etag);
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        sendError(res, error);
-        return true;
-      }
-      if (outcome === 'proceed') return false;
-      res.statusCode = 304;
-      for (const name of CONTENT_HEADERS) res.removeHeader(name);
-      Reflect.apply(originalEnd, res, []);
-      return true;
-    }
-
-    /** The tag names the representation sent: another format or coding, another tag. */
-    function nameVariant(body: Chunk | undefined, bodiless = false): void {
-      // An identity-coded UTF-8 JSON answer registers no variant: nothing to measure or rename.
-      if (!hasRepresentationVariant(res)) return;
-      const etag = res.getHeader('ETag');
-      if (typeof etag !== 'string') return;
-      const length =
-        body === undefined
-          ? undefined
-          : typeof body === 'string'
-            ? Buffer.byteLength(body)
-            : body.length;
-      const variant = representationVariantOf(res, length, bodiless);
-      if (variant.length > 0) res.setHeader('ETag', representationETag(etag, variant));
-    }
-
-    // The value, not the bytes: the tag is the same whatever the app's json settings, and the
-    // same one a write computes from the stored resource (etagFor).
-    const withJson = res as ServerResponse & { json?: (body?: unknown) => unknown };
-    const originalJson = withJson.json;
-    // Express's own res.json (not one another middleware wrapped) sends JSON.stringify(value)
-    // when the app's json settings are the defaults: the bytes are the canonical serialisation,
-    // so the tag send() computes from them is etagFor(value), without serialising twice.
-    const expressJson = originalJson !== undefined && !Object.hasOwn(res, 'json');
-    if (tagValue !== undefined && typeof originalJson === 'function') {
-      withJson.json = function jsonWithETag(this: ServerResponse, value?: unknown) {
-        if (
-          derivesTag(method, this.statusCode) &&
-          !(expressJson && sendsCanonicalJson(this)) &&
-          this.getHeader('ETag') === undefined &&
-          value !== undefined
-        ) {
-          this.setHeader('ETag', tagValue(value));
-        }
-        return originalJson.call(this, value);
-      };
-    }
-
-    // Express's res.send computes its own weak ETag and freshness; tagging the body first makes
-    // it keep ours (it only tags when no ETag is set), and HEAD bodies are seen here only.
-    const express = res as ServerResponse & { send?: (body?: unknown) => unknown };
-    const originalSend = express.send;
-    if (typeof originalSend === 'function') {
-      express.send = function sendWithETag(this: ServerResponse, body?: unknown) {
-        if (isChunk(body) && settle(body)) return this;
-        return originalSend.call(this, body);
-      };
-    }
-
-    res.end = function endWithETag(this: ServerResponse, ...args: unknown[]) {
-      // Once settled (Express's send got here first) or already sent, the body is not looked at:
-      // no copy of it to make.
-      if (settled || this.headersSent)
-        return Reflect.apply(originalEnd, this, args) as ServerResponse;
-      const [chunk, encoding] = args;
-      let body: Chunk | undefined;
-      if (isChunk(chunk) && chunk.length > 0) {
-        body =
-          typeof chunk === 'string' &&
-          typeof encoding === 'string' &&
-          encoding !== 'utf8' &&
-          encoding !== 'utf-8' &&
-          Buffer.isEncoding(encoding)
-            ? Buffer.from(chunk, encoding)
-            : chunk;
-      }
-      if (settle(body)) return this;
-      return Reflect.apply(originalEnd, this, args) as ServerResponse;
-    } as ServerResponse['end'];
-
+    states.set(res, state);
+    if (tagValue !== undefined && state.json !== undefined) response.json = jsonWithETag;
+    if (state.send !== undefined) response.send = sendWithETag;
+    res.end = endWithETag as End;
     next();
   };
 }

@@ -1,5 +1,5 @@
 import { ApiError, errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import { describeEachExpress, expectErrorEnvelope, waitFor } from '@resourceful/test-support';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import {
@@ -239,6 +239,75 @@ describeEachExpress('conditionalRequests', (express) => {
   it('answers 400 naming the header for a malformed If-None-Match', async () => {
     const res = await request(app()).get('/cards/1').set('If-None-Match', 'not-quoted');
     expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'If-None-Match' });
+  });
+
+  describe('mounted twice on one response (on the app and on a router)', () => {
+    function twice(inner: ConditionalRequestsOptions = {}) {
+      const app = express();
+      app.use(conditionalRequests());
+      const router = express.Router();
+      router.use(conditionalRequests(inner));
+      router.get('/cards/1', (_req, res) => {
+        res.json(CARD);
+      });
+      router.get('/plain', (_req, res) => {
+        res.setHeader('Content-Type', 'text/plain');
+        res.end('hello');
+      });
+      app.use('/v1', router);
+      return app;
+    }
+
+    it('sends the one tag of the body and answers 304 for it', async () => {
+      const res = await request(twice()).get('/v1/cards/1');
+      expect(res.status).toBe(200);
+      expect(res.headers.etag).toBe(CARD_TAG);
+      expect(res.body).toEqual(CARD);
+      const cached = await request(twice()).get('/v1/cards/1').set('If-None-Match', CARD_TAG);
+      expect(cached.status).toBe(304);
+      expect(cached.text).toBe('');
+    });
+
+    it('keeps the tag of the inner one, which sees the body first', async () => {
+      const res = await request(twice({ weak: true })).get('/v1/cards/1');
+      expect(res.headers.etag).toBe(`W/${CARD_TAG}`);
+    });
+
+    it('tags a body written with res.end and answers 412 for another If-Match', async () => {
+      const res = await request(twice()).get('/v1/plain');
+      expect(res.headers.etag).toBe(generateETag('hello'));
+      const refused = await request(twice()).get('/v1/plain').set('If-Match', '"old"');
+      expectErrorEnvelope(refused, 412, { code: 'PRECONDITION_FAILED', target: 'If-Match' });
+    });
+  });
+
+  it('refuses a malformed tag the route set, with or without a precondition', async () => {
+    const app = express();
+    app.use(conditionalRequests());
+    app.get('/bad-tag', (_req, res) => {
+      res.setHeader('ETag', 'not-quoted');
+      res.json(CARD);
+    });
+    app.use(errorHandler());
+    for (const headers of [{}, { 'If-None-Match': '"x"' }]) {
+      const res = await request(app).get('/bad-tag').set(headers);
+      expect(res.status).toBe(500);
+    }
+  });
+
+  it('passes res.end its callback', async () => {
+    const app = express();
+    app.use(conditionalRequests());
+    let called = false;
+    app.get('/plain', (_req, res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      res.end('hello', 'utf8', () => {
+        called = true;
+      });
+    });
+    const res = await request(app).get('/plain');
+    expect(res.text).toBe('hello');
+    await waitFor(() => called);
   });
 });
 

@@ -1,14 +1,17 @@
-import type { IncomingMessage } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { ApiError, errorHandler } from '@resourceful/error-envelope';
 import { describeEachExpress } from '@resourceful/test-support';
+import express5 from 'express';
 import request from 'supertest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   conditionalRequests,
   conditionalWrite,
   etagFor,
   evaluatePreconditions,
   formatETag,
+  hasConditionalRequests,
   KeyedLock,
   representationETag,
   resourceETag,
@@ -183,5 +186,33 @@ describe('conditionalWrite: the lock key', () => {
     await expect(conditionalWrite(req('PUT'), { load: () => 1 } as never)).rejects.toThrow(
       /"etag" is required/,
     );
+  });
+});
+
+describe('hasConditionalRequests', () => {
+  it('is true only for a response conditionalRequests() ran for', async () => {
+    const app = express5();
+    const seen: boolean[] = [];
+    app.get('/before', (_req, res) => {
+      seen.push(hasConditionalRequests(res));
+      res.end();
+    });
+    app.use(conditionalRequests());
+    app.get('/after', (_req, res) => {
+      seen.push(hasConditionalRequests(res));
+      res.end();
+    });
+    await request(app).get('/before');
+    await request(app).get('/after');
+    expect(seen).toEqual([false, true]);
+  });
+
+  it('sees the mark of another copy of the package loaded in the process', async () => {
+    vi.resetModules();
+    const other = await import('../src/representation-variant.js');
+    expect(other.hasConditionalRequests).not.toBe(hasConditionalRequests);
+    const res = new ServerResponse(new IncomingMessage(new Socket()));
+    other.markConditionalRequests(res);
+    expect(hasConditionalRequests(res)).toBe(true);
   });
 });
