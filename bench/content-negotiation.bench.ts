@@ -9,7 +9,7 @@ import { contentNegotiation } from '@resourceful/content-negotiation';
 import express, { type Request, type Response } from 'express';
 import { type Comparison, compare, load } from './harness.js';
 
-const page = {
+export const page = {
   items: Array.from({ length: 100 }, (_, index) => ({
     id: `CARD-${index}`,
     payer_id: `P-${index % 7}`,

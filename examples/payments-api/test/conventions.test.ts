@@ -1,7 +1,12 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createClusterCredentials } from '@resourceful/k8s-service-proxy';
 import { complexOperationRoutes } from '@resourceful/resource-operations';
-import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/test-support';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  listen,
+  refusedPort,
+} from '@resourceful/test-support';
 import { checkRoutes } from '@resourceful/versioned-router/check-routes';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -208,9 +213,8 @@ describeEachExpress('the example follows the conventions', (express) => {
     });
 
     it('answers 502 UPSTREAM_ERROR when the control plane is down', async () => {
-      const down = await listen(createServer());
-      await down.close();
-      const credentials = createClusterCredentials({ server: down.url, token: 't' });
+      const down = `http://127.0.0.1:${await refusedPort()}`;
+      const credentials = createClusterCredentials({ server: down, token: 't' });
       try {
         const relayed = createApp({
           express,

@@ -56,6 +56,31 @@ const VARIANT_OF_MEDIA_TYPE: Readonly<Record<string, string>> = {
   'text/javascript': 'jsonp',
 };
 
+/** What the header hook of one answer needs. */
+interface Answer {
+  readonly req: IncomingMessage;
+  readonly negotiated: Negotiated;
+  readonly method: string;
+}
+
+/**
+ * The `Vary` names of an answer, by [language read][compressible], and the value vary() writes
+ * for them on an answer without `Vary` yet.
+ */
+const VARY_FIELDS: readonly (readonly string[][])[] = [
+  [
+    ['Accept', 'Accept-Charset'],
+    ['Accept', 'Accept-Charset', 'Accept-Encoding'],
+  ],
+  [
+    ['Accept', 'Accept-Charset', 'Accept-Language'],
+    ['Accept', 'Accept-Charset', 'Accept-Language', 'Accept-Encoding'],
+  ],
+];
+const VARY_VALUES = VARY_FIELDS.map((byCoding) =>
+  byCoding.map((fields) => vary.append('', fields)),
+);
+
 function orderError(what: string): Error {
   const error = new Error(
     `contentNegotiation() must be mounted before ${what}: it decodes request bodies before they are parsed, and writes the format that conditionalRequests() tags. See the "Where it goes" section of its README.`,
@@ -182,6 +207,178 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
             decisions.get(res as unknown as ServerResponse)?.(undefined) !== undefined,
         });
 
+  /**
+   * The headers of every answer, set just before they are written: `Vary` (merged, never
+   * overwritten), `Content-Language` when the language was read, and a HEAD's coding.
+   */
+  function negotiatedHeaders(res: ServerResponse, answer: Answer): void {
+    const { req, negotiated } = answer;
+    const localised = languageUsed(req);
+    // Error messages are for developers and stay unlocalized (spec, "Error handling").
+    if (localised && negotiated.language !== undefined && res.statusCode < 400) {
+      res.setHeader('Content-Language', negotiated.language);
+    }
+    const compressible = compress !== false && isCompressible(req, res);
+    if (res.hasHeader('Vary')) {
+      vary(res, VARY_FIELDS[Number(localised)]![Number(compressible)]!);
+    } else {
+      // What vary() writes when there is no Vary yet, without parsing it again.
+      res.setHeader('Vary', VARY_VALUES[Number(localised)]![Number(compressible)]!);
+    }
+    // compression leaves HEAD alone; the headers must be those of the GET (RFC 9110 §9.3.2).
+    if (compressible && answer.method === 'HEAD') {
+      const encoding = responseEncoding(req, res, negotiated.encoding, threshold, undefined);
+      if (encoding !== undefined) {
+        res.setHeader('Content-Encoding', encoding);
+        // The GET's coded body is streamed: its length is known only once it is all coded,
+        // so it goes without Content-Length, chunked where the client speaks HTTP/1.1.
+        // RFC 9112 §6.1 lets a HEAD answer name the transfer coding the GET would have had.
+        res.removeHeader('Content-Length');
+        if (res.useChunkedEncodingByDefault && !res.hasHeader('Transfer-Encoding')) {
+          res.setHeader('Transfer-Encoding', 'chunked');
+        }
+      }
+    }
+  }
+
+  /** Reads the request body when it needs decoding (planBody), then hands on. */
+  function continueRequest(req: IncomingMessage, next: Next, refusal: unknown): void {
+    if (refusal !== undefined) {
+      next(refusal);
+      return;
+    }
+    let plan: ReturnType<typeof planBody>;
+    try {
+      plan = planBody(req);
+    } catch (error) {
+      next(error);
+      return;
+    }
+    if (plan === undefined) {
+      next();
+      return;
+    }
+    readPlannedBody(req, plan, resolved.maxBodyBytes).then(
+      (body) => {
+        const parsed = req as IncomingMessage & { body?: unknown; _body?: boolean };
+        parsed.body = body;
+        // body-parser 1 (Express 4) skips requests marked so; body-parser 2 skips read ones.
+        parsed._body = true;
+        next();
+      },
+      (error: unknown) => next(error),
+    );
+  }
+
+  /**
+   * An answer in another format or charset than UTF-8 JSON, or one the client accepts coded:
+   * the variant conditional-requests tags, the writers converting `res.json` and JSON bodies
+   * given to `res.end`, and compression.
+   */
+  function negotiateRepresentation(
+    req: IncomingMessage,
+    res: ServerResponse,
+    negotiated: Negotiated,
+    converts: boolean,
+    refusal: unknown,
+    next: Next,
+  ): void {
+    /** Whether this answer is written in the negotiated format rather than as sent. */
+    function representedAs(res: ServerResponse): boolean {
+      const type = mediaTypeOf(res);
+      return converts && (type === 'application/json' || type === negotiated.mediaType);
+    }
+
+    function encodingOf(bodyLength: number | undefined): string | undefined {
+      return compress === false
+        ? undefined
+        : responseEncoding(req, res, negotiated.encoding, threshold, bodyLength);
+    }
+
+    decisions.set(res, encodingOf);
+    setRepresentationVariant(res, (_res, bodyLength, bodiless) => {
+      const names: string[] = [];
+      if (bodiless ? converts : representedAs(res)) {
+        const format = VARIANT_OF_MEDIA_TYPE[negotiated.mediaType];
+        if (format !== undefined) names.push(format);
+        if (negotiated.charset === 'iso-8859-1') names.push('latin1');
+      }
+      // Without content, the coding a GET's JSON would get: known only while every body is coded.
+      const encoding = bodiless
+        ? compress !== false && threshold === 0
+          ? negotiated.encoding
+          : undefined
+        : encodingOf(bodyLength);
+      if (encoding !== undefined) names.push(encoding);
+      return names;
+    });
+
+    /**
+     * Installed after compression's, so they run before it: the body is converted first, then
+     * coded.
+     */
+    function installWriters(): void {
+      if (!converts) return;
+      let rendered = false;
+      const express = res as ServerResponse & {
+        json?: (body?: unknown) => unknown;
+        send?: (body?: unknown) => unknown;
+      };
+      const originalJson = express.json;
+      if (typeof originalJson === 'function' && typeof express.send === 'function') {
+        const send = express.send;
+        express.json = function jsonInNegotiatedFormat(this: ServerResponse, value?: unknown) {
+          const json = JSON.stringify(value);
+          if (json === undefined) return originalJson.call(this, value);
+          const { body, type } = render(negotiated, json);
+          rendered = true;
+          this.setHeader('Content-Type', type);
+          if (negotiated.format === 'jsonp') this.setHeader('X-Content-Type-Options', 'nosniff');
+          return send.call(this, body);
+        };
+      }
+
+      // Envelopes written straight to res.end (error-envelope's sendError, replays) follow the
+      // negotiated format too; a body that is not JSON after all is sent as it is.
+      const originalEnd = res.end;
+      res.end = function endInNegotiatedFormat(this: ServerResponse, ...args: unknown[]) {
+        const [chunk] = args;
+        const isChunk = typeof chunk === 'string' || chunk instanceof Uint8Array;
+        if (!rendered && !this.headersSent && isChunk && mediaTypeOf(this) === 'application/json') {
+          const text =
+            typeof chunk === 'string' ? chunk : Buffer.from(chunk as Chunk).toString('utf8');
+          let valid = true;
+          try {
+            JSON.parse(text);
+          } catch {
+            valid = false;
+          }
+          if (valid) {
+            const { body, type } = render(negotiated, text);
+            rendered = true;
+            this.setHeader('Content-Type', type);
+            this.setHeader('Content-Length', body.length);
+            if (negotiated.format === 'jsonp') this.setHeader('X-Content-Type-Options', 'nosniff');
+            return Reflect.apply(originalEnd, this, [body]) as ServerResponse;
+          }
+        }
+        return Reflect.apply(originalEnd, this, args) as ServerResponse;
+      } as ServerResponse['end'];
+    }
+
+    function afterCompression(): void {
+      installWriters();
+      continueRequest(req, next, refusal);
+    }
+
+    // Without a coding the client accepts, compression would only ever pass the answer through.
+    if (compressor === undefined || negotiated.encoding === undefined) {
+      afterCompression();
+      return;
+    }
+    compressor(req as never, res as never, afterCompression);
+  }
+
   function contentNegotiationMiddleware(
     req: IncomingMessage,
     res: ServerResponse,
@@ -213,173 +410,27 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
       };
     }
     setNegotiated(req, negotiated);
-    const converts = negotiated.format !== 'json' || negotiated.charset !== 'utf-8';
-    const method = (req.method ?? 'GET').toUpperCase();
-
     if (negotiated.language !== undefined) {
       Object.defineProperty(req, 'language', LANGUAGE_PROPERTY);
     }
 
-    /** Whether this answer is written in the negotiated format rather than as sent. */
-    function representedAs(res: ServerResponse): boolean {
-      const type = mediaTypeOf(res);
-      return converts && (type === 'application/json' || type === negotiated.mediaType);
-    }
-
-    function encodingOf(bodyLength: number | undefined): string | undefined {
-      return compress === false
-        ? undefined
-        : responseEncoding(req, res, negotiated.encoding, threshold, bodyLength);
-    }
-
-    // An identity-coded UTF-8 JSON answer is the representation the resource's tag names.
-    if (converts || negotiated.encoding !== undefined) {
-      decisions.set(res, encodingOf);
-      setRepresentationVariant(res, (_res, bodyLength, bodiless) => {
-        const names: string[] = [];
-        if (bodiless ? converts : representedAs(res)) {
-          const format = VARIANT_OF_MEDIA_TYPE[negotiated.mediaType];
-          if (format !== undefined) names.push(format);
-          if (negotiated.charset === 'iso-8859-1') names.push('latin1');
-        }
-        // Without content, the coding a GET's JSON would get: known only while every body is coded.
-        const encoding = bodiless
-          ? compress !== false && threshold === 0
-            ? negotiated.encoding
-            : undefined
-          : encodingOf(bodyLength);
-        if (encoding !== undefined) names.push(encoding);
-        return names;
-      });
-    }
-
-    // Registered before compression's own hook, so it runs after it (on-headers calls the last
-    // registered first) and sees the coding compression chose.
-    onHeaders(res, function negotiatedHeaders(this: ServerResponse) {
-      const varies = ['Accept', 'Accept-Charset'];
-      if (languageUsed(req)) {
-        varies.push('Accept-Language');
-        // Error messages are for developers and stay unlocalized (spec, "Error handling").
-        if (negotiated.language !== undefined && this.statusCode < 400) {
-          this.setHeader('Content-Language', negotiated.language);
-        }
-      }
-      const compressible = compress !== false && isCompressible(req, this);
-      if (compressible) varies.push('Accept-Encoding');
-      vary(this, varies);
-      if (compressible) {
-        // compression leaves HEAD alone; the headers must be those of the GET (RFC 9110 §9.3.2).
-        if (method === 'HEAD') {
-          const encoding = encodingOf(undefined);
-          if (encoding !== undefined) {
-            this.setHeader('Content-Encoding', encoding);
-            // The GET's coded body is streamed: its length is known only once it is all coded,
-            // so it goes without Content-Length, chunked where the client speaks HTTP/1.1.
-            // RFC 9112 §6.1 lets a HEAD answer name the transfer coding the GET would have had.
-            this.removeHeader('Content-Length');
-            if (this.useChunkedEncodingByDefault && !this.hasHeader('Transfer-Encoding')) {
-              this.setHeader('Transfer-Encoding', 'chunked');
-            }
-          }
-        }
-      }
+    // Registered before compression's own hook, so it runs after it (the hook registered last
+    // runs first) and sees the coding compression chose.
+    const answer: Answer = { req, negotiated, method: (req.method ?? 'GET').toUpperCase() };
+    // Anonymous: a named function made per request costs a `__name()` call (a defineProperty)
+    // each time in builds with keepNames.
+    onHeaders(res, function (this: ServerResponse) {
+      negotiatedHeaders(this, answer);
     });
 
-    /**
-     * Installed after compression's, so they run before it: the body is converted first, then
-     * coded.
-     */
-    function installWriters(): void {
-      let rendered = false;
-      const express = res as ServerResponse & {
-        json?: (body?: unknown) => unknown;
-        send?: (body?: unknown) => unknown;
-      };
-      const originalJson = express.json;
-      if (converts && typeof originalJson === 'function' && typeof express.send === 'function') {
-        const send = express.send;
-        express.json = function jsonInNegotiatedFormat(this: ServerResponse, value?: unknown) {
-          const json = JSON.stringify(value);
-          if (json === undefined) return originalJson.call(this, value);
-          const { body, type } = render(negotiated, json);
-          rendered = true;
-          this.setHeader('Content-Type', type);
-          if (negotiated.format === 'jsonp') this.setHeader('X-Content-Type-Options', 'nosniff');
-          return send.call(this, body);
-        };
-      }
-
-      // Envelopes written straight to res.end (error-envelope's sendError, replays) follow the
-      // negotiated format too; a body that is not JSON after all is sent as it is.
-      const originalEnd = res.end;
-      if (converts) {
-        res.end = function endInNegotiatedFormat(this: ServerResponse, ...args: unknown[]) {
-          const [chunk] = args;
-          const isChunk = typeof chunk === 'string' || chunk instanceof Uint8Array;
-          if (
-            !rendered &&
-            !this.headersSent &&
-            isChunk &&
-            mediaTypeOf(this) === 'application/json'
-          ) {
-            const text =
-              typeof chunk === 'string' ? chunk : Buffer.from(chunk as Chunk).toString('utf8');
-            let valid = true;
-            try {
-              JSON.parse(text);
-            } catch {
-              valid = false;
-            }
-            if (valid) {
-              const { body, type } = render(negotiated, text);
-              rendered = true;
-              this.setHeader('Content-Type', type);
-              this.setHeader('Content-Length', body.length);
-              if (negotiated.format === 'jsonp')
-                this.setHeader('X-Content-Type-Options', 'nosniff');
-              return Reflect.apply(originalEnd, this, [body]) as ServerResponse;
-            }
-          }
-          return Reflect.apply(originalEnd, this, args) as ServerResponse;
-        } as ServerResponse['end'];
-      }
-    }
-
-    function afterCompression(): void {
-      installWriters();
-      if (refusal !== undefined) {
-        next(refusal);
-        return;
-      }
-      let plan: ReturnType<typeof planBody>;
-      try {
-        plan = planBody(req);
-      } catch (error) {
-        next(error);
-        return;
-      }
-      if (plan === undefined) {
-        next();
-        return;
-      }
-      readPlannedBody(req, plan, resolved.maxBodyBytes).then(
-        (body) => {
-          const parsed = req as IncomingMessage & { body?: unknown; _body?: boolean };
-          parsed.body = body;
-          // body-parser 1 (Express 4) skips requests marked so; body-parser 2 skips read ones.
-          parsed._body = true;
-          next();
-        },
-        (error: unknown) => next(error),
-      );
-    }
-
-    // Without a coding the client accepts, compression would only ever pass the answer through.
-    if (compressor === undefined || negotiated.encoding === undefined) {
-      afterCompression();
+    // An identity-coded UTF-8 JSON answer is the representation the resource's tag names: it
+    // needs nothing more (the common answer, so it allocates no closure).
+    const converts = negotiated.format !== 'json' || negotiated.charset !== 'utf-8';
+    if (converts || negotiated.encoding !== undefined) {
+      negotiateRepresentation(req, res, negotiated, converts, refusal, next);
       return;
     }
-    compressor(req as never, res as never, afterCompression);
+    continueRequest(req, next, refusal);
   }
   // Found by checkContentNegotiationOrder(app) at start-up.
   Object.defineProperty(contentNegotiationMiddleware, CONTENT_NEGOTIATION_MARK, { value: true });

@@ -18,7 +18,7 @@ export interface AllowedMethodsOptions {
 
 type Next = (err?: unknown) => void;
 
-interface ExpressRequest extends IncomingMessage {
+export interface ExpressRequest extends IncomingMessage {
   app?: unknown;
   originalUrl?: string;
   baseUrl?: string;
@@ -68,15 +68,26 @@ function appPath(req: ExpressRequest, atTop: boolean): string {
   return below.startsWith('/') ? below : `/${below}`;
 }
 
+/** `checkAllowedMethods` answered the request itself (OPTIONS). */
+export const ANSWERED: unique symbol = Symbol('answered');
+
 /**
- * Answers OPTIONS with `Allow` (and `Link rel="help"`), and a method the path does not serve
- * with a 405 envelope carrying `Allow`. Mount it at the top of the app before the routes (and
- * at the top of each sub-app): Express's own OPTIONS answer (`text/plain`) and the handlers
- * (and their side effects) never run for those. Paths with no route (404s, middleware such as
- * proxies, sub-apps) pass through; a path an `.all()` route serves takes every method, and its
- * OPTIONS lists `ANY_METHOD_ALLOW`.
+ * What `allowedMethods()` does with one request: `ANSWERED` (an OPTIONS it answered), the 405
+ * error, or `undefined` (passed on).
  */
-export function allowedMethods(options: AllowedMethodsOptions = {}) {
+export type CheckAllowedMethods = (
+  req: ExpressRequest,
+  res: ServerResponse,
+) => typeof ANSWERED | ApiError | undefined;
+
+/**
+ * Checks the options and makes the per-request work (shared with `httpConventions`).
+ * `isOwnLayer` tells the middleware that runs it apart in an app's stack.
+ */
+export function allowedMethodsStep(
+  options: AllowedMethodsOptions,
+  isOwnLayer: (handle: unknown) => boolean,
+): CheckAllowedMethods {
   const checked = checkOptions<AllowedMethodsOptions>('allowedMethods', options, ['help']);
   const link = helpLink(checked.help);
 
@@ -87,13 +98,13 @@ export function allowedMethods(options: AllowedMethodsOptions = {}) {
     if ((typeof app !== 'function' && typeof app !== 'object') || app === null) return false;
     let known = topOf.get(app);
     if (known === undefined) {
-      known = appStack(app).some((layer) => layer.handle === allowedMethodsMiddleware);
+      known = appStack(app).some((layer) => isOwnLayer(layer.handle));
       topOf.set(app, known);
     }
     return known;
   }
 
-  function allowedMethodsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
+  return function checkAllowedMethods(req: ExpressRequest, res: ServerResponse) {
     const method = req.method ?? 'GET';
     // OPTIONS needs every method; any other request only whether its own is served.
     const served = servedMethods(
@@ -101,28 +112,44 @@ export function allowedMethods(options: AllowedMethodsOptions = {}) {
       appPath(req, isAtTop(req.app)),
       method === 'OPTIONS' ? undefined : method,
     );
-    if (served.anyMethod && method !== 'OPTIONS') {
-      next();
-      return;
+    if (method !== 'OPTIONS') {
+      // Served here (HEAD wherever GET is), by an `.all()` route, or by no route at all.
+      const { methods } = served;
+      if (
+        served.anyMethod ||
+        methods.size === 0 ||
+        methods.has(method) ||
+        (method === 'HEAD' && methods.has('GET'))
+      ) {
+        return undefined;
+      }
+      return ApiError.methodNotAllowed(allowList(served));
     }
     const allow = allowList(served);
-    if (allow.length === 0) {
-      next();
-      return;
-    }
-    if (method === 'OPTIONS') {
-      // RFC 9110 §9.3.7: no content to describe beyond the headers, hence 204.
-      res.statusCode = 204;
-      res.setHeader('Allow', allow.join(', '));
-      if (link !== undefined) res.setHeader('Link', link);
-      res.end();
-      return;
-    }
-    if (!allow.includes(method)) {
-      next(ApiError.methodNotAllowed(allow));
-      return;
-    }
-    next();
+    if (allow.length === 0) return undefined;
+    // RFC 9110 §9.3.7: no content to describe beyond the headers, hence 204.
+    res.statusCode = 204;
+    res.setHeader('Allow', allow.join(', '));
+    if (link !== undefined) res.setHeader('Link', link);
+    res.end();
+    return ANSWERED;
+  };
+}
+
+/**
+ * Answers OPTIONS with `Allow` (and `Link rel="help"`), and a method the path does not serve
+ * with a 405 envelope carrying `Allow`. Mount it at the top of the app before the routes (and
+ * at the top of each sub-app): Express's own OPTIONS answer (`text/plain`) and the handlers
+ * (and their side effects) never run for those. Paths with no route (404s, middleware such as
+ * proxies, sub-apps) pass through; a path an `.all()` route serves takes every method, and its
+ * OPTIONS lists `ANY_METHOD_ALLOW`.
+ */
+export function allowedMethods(options: AllowedMethodsOptions = {}) {
+  const check = allowedMethodsStep(options, (handle) => handle === allowedMethodsMiddleware);
+
+  function allowedMethodsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
+    const outcome = check(req, res);
+    if (outcome !== ANSWERED) next(outcome);
   }
 
   return allowedMethodsMiddleware;

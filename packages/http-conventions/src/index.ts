@@ -2,6 +2,7 @@ export {
   type AllowedMethodsOptions,
   allowedMethods,
 } from './allowed-methods.js';
+export { type HttpConventionsOptions, httpConventions } from './conventions.js';
 export {
   type AnswerUrlOverflowOptions,
   answerUrlOverflow,

@@ -38,8 +38,13 @@ export interface LimitUrlLengthOptions {
 
 type Next = (err?: unknown) => void;
 
-/** Answers a request whose URL is longer than `maxLength` with a 414 envelope. */
-export function limitUrlLength(options: LimitUrlLengthOptions = {}) {
+/** What `limitUrlLength()` checks on one request: the 414 error, or `undefined`. */
+export type CheckUrlLength = (
+  req: IncomingMessage & { originalUrl?: string },
+) => ApiError | undefined;
+
+/** Checks the options and makes the per-request check (shared with `httpConventions`). */
+export function limitUrlLengthStep(options: LimitUrlLengthOptions = {}): CheckUrlLength {
   const checked = checkOptions<LimitUrlLengthOptions>('limitUrlLength', options, ['maxLength']);
   const maxLength = positiveInteger(
     'limitUrlLength',
@@ -47,13 +52,21 @@ export function limitUrlLength(options: LimitUrlLengthOptions = {}) {
     checked.maxLength,
     DEFAULT_MAX_URL_LENGTH,
   );
+  return function checkUrlLength(req: IncomingMessage & { originalUrl?: string }) {
+    const url = req.originalUrl ?? req.url ?? '';
+    return url.length > maxLength ? uriTooLong(maxLength) : undefined;
+  };
+}
+
+/** Answers a request whose URL is longer than `maxLength` with a 414 envelope. */
+export function limitUrlLength(options: LimitUrlLengthOptions = {}) {
+  const check = limitUrlLengthStep(options);
   return function limitUrlLengthMiddleware(
     req: IncomingMessage & { originalUrl?: string },
     _res: ServerResponse,
     next: Next,
   ) {
-    const url = req.originalUrl ?? req.url ?? '';
-    next(url.length > maxLength ? uriTooLong(maxLength) : undefined);
+    next(check(req));
   };
 }
 

@@ -91,6 +91,8 @@ export interface TakeQueryHeadersOptions {
 }
 
 function decode(text: string): string {
+  // Most names and many values hold neither: nothing to decode.
+  if (text.indexOf('%') === -1 && text.indexOf('+') === -1) return text;
   const spaced = text.replace(/\+/g, ' ');
   try {
     return decodeURIComponent(spaced);
@@ -100,29 +102,37 @@ function decode(text: string): string {
   }
 }
 
-/** Path, query and fragment (a client should not send one, RFC 9112 §3.2; kept as sent). */
-function splitQuery(url: string): { path: string; query: string | undefined; fragment: string } {
-  const start = url.indexOf('?');
-  if (start === -1) return { path: url, query: undefined, fragment: '' };
-  const hash = url.indexOf('#', start);
-  return {
-    path: url.slice(0, start),
-    query: url.slice(start + 1, hash === -1 ? undefined : hash),
-    fragment: hash === -1 ? '' : url.slice(hash),
-  };
+/** The decoded, lower-cased name of one `name=value` piece of a query. */
+function parameterName(piece: string): string {
+  const equals = piece.indexOf('=');
+  return decode(equals === -1 ? piece : piece.slice(0, equals)).toLowerCase();
+}
+
+/** Where the query of `url` starts and ends (a fragment, which a client should not send, RFC 9112 §3.2, is kept as sent). */
+function queryBounds(url: string): { start: number; end: number } | undefined {
+  const mark = url.indexOf('?');
+  if (mark === -1) return undefined;
+  const hash = url.indexOf('#', mark);
+  return { start: mark + 1, end: hash === -1 ? url.length : hash };
+}
+
+/** `url` with its query replaced by `query` (`''`: no query at all). */
+function withQuery(url: string, bounds: { start: number; end: number }, query: string): string {
+  const path = url.slice(0, bounds.start - 1);
+  const fragment = url.slice(bounds.end);
+  return (query === '' ? path : `${path}?${query}`) + fragment;
 }
 
 /** `url` without the parameters whose decoded, lower-cased name is in `names`. */
 function withoutParameters(url: string, names: ReadonlySet<string>): string {
-  const { path, query, fragment } = splitQuery(url);
-  if (query === undefined) return url;
+  const bounds = queryBounds(url);
+  if (bounds === undefined) return url;
   // The other parameters keep their exact spelling: only whole pieces are dropped.
-  const kept = query.split('&').filter((piece) => {
-    const equals = piece.indexOf('=');
-    const name = decode(equals === -1 ? piece : piece.slice(0, equals)).toLowerCase();
-    return !names.has(name);
-  });
-  return (kept.length === 0 ? path : `${path}?${kept.join('&')}`) + fragment;
+  const kept = url
+    .slice(bounds.start, bounds.end)
+    .split('&')
+    .filter((piece) => !names.has(parameterName(piece)));
+  return withQuery(url, bounds, kept.join('&'));
 }
 
 function recordsOf(req: QueryHeaderRequest): Map<string, QueryHeader> {
@@ -141,6 +151,85 @@ export function queryHeadersOf(req: QueryHeaderRequest): ReadonlyMap<string, Que
 }
 
 /**
+ * Copies the parameters of `wanted` (lower-case parameter name → lower-case header name) into
+ * the absent headers, records them, and removes them from the URLs and Express 4's `req.query`.
+ * Nothing is changed (not even a record made) when the query has none of them, or when a value
+ * is refused.
+ */
+function take(
+  req: QueryHeaderRequest,
+  wanted: ReadonlyMap<string, string>,
+  maxLength: number,
+): void {
+  const url = req.url ?? '';
+  const bounds = wanted.size === 0 ? undefined : queryBounds(url);
+  if (bounds === undefined || bounds.start === bounds.end) return;
+  const query = url.slice(bounds.start, bounds.end);
+  let found: Map<string, { parameter: string; values: string[] }> | undefined;
+  let taken: Set<string> | undefined;
+  const kept: string[] = [];
+  for (const piece of query.split('&')) {
+    const equals = piece.indexOf('=');
+    const parameter = decode(equals === -1 ? piece : piece.slice(0, equals));
+    const lower = parameter.toLowerCase();
+    const header = wanted.get(lower);
+    if (header === undefined) {
+      kept.push(piece);
+      continue;
+    }
+    const value = equals === -1 ? '' : decode(piece.slice(equals + 1));
+    if (value.length > maxLength || !isHeaderValue(value)) {
+      throw ApiError.invalidRequest(
+        `The query parameter ${JSON.stringify(parameter.slice(0, 64))} stands for a header and must be a valid header value of at most ${maxLength} characters.`,
+        { target: parameter.slice(0, 64), innererror: { code: 'INVALID_QUERY_HEADER' } },
+      );
+    }
+    found ??= new Map();
+    taken ??= new Set();
+    taken.add(lower);
+    const entry = found.get(header);
+    if (entry === undefined) found.set(header, { parameter, values: [value] });
+    else entry.values.push(value);
+  }
+  if (found === undefined || taken === undefined) return;
+
+  const records = recordsOf(req);
+  for (const [header, { parameter, values }] of found) {
+    const copied = req.headers[header] === undefined;
+    // RFC 9110 §5.3: repeated field lines are equivalent to one line joined with ", ".
+    if (copied) req.headers[header] = values.join(', ');
+    records.set(header, { header, parameter, values, copied });
+  }
+  const keptQuery = kept.join('&');
+  if (req.url !== undefined) req.url = withQuery(url, bounds, keptQuery);
+  const original = req.originalUrl;
+  if (typeof original === 'string') {
+    // Usually the same query as `req.url` (a mount path only changes the path).
+    const originalBounds = queryBounds(original);
+    req.originalUrl =
+      originalBounds !== undefined &&
+      original.slice(originalBounds.start, originalBounds.end) === query
+        ? withQuery(original, originalBounds, keptQuery)
+        : withoutParameters(original, taken);
+  }
+  removeFromParsedQuery(req, taken);
+}
+
+/** Lower-case parameter name → lower-case header name, for the headers not yet recorded. */
+function wantedOf(
+  names: readonly QueryHeaderName[],
+  records: ReadonlyMap<string, QueryHeader> | undefined,
+): Map<string, string> {
+  const wanted = new Map<string, string>();
+  for (const name of names) {
+    const header = (typeof name === 'string' ? name : name.header).toLowerCase();
+    const parameter = (typeof name === 'string' ? name : name.parameter).toLowerCase();
+    if (records === undefined || !records.has(header)) wanted.set(parameter, header);
+  }
+  return wanted;
+}
+
+/**
  * Copies the query parameters naming `names` into the request headers that are absent, and
  * removes them from `req.url`, `req.originalUrl` and Express 4's parsed `req.query`. Runs once
  * per header and request: a later call for the same header returns the first call's record.
@@ -155,51 +244,14 @@ export function takeQueryHeaders(
   options: TakeQueryHeadersOptions = {},
 ): QueryHeader[] {
   const maxLength = options.maxLength ?? DEFAULT_QUERY_HEADER_MAX_LENGTH;
-  const records = recordsOf(req);
-  const wanted = new Map<string, string>();
-  for (const name of names) {
-    const header = (typeof name === 'string' ? name : name.header).toLowerCase();
-    const parameter = (typeof name === 'string' ? name : name.parameter).toLowerCase();
-    if (!records.has(header)) wanted.set(parameter, header);
-  }
-
-  const found = new Map<string, { parameter: string; values: string[] }>();
-  const query = wanted.size === 0 ? undefined : splitQuery(req.url ?? '').query;
-  if (query !== undefined && query !== '') {
-    for (const piece of query.split('&')) {
-      const equals = piece.indexOf('=');
-      const parameter = decode(equals === -1 ? piece : piece.slice(0, equals));
-      const header = wanted.get(parameter.toLowerCase());
-      if (header === undefined) continue;
-      const value = equals === -1 ? '' : decode(piece.slice(equals + 1));
-      if (value.length > maxLength || !isHeaderValue(value)) {
-        throw ApiError.invalidRequest(
-          `The query parameter ${JSON.stringify(parameter.slice(0, 64))} stands for a header and must be a valid header value of at most ${maxLength} characters.`,
-          { target: parameter.slice(0, 64), innererror: { code: 'INVALID_QUERY_HEADER' } },
-        );
-      }
-      const entry = found.get(header);
-      if (entry === undefined) found.set(header, { parameter, values: [value] });
-      else entry.values.push(value);
-    }
-  }
-
-  if (found.size > 0) {
-    for (const [header, { parameter, values }] of found) {
-      const copied = req.headers[header] === undefined;
-      // RFC 9110 §5.3: repeated field lines are equivalent to one line joined with ", ".
-      if (copied) req.headers[header] = values.join(', ');
-      records.set(header, { header, parameter, values, copied });
-    }
-    const taken = new Set([...wanted].filter(([, header]) => found.has(header)).map(([p]) => p));
-    if (req.url !== undefined) req.url = withoutParameters(req.url, taken);
-    if (typeof req.originalUrl === 'string') {
-      req.originalUrl = withoutParameters(req.originalUrl, taken);
-    }
-    removeFromParsedQuery(req, taken);
-  }
-
+  take(
+    req,
+    wantedOf(names, (req as QueryHeaderRequest & WithRecords)[QUERY_HEADERS_KEY]),
+    maxLength,
+  );
+  const records = (req as QueryHeaderRequest & WithRecords)[QUERY_HEADERS_KEY];
   const result: QueryHeader[] = [];
+  if (records === undefined) return result;
   for (const name of names) {
     const record = records.get((typeof name === 'string' ? name : name.header).toLowerCase());
     if (record !== undefined && !result.includes(record)) result.push(record);
@@ -234,11 +286,11 @@ export interface QueryHeadersOptions {
 
 type Next = (err?: unknown) => void;
 
-/**
- * Copies allowed query parameters into absent request headers of the same name
- * (case-insensitive), and removes them from the query the rest of the app sees.
- */
-export function queryHeaders(options: QueryHeadersOptions = {}) {
+/** What `queryHeaders()` does to one request: the 400 error it refuses it with, or `undefined`. */
+export type TakeRequestQueryHeaders = (req: IncomingMessage) => unknown;
+
+/** Checks the options and makes the per-request work (shared with `httpConventions`). */
+export function queryHeadersStep(options: QueryHeadersOptions = {}): TakeRequestQueryHeaders {
   const factory = 'queryHeaders';
   const checked = checkOptions<QueryHeadersOptions>(factory, options, [
     'headers',
@@ -273,14 +325,28 @@ export function queryHeaders(options: QueryHeadersOptions = {}) {
     DEFAULT_QUERY_HEADER_MAX_LENGTH,
   );
   const names = Object.freeze([...headers]);
+  const wanted = wantedOf(names, undefined);
 
-  return function queryHeadersMiddleware(req: IncomingMessage, _res: ServerResponse, next: Next) {
+  return function takeRequestQueryHeaders(req: IncomingMessage): unknown {
+    // A request without a query (most of them) has nothing to take.
+    if (req.url === undefined || req.url.indexOf('?') === -1) return undefined;
+    const records = (req as IncomingMessage & WithRecords)[QUERY_HEADERS_KEY];
     try {
-      takeQueryHeaders(req, names, { maxLength });
+      take(req, records === undefined ? wanted : wantedOf(names, records), maxLength);
     } catch (error) {
-      next(error);
-      return;
+      return error;
     }
-    next();
+    return undefined;
+  };
+}
+
+/**
+ * Copies allowed query parameters into absent request headers of the same name
+ * (case-insensitive), and removes them from the query the rest of the app sees.
+ */
+export function queryHeaders(options: QueryHeadersOptions = {}) {
+  const takeHeaders = queryHeadersStep(options);
+  return function queryHeadersMiddleware(req: IncomingMessage, _res: ServerResponse, next: Next) {
+    next(takeHeaders(req));
   };
 }

@@ -58,11 +58,11 @@ export function isWellFormedRequestId(
   );
 }
 
-/**
- * Gives every request an id, on the request (`getRequestId(req)`) and on the response
- * (`X-Request-Id`). Mount it first, so every answer (errors and 404s included) carries it.
- */
-export function requestId(options: RequestIdOptions = {}) {
+/** What `requestId()` does to one request: the id on the request and on the response. */
+export type AssignRequestId = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Checks the options and makes the per-request work (shared with `httpConventions`). */
+export function requestIdStep(options: RequestIdOptions = {}): AssignRequestId {
   const factory = 'requestId';
   const checked = checkOptions<RequestIdOptions>(factory, options, [
     'header',
@@ -97,15 +97,29 @@ export function requestId(options: RequestIdOptions = {}) {
     return undefined;
   }
 
-  return function requestIdMiddleware(req: IncomingMessage, res: ServerResponse, next: Next) {
+  return function assignRequestId(req: IncomingMessage, res: ServerResponse) {
     let id = incomingId(req);
     if (id === undefined) {
       id = generate();
-      // A generator that returns something unusable must not break the response.
-      if (!isWellFormedRequestId(id, Number.POSITIVE_INFINITY)) id = randomUUID();
+      // A generator that returns something unusable must not break the response (a UUID is
+      // always well-formed).
+      if (generate !== randomUUID && !isWellFormedRequestId(id, Number.POSITIVE_INFINITY)) {
+        id = randomUUID();
+      }
     }
     (req as IncomingMessage & WithRequestId)[REQUEST_ID_KEY] = id;
     res.setHeader(header, id);
+  };
+}
+
+/**
+ * Gives every request an id, on the request (`getRequestId(req)`) and on the response
+ * (`X-Request-Id`). Mount it first, so every answer (errors and 404s included) carries it.
+ */
+export function requestId(options: RequestIdOptions = {}) {
+  const assign = requestIdStep(options);
+  return function requestIdMiddleware(req: IncomingMessage, res: ServerResponse, next: Next) {
+    assign(req, res);
     next();
   };
 }

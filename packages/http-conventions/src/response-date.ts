@@ -3,7 +3,7 @@
  * which the request finished"; HTTP defines `Date` as an IMF-fixdate (RFC 9110 §6.6.1), which
  * caches use for age calculation (RFC 9111 §4.2.3). Both are offered; the spec's by default.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, ServerResponse } from 'node:http';
 import onHeaders from 'on-headers';
 import { checkOptions, optionError } from './options.js';
 
@@ -33,28 +33,76 @@ export function formatImfFixdate(date: Date): string {
 
 type Next = (err?: unknown) => void;
 
-/**
- * Stamps `Date` when the response head is written: the last moment a header can be set, so
- * the time is when the answer was ready (for a streamed body, when it started).
- */
-export function responseDate(options: ResponseDateOptions = {}) {
+/** What `responseDate()` does to one response: the hook that stamps `Date`. */
+export type HookDate = (res: ServerResponse) => void;
+
+/** Checks the options and makes the per-response work (shared with `httpConventions`). */
+export function responseDateStep(options: ResponseDateOptions = {}): HookDate {
   const factory = 'responseDate';
   const checked = checkOptions<ResponseDateOptions>(factory, options, ['format', 'now']);
   const format = checked.format ?? 'rfc3339';
   if (!DATE_FORMATS.includes(format)) {
     throw optionError(factory, 'format', '"rfc3339" or "imf-fixdate"', format);
   }
-  const now = checked.now ?? (() => new Date());
-  if (typeof now !== 'function') throw optionError(factory, 'now', 'a function', now);
+  const now = checked.now ?? undefined;
+  if (now !== undefined && typeof now !== 'function') {
+    throw optionError(factory, 'now', 'a function', now);
+  }
   const formatDate = format === 'rfc3339' ? formatRfc3339 : formatImfFixdate;
+  // Many answers are written within the same millisecond: the text is made once for each.
+  let lastTime = Number.NaN;
+  let lastText = '';
+  function dateText(time: number): string {
+    if (time !== lastTime) {
+      lastText = formatDate(new Date(time));
+      lastTime = time;
+    }
+    return lastText;
+  }
 
+  // One listener for every response (on-headers calls it with the response as `this`).
+  function stampDate(this: ServerResponse) {
+    const time = now === undefined ? Date.now() : now().getTime();
+    // A clock that returns an invalid date leaves Node's own Date in place.
+    if (Number.isNaN(time)) return;
+    this.setHeader('Date', dateText(time));
+  }
+
+  /**
+   * Node's `writeHead` with `Date` stamped first: one function for every response, where
+   * on-headers makes a closure and copies the arguments per response. It takes the common
+   * call, `writeHead(status)` (what `res.end()` and `res.send()` make); headers passed to
+   * `writeHead` go through on-headers, which sets them before `Date`, as before.
+   */
+  function stampingWriteHead(this: ServerResponse, ...args: unknown[]): ServerResponse {
+    if (args.length > 1) {
+      // on-headers wraps a writeHead of its own here and calls it on this response.
+      const once = { writeHead: nodeWriteHead };
+      onHeaders(once as unknown as ServerResponse, stampDate);
+      return (once.writeHead as (...all: unknown[]) => ServerResponse).apply(this, args);
+    }
+    // A second call throws Node's own ERR_HTTP_HEADERS_SENT, not setHeader's.
+    if (!this.headersSent) stampDate.call(this);
+    return nodeWriteHead.call(this, args[0] as number);
+  }
+
+  return function hookDate(res: ServerResponse) {
+    // Another middleware's writeHead wrapper is kept, under on-headers' own.
+    if (res.writeHead === nodeWriteHead) res.writeHead = stampingWriteHead;
+    else onHeaders(res, stampDate);
+  };
+}
+
+/**
+ * Stamps `Date` when the response head is written: the last moment a header can be set, so
+ * the time is when the answer was ready (for a streamed body, when it started).
+ */
+export function responseDate(options: ResponseDateOptions = {}) {
+  const hook = responseDateStep(options);
   return function responseDateMiddleware(_req: IncomingMessage, res: ServerResponse, next: Next) {
-    onHeaders(res, function stampDate(this: ServerResponse) {
-      const date = now();
-      // A clock that returns an invalid date leaves Node's own Date in place.
-      if (Number.isNaN(date.getTime())) return;
-      this.setHeader('Date', formatDate(date));
-    });
+    hook(res);
     next();
   };
 }
+
+const nodeWriteHead = ServerResponse.prototype.writeHead;

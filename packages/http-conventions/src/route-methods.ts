@@ -115,16 +115,21 @@ function collect(stack: readonly Layer[], path: string, found: Found, depth: num
     if (isEnough(found)) return;
     if (layer.route !== undefined) {
       if (matchedPart(layer, path) === undefined) continue;
-      const methods = Object.entries(layer.route.methods ?? {})
-        .filter(([, on]) => on)
-        .map(([method]) => method);
+      const methods = layer.route.methods ?? {};
+      let count = 0;
+      let all = false;
+      for (const method in methods) {
+        if (!methods[method]) continue;
+        count++;
+        if (method === '_all') all = true;
+      }
       // An `.all()` route stands for every method; its registrations say nothing more. On a
       // catch-all path it is the app's fallback (a 404 page, a proxy), not a resource: passed.
-      if (methods.length > ALL_METHODS_THRESHOLD || methods.includes('_all')) {
+      if (count > ALL_METHODS_THRESHOLD || all) {
         if (!isCatchAll(layer.route.path)) found.anyMethod = true;
         continue;
       }
-      for (const method of methods) found.methods.add(method.toUpperCase());
+      for (const method in methods) if (methods[method]) found.methods.add(method.toUpperCase());
       continue;
     }
     const inner = stackOf(layer.handle);

@@ -19,6 +19,7 @@ it('exports exactly the public API', async () => {
     'formatImfFixdate',
     'formatRfc3339',
     'getRequestId',
+    'httpConventions',
     'isWellFormedRequestId',
     'limitUrlLength',
     'queryHeaders',

@@ -38,6 +38,77 @@ describeEachExpress('responseDate', (express) => {
     expect(res.headers.date).toBe('2026-01-01T00:00:05.000Z');
   });
 
+  it('stamps each answer with its own time, one millisecond apart included', async () => {
+    const times = [
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:00.001Z',
+      '2026-01-01T00:00:00.001Z',
+    ];
+    let call = 0;
+    for (const format of ['rfc3339', 'imf-fixdate'] as const) {
+      call = 0;
+      const server = app({ format, now: () => new Date(times[call++]!) });
+      const dates: string[] = [];
+      for (let index = 0; index < times.length; index++) {
+        dates.push((await request(server).get('/empty')).headers.date!);
+      }
+      const formatted = times.map((time) =>
+        format === 'rfc3339' ? time : new Date(time).toUTCString(),
+      );
+      expect(dates).toEqual(formatted);
+    }
+    const later = await request(app({ now: () => new Date('2027-05-06T07:08:09.010Z') })).get(
+      '/empty',
+    );
+    expect(later.headers.date).toBe('2027-05-06T07:08:09.010Z');
+  });
+
+  it('stamps Date over one passed to writeHead, and keeps the other headers passed', async () => {
+    const server = express();
+    server.use(responseDate({ now: () => new Date('2026-01-01T00:00:00.000Z') }));
+    server.get('/object', (_req, res) => {
+      res.writeHead(202, 'Taken', { Date: 'yesterday', 'X-Kept': '1' }).end();
+    });
+    server.get('/object-only', (_req, res) => {
+      res.writeHead(202, { date: 'yesterday', 'X-Kept': '2' }).end();
+    });
+    server.get('/array', (_req, res) => {
+      res.writeHead(202, ['Date', 'yesterday', 'X-Kept', '3']).end();
+    });
+    for (const [path, kept] of [
+      ['/object', '1'],
+      ['/object-only', '2'],
+      ['/array', '3'],
+    ] as const) {
+      const res = await request(server).get(path);
+      expect(res.status).toBe(202);
+      expect(res.headers.date).toBe('2026-01-01T00:00:00.000Z');
+      expect(res.headers['x-kept']).toBe(kept);
+    }
+  });
+
+  it('stamps Date under another writeHead wrapper, whichever is installed first', async () => {
+    const server = express();
+    const wrap = (_req: unknown, res: import('node:http').ServerResponse, next: () => void) => {
+      const inner = res.writeHead;
+      res.writeHead = function wrapped(this: typeof res, ...args: unknown[]) {
+        this.setHeader('X-Wrapped', 'yes');
+        return (inner as (...all: unknown[]) => typeof res).apply(this, args);
+      } as typeof res.writeHead;
+      next();
+    };
+    server.use('/before', wrap, responseDate({ now: () => new Date('2026-01-01T00:00:00.000Z') }));
+    server.use('/after', responseDate({ now: () => new Date('2026-01-01T00:00:00.000Z') }), wrap);
+    server.get(['/before', '/after'], (_req, res) => {
+      res.json({ ok: true });
+    });
+    for (const path of ['/before', '/after']) {
+      const res = await request(server).get(path);
+      expect(res.headers.date).toBe('2026-01-01T00:00:00.000Z');
+      expect(res.headers['x-wrapped']).toBe('yes');
+    }
+  });
+
   it('sends the IMF-fixdate form as an option', async () => {
     const res = await request(
       app({ format: 'imf-fixdate', now: () => new Date('1994-11-06T08:49:37Z') }),
@@ -63,6 +134,7 @@ describe('date formats', () => {
   it.each([
     [{ format: 'iso' }, /"format" must be "rfc3339" or "imf-fixdate"/],
     [{ now: 5 }, /"now" must be a function/],
+    [{ now: 'now' }, /"now" must be a function/],
     [{ fromat: 'rfc3339' }, /Did you mean "format"/],
   ])('refuses %o', (options, message) => {
     expect(() => responseDate(options as ResponseDateOptions)).toThrow(message);

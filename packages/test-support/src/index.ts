@@ -34,5 +34,12 @@ export {
   startRedisServer,
 } from './redis-server.js';
 export { answerHeaders, expectReplayOf, PER_RESPONSE_HEADERS } from './replay-assertions.js';
-export { closeServer, freePort, listen, type RunningServer, waitFor } from './servers.js';
+export {
+  closeServer,
+  freePort,
+  listen,
+  type RunningServer,
+  refusedPort,
+  waitFor,
+} from './servers.js';
 export { parseXmlMirror } from './xml-mirror.js';

@@ -2,7 +2,7 @@
  * @module Starting and stopping real HTTP servers on the loopback interface.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 
 export interface RunningServer {
   readonly server: Server;
@@ -48,6 +48,28 @@ export async function freePort(): Promise<number> {
   const probe = await listen(createServer());
   await probe.close();
   return probe.port;
+}
+
+/**
+ * A loopback port where a connection is refused, and stays refused for the test: a port freed
+ * after `listen` can be handed to the next `listen(0)` of the same process (supertest's own app
+ * server, another suite's), which then answers in place of the "dead" upstream. Ports below
+ * 1024 are never given out for port 0 and only a privileged service binds them, so the first
+ * of a few such ports that refuses a connection now is used.
+ */
+export async function refusedPort(): Promise<number> {
+  for (const port of [9, 7, 13, 19, 37]) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once('error', () => resolve(true));
+    });
+    if (refused) return port;
+  }
+  throw new Error('refusedPort: every candidate port below 1024 accepts connections here.');
 }
 
 /** Polls `check` until it returns true; rejects after `timeoutMs`. Every loop here is bounded. */
