@@ -222,7 +222,7 @@ export class ApiError extends Error {
     message: string,
     options?: RetryableErrorOptions & { timeout?: boolean },
   ): ApiError {
-    return new ApiError({
+    return newApiError({
       ...withRetryAfter(options),
       status: options?.timeout ? 504 : 502,
       code: 'UPSTREAM_ERROR',
@@ -235,7 +235,7 @@ export class ApiError extends Error {
     message = 'The service is temporarily unavailable.',
     options?: RetryableErrorOptions & { throttling?: boolean },
   ): ApiError {
-    return new ApiError({
+    return newApiError({
       ...withRetryAfter(options),
       status: 503,
       code: 'SERVICE_UNAVAILABLE',
@@ -254,12 +254,21 @@ export function isApiError(value: unknown): value is ApiError {
   );
 }
 
+/**
+ * Outside the class on purpose: a class naming itself in its own body is compiled by esbuild
+ * with an inner binding (`class _ApiError`), and `ApiError.name` would read `_ApiError` in the
+ * built package (scripts/check-packages.mjs checks it).
+ */
+function newApiError(init: ApiErrorInit): ApiError {
+  return new ApiError(init);
+}
+
 function fromCatalogue(
   code: ErrorCode,
   message: string,
   options?: RetryableErrorOptions,
 ): ApiError {
-  return new ApiError({
+  return newApiError({
     ...withRetryAfter(options),
     status: ERROR_CATALOGUE[code].status,
     code,
