@@ -22,38 +22,7 @@ import { Socket } from 'node:net';
 import { conditionalRequests } from '@resourceful/conditional-requests';
 import express, { type Express, type RequestHandler } from 'express';
 import { median } from './harness.js';
-
-/** The 20-card page of middleware-alone.bench.ts. */
-const page = {
-  items: Array.from({ length: 20 }, (_, index) => ({
-    id: `CARD-${index}`,
-    state: 'ok',
-    payer_id: `user${index}`,
-    type: 'visa',
-    number: 'xxxxxxxxxxxx1111',
-    expire_month: String((index % 12) + 1),
-    expire_year: '2031',
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    valid_until: '2031-07-31T23:59:59Z',
-    create_time: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
-    update_time: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
-    links: [
-      {
-        href: `https://api.example.com/v1/vault/credit-cards/CARD-${index}`,
-        rel: 'self',
-        method: 'GET',
-      },
-    ],
-  })),
-  links: [
-    {
-      href: 'https://api.example.com/v1/vault/credit-cards?page=1&page_size=20',
-      rel: 'self',
-      method: 'GET',
-    },
-  ],
-};
+import { cardPage as page } from './middleware-alone.bench.js';
 
 /** The webhook of json-patch-update.bench.ts. */
 const hook = {

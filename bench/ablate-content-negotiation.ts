@@ -20,37 +20,7 @@ import { contentNegotiation } from '@resourceful/content-negotiation';
 import express, { type RequestHandler } from 'express';
 import { page } from './content-negotiation.bench.js';
 import { median } from './harness.js';
-
-const cards = {
-  items: Array.from({ length: 20 }, (_, index) => ({
-    id: `CARD-${index}`,
-    state: 'ok',
-    payer_id: `user${index}`,
-    type: 'visa',
-    number: 'xxxxxxxxxxxx1111',
-    expire_month: String((index % 12) + 1),
-    expire_year: '2031',
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    valid_until: '2031-07-31T23:59:59Z',
-    create_time: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
-    update_time: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
-    links: [
-      {
-        href: `https://api.example.com/v1/vault/credit-cards/CARD-${index}`,
-        rel: 'self',
-        method: 'GET',
-      },
-    ],
-  })),
-  links: [
-    {
-      href: 'https://api.example.com/v1/vault/credit-cards?page=1&page_size=20',
-      rel: 'self',
-      method: 'GET',
-    },
-  ],
-};
+import { cardPage as cards } from './middleware-alone.bench.js';
 
 /** content-negotiation.bench.ts's shape: the middleware and the route on the app. */
 function pageApp(middleware?: RequestHandler): RequestListener {

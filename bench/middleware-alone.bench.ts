@@ -18,7 +18,8 @@ import { versionedRouter } from '@resourceful/versioned-router';
 import express, { type Express, type RequestHandler } from 'express';
 import { type Comparison, compare, type LoadRequest, loadUrl } from './harness.js';
 
-const page = {
+/** The 20-card page every comparison here answers (about 9 KB); the ablate-* diagnostics reuse it. */
+export const cardPage = {
   items: Array.from({ length: 20 }, (_, index) => ({
     id: `CARD-${index}`,
     state: 'ok',
@@ -64,7 +65,7 @@ export function build({ app: appLevel, router: routerLevel, versioned }: Variant
   const v1 = express.Router();
   if (routerLevel) v1.use(routerLevel);
   v1.get('/vault/credit-cards', (_req, res) => {
-    res.json(page);
+    res.json(cardPage);
   });
   if (versioned) app.use(versionedRouter({ versions: { v1 } }));
   else app.use('/v1', v1);
