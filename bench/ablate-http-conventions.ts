@@ -29,23 +29,12 @@ import {
 } from '@resourceful/http-conventions';
 import express from 'express';
 import { median } from './harness.js';
+import { routes } from './http-conventions.bench.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 type Middleware = express.RequestHandler;
 
 const HELP = 'https://api.example.com/docs';
-
-/** The 30 routes of http-conventions.bench.ts. */
-function routes(app: express.Express): void {
-  const v1 = express.Router();
-  for (let index = 0; index < 15; index++) {
-    v1.get(`/things-${index}`, (_req, res) => res.json({ items: [] }));
-    v1.route(`/things-${index}/:id`)
-      .get((req, res) => res.json({ id: req.params.id }))
-      .delete((_req, res) => res.status(204).end());
-  }
-  app.use('/v1', v1);
-}
 
 function appWith(middleware: readonly Middleware[]): Handler {
   const app = express();

@@ -22,7 +22,8 @@ import { listen } from '@resourceful/test-support';
 import express from 'express';
 import { type Comparison, compare, type LoadRequest, load, loadUrl } from './harness.js';
 
-function routes(app: express.Express): void {
+/** The 30 routes both sides serve (the ablate-http-conventions diagnostic reuses them). */
+export function routes(app: express.Express): void {
   const v1 = express.Router();
   for (let index = 0; index < 15; index++) {
     v1.get(`/things-${index}`, (_req, res) => res.json({ items: [] }));
