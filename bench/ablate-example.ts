@@ -10,14 +10,19 @@
  *
  *   node --conditions=source --import tsx ablate-example.ts [layer-name-part …]
  *
+ * The example's variants are served as the example serves itself (its request and response
+ * classes, message-classes.ts); bare Express both as usual and with the same classes.
+ *
  * ABLATE_ROUNDS (10) and ABLATE_ROUND_MS (250) set the rounds; ABLATE_VARIANTS and ABLATE_BASE
  * are described where they are read.
  */
-import { createServer } from 'node:http';
+import { existsSync } from 'node:fs';
+import { createServer, type ServerOptions } from 'node:http';
 import { listen } from '@resourceful/test-support';
 import express from 'express';
 import { createApp } from '../examples/payments-api/src/app.js';
-import { bareExpress, fillPage, PATH } from './full-stack.bench.js';
+import { messageClassesFor } from '../examples/payments-api/src/message-classes.js';
+import { bareExpress, fillPage, PATH, serveExample } from './full-stack.bench.js';
 import { median } from './harness.js';
 import { connect, cpuPerRequest, type Handler, pairedRatio } from './in-process.js';
 
@@ -76,14 +81,22 @@ const layers = [...APP_LAYERS, ...V1_LAYERS].filter(
   (name) => wanted.length === 0 || wanted.some((part) => name.includes(part)),
 );
 const full = createApp();
-const server = await listen(createServer(full));
+const server = await listen(serveExample(full));
 await fillPage(server);
 const body = await (await fetch(server.url + PATH)).json();
 await server.close();
 
-const variants: [string, Handler][] = [
+// Every variant of the example is served as the example serves itself (serveExample: requests and
+// responses made with the app's prototypes), except the one named "on Node's classes".
+const NODE_CLASSES: ServerOptions = {};
+const bare = bareExpress(body, false);
+const variants: [string, Handler, ServerOptions?][] = [
   ['full stack', full as unknown as Handler],
-  ['bare Express 5, res.json of the captured body', bareExpress(body, false) as unknown as Handler],
+  ['bare Express 5, res.json of the captured body', bare as unknown as Handler, NODE_CLASSES],
+  [
+    "bare Express 5 served with its app's request and response classes",
+    bareExpress(body, false) as unknown as Handler,
+  ],
   ['the stack without every layer below', await without(layers)],
 ];
 for (const layer of layers) variants.push([`without ${layer}`, await without([layer])]);
@@ -102,7 +115,8 @@ for (const layer of layers) variants.push([`without ${layer}`, await without([la
   variants.push([`full stack + ${PASS_THROUGH} pass-through layers`, padded]);
 }
 // ABLATE_BASE=<another checkout of this repository, its node_modules linked>: its full stack
-// too, so a change is measured against the code before it in the same process and run.
+// too, so a change is measured against the code before it in the same process and run (served
+// with the app's classes when that checkout has them, as its own server does).
 const base = process.env.ABLATE_BASE;
 if (base !== undefined) {
   const other = (await import(`${base}/examples/payments-api/src/app.ts`)) as {
@@ -112,7 +126,14 @@ if (base !== undefined) {
   const running = await listen(createServer(app));
   await fillPage(running);
   await running.close();
-  variants.push([`full stack at ${base}`, app as unknown as Handler]);
+  const served = existsSync(`${base}/examples/payments-api/src/message-classes.ts`)
+    ? undefined
+    : NODE_CLASSES;
+  variants.push([`full stack at ${base}`, app as unknown as Handler, served]);
+}
+{
+  const onNodeClasses = await without([]);
+  variants.push(["full stack on Node's classes", onNodeClasses, NODE_CLASSES]);
 }
 // ABLATE_VARIANTS=full: measure only the variants whose names contain one of the (comma-separated)
 // parts, e.g. to profile the full stack alone with --cpu-prof.
@@ -128,7 +149,13 @@ const REQUEST = `GET ${PATH} HTTP/1.1\r\nHost: 127.0.0.1:3000\r\nAccept: applica
 const ROUNDS = Number(process.env.ABLATE_ROUNDS ?? 10);
 const ROUND_MS = Number(process.env.ABLATE_ROUND_MS ?? 250);
 const measured = await cpuPerRequest(
-  variants.map(([, handler]) => connect(handler, REQUEST)),
+  variants.map(([, handler, options]) =>
+    connect(
+      handler,
+      REQUEST,
+      options ?? messageClassesFor(handler as unknown as Parameters<typeof messageClassesFor>[0]),
+    ),
+  ),
   ROUNDS,
   ROUND_MS,
 );

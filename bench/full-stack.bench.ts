@@ -8,13 +8,17 @@
  * 2. `Accept-Encoding: gzip`, against bare Express + `compression` (goal #19: ≥ 0.90);
  * 3. p99 latency at the same offered load, half of what the stack answered flat out in 1
  *    (goal #19: ≤ 1.2× bare Express's p99).
- * Both servers are plain `http.createServer` in this thread; the load generator is a worker.
+ * Both servers are `http.createServer` in this thread; the load generator is a worker. The
+ * example's is made as the example makes its own (`createPaymentsServer`): with request and
+ * response classes that have the app's prototypes (message-classes.ts); its limits and its
+ * envelopes for Node's own refusals are left out, as they do not take part in a 200 answer.
  */
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { listen, type RunningServer } from '@resourceful/test-support';
 import compression from 'compression';
 import express, { type Express } from 'express';
 import { createApp } from '../examples/payments-api/src/app.js';
+import { messageClassesFor } from '../examples/payments-api/src/message-classes.js';
 import { type Comparison, compare, type LoadRequest, loadUrl, QUICK } from './harness.js';
 
 export const PATH = '/v1/vault/credit-cards?page_size=20';
@@ -40,6 +44,11 @@ export async function fillPage(server: RunningServer): Promise<void> {
   }
 }
 
+/** The example's app on a server made as `createPaymentsServer` makes it (without its limits). */
+export function serveExample(app: Express): Server {
+  return createServer(messageClassesFor(app), app);
+}
+
 /** Bare Express 5 answering a captured body the way a hand-written route would. */
 export function bareExpress(body: unknown, compressed: boolean): Express {
   const app = express();
@@ -52,7 +61,7 @@ export function bareExpress(body: unknown, compressed: boolean): Express {
 }
 
 export async function run(): Promise<Comparison[]> {
-  const stack = await listen(createServer(createApp()));
+  const stack = await listen(serveExample(createApp()));
   await fillPage(stack);
   const captured = (await (await fetch(stack.url + PATH)).json()) as { items: unknown[] };
   if (captured.items.length !== PAGE) throw new Error('full-stack bench: the page is not full');

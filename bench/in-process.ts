@@ -6,7 +6,12 @@
  * connection, HTTP parsing and the response's writes included, the kernel's part excluded.
  * Requests go one at a time, as a client without pipelining sends them.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 import { Duplex } from 'node:stream';
 import { median } from './harness.js';
 
@@ -39,10 +44,13 @@ export interface Client {
   send(): Promise<void>;
 }
 
-/** `request`: the request's bytes, e.g. `GET /path HTTP/1.1\r\nHost: x\r\n\r\n`. */
-export function connect(handler: Handler, request: string): Client {
+/**
+ * `request`: the request's bytes, e.g. `GET /path HTTP/1.1\r\nHost: x\r\n\r\n`; `options`: the
+ * server's (e.g. the request and response classes the example serves with).
+ */
+export function connect(handler: Handler, request: string, options: ServerOptions = {}): Client {
   const bytes = Buffer.from(request);
-  const server = createServer(handler);
+  const server = createServer(options, handler);
   let answered: (() => void) | undefined;
   server.on('request', function countAnswer(_req: IncomingMessage, res: ServerResponse) {
     res.on('finish', function answer() {

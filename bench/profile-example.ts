@@ -9,14 +9,14 @@
 import { createServer } from 'node:http';
 import { listen } from '@resourceful/test-support';
 import { createApp } from '../examples/payments-api/src/app.js';
-import { bareExpress, fillPage, PATH } from './full-stack.bench.js';
+import { bareExpress, fillPage, PATH, serveExample } from './full-stack.bench.js';
 import { loadUrl } from './harness.js';
 
 const gzip = process.argv.includes('gzip');
 // `bare`: profile the baseline instead (bare Express 5 answering the captured body).
 const bare = process.argv.includes('bare');
 const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
-const stack = await listen(createServer(createApp()));
+const stack = await listen(serveExample(createApp()));
 await fillPage(stack);
 const body = await (await fetch(stack.url + PATH)).json();
 const target = bare ? await listen(createServer(bareExpress(body, gzip))) : stack;

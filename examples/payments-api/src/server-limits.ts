@@ -6,6 +6,7 @@
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { attachServerErrorHandlers } from '@resourceful/error-envelope';
+import { hasMessagePrototypes, messageClassesFor } from './message-classes.js';
 import { answerLongUrls, MAX_HEADER_SIZE } from './url-length.js';
 
 export interface ServerLimits {
@@ -54,13 +55,17 @@ export const BODY_LIMITS = Object.freeze({
   patchBytes: 100 * 1024,
 });
 
-/** The example's HTTP server: the app, its limits, and envelopes for what Node answers itself. */
+/**
+ * The example's HTTP server: the app, its limits, and envelopes for what Node answers itself.
+ * An Express app's requests and responses are made with its prototypes (message-classes.ts).
+ */
 export function createPaymentsServer(
   app: RequestListener,
   limits: ServerLimits = SERVER_LIMITS,
 ): Server {
   const { keepAliveTimeout, maxHeadersCount, maxRequestsPerSocket, ...options } = limits;
-  const server = createServer(options, app);
+  const classes = hasMessagePrototypes(app) ? messageClassesFor(app) : {};
+  const server = createServer({ ...options, ...classes }, app);
   server.keepAliveTimeout = keepAliveTimeout;
   server.maxHeadersCount = maxHeadersCount;
   server.maxRequestsPerSocket = maxRequestsPerSocket;
