@@ -2,6 +2,7 @@ import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-supp
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
+import { cardPath, maskNumber } from '../src/resources/credit-cards.js';
 
 const validCard = {
   payer_id: 'user12345',
@@ -180,5 +181,19 @@ describeEachExpress('credit cards', (express) => {
     expect(res.headers.location).toMatch(
       /^https:\/\/payments\.example\.org\/v1\/vault\/credit-cards\//,
     );
+  });
+});
+
+describe('card numbers and paths in answers', () => {
+  it('masks every digit but the last four, at every length', () => {
+    expect(maskNumber('411111111111')).toBe('xxxxxxxx1111');
+    expect(maskNumber('4111111111111111234')).toBe('xxxxxxxxxxxxxxx1234');
+    expect(maskNumber('4'.repeat(40))).toBe(`${'x'.repeat(36)}4444`);
+    expect(maskNumber('123')).toBe('123');
+  });
+
+  it('percent-encodes an id only where it has characters outside the unreserved set', () => {
+    expect(cardPath('CARD-5KX7Q2M4ZP8R1HJW')).toBe('/v1/vault/credit-cards/CARD-5KX7Q2M4ZP8R1HJW');
+    expect(cardPath('a b/c?d%é')).toBe(`/v1/vault/credit-cards/${encodeURIComponent('a b/c?d%é')}`);
   });
 });
