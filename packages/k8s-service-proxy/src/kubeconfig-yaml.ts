@@ -11,7 +11,7 @@
  * one small module, about a third of the start-up CPU of the `yaml` package this was first
  * built on (bench/README.md), which the CLI pays on every start.
  */
-import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml';
+import { FAILSAFE_SCHEMA, load, Type, YAMLException } from 'js-yaml';
 
 const TRUE = /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/;
 const FALSE = /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/;
@@ -132,8 +132,11 @@ export class KubeconfigYamlError extends Error {
  */
 export function parseKubeconfigYaml(text: string): unknown {
   try {
-    return load(text, { schema: KUBECONFIG_SCHEMA });
+    // go-yaml v2 allows 10 000 levels of nesting; js-yaml's default is 100. Past what the stack
+    // holds, the RangeError is caught below like any other refusal.
+    return load(text, { schema: KUBECONFIG_SCHEMA, maxDepth: 10_000 });
   } catch (error) {
+    if (!(error instanceof YAMLException)) throw new KubeconfigYamlError(undefined);
     const line = (error as { mark?: { line?: number } }).mark?.line;
     // js-yaml's one error without a position: a second document.
     throw new KubeconfigYamlError(line === undefined ? secondDocumentLine(text) : line + 1);

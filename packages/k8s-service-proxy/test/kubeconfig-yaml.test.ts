@@ -192,6 +192,13 @@ describe('document structure, as kubectl', () => {
     expect(load('', 'token: !!timestamp 2001-12-14')?.token).toBe('2001-12-14');
   });
 
+  it('reads an anchor used hundreds of times, and lists nested 150 deep', () => {
+    const aliases = Array.from({ length: 200 }, () => '*t').join(', ');
+    expect(load('', `token: &t tok\n    extra: [${aliases}]`)?.token).toBe('tok');
+    const deep = `${'['.repeat(150)}1${']'.repeat(150)}`;
+    expect(load(`extra: ${deep}`)?.server).toBe('https://h');
+  });
+
   it('does not let a __proto__ key reach the prototype', () => {
     const config = load('', '__proto__: {token: evil}\n    token: t');
     expect(config?.token).toBe('t');
