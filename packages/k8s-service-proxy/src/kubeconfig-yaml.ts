@@ -11,7 +11,7 @@
  * one small module, about a third of the start-up CPU of the `yaml` package this was first
  * built on (bench/README.md), which the CLI pays on every start.
  */
-import { FAILSAFE_SCHEMA, load, Type, YAMLException } from 'js-yaml';
+import { FAILSAFE_SCHEMA, type LoadOptions, load, Type, YAMLException } from 'js-yaml';
 
 const TRUE = /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/;
 const FALSE = /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/;
@@ -116,6 +116,16 @@ const KUBECONFIG_SCHEMA = FAILSAFE_SCHEMA.extend({
   explicit: [binary, explicitTimestamp, ...unknownTags],
 });
 
+/**
+ * go-yaml v2 allows 10 000 levels of nesting; js-yaml's default is 100 (`maxDepth`, js-yaml
+ * 4.2+, not yet in `@types/js-yaml`). Past what the stack holds, the RangeError is caught like
+ * any other refusal.
+ */
+const LOAD_OPTIONS: LoadOptions & { maxDepth: number } = {
+  schema: KUBECONFIG_SCHEMA,
+  maxDepth: 10_000,
+};
+
 /** A kubeconfig that is not valid YAML; `line` (1-based) is where the parser stopped. */
 export class KubeconfigYamlError extends Error {
   readonly line: number | undefined;
@@ -132,9 +142,7 @@ export class KubeconfigYamlError extends Error {
  */
 export function parseKubeconfigYaml(text: string): unknown {
   try {
-    // go-yaml v2 allows 10 000 levels of nesting; js-yaml's default is 100. Past what the stack
-    // holds, the RangeError is caught below like any other refusal.
-    return load(text, { schema: KUBECONFIG_SCHEMA, maxDepth: 10_000 });
+    return load(text, LOAD_OPTIONS);
   } catch (error) {
     if (!(error instanceof YAMLException)) throw new KubeconfigYamlError(undefined);
     const line = (error as { mark?: { line?: number } }).mark?.line;
