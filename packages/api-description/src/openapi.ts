@@ -47,6 +47,7 @@ export const ERROR_RESPONSES = {
   409: 'The request conflicts with the resource state, or a request with the same `Service-Request-Id` is in flight.',
   412: '`If-Match` or `If-None-Match` did not hold.',
   413: 'The body is larger than the service accepts.',
+  414: 'The URL is longer than the service can process.',
   415: 'The body media type, charset or encoding is not supported.',
   422: 'The request is well-formed but breaks a business rule, or reuses a `Service-Request-Id` with another body.',
   428: 'This update requires `If-Match`.',
@@ -56,8 +57,11 @@ export const ERROR_RESPONSES = {
 
 type ErrorStatus = keyof typeof ERROR_RESPONSES;
 
-/** Every operation can answer these: a bad header or parameter, no acceptable format, a fault. */
-const ALWAYS: readonly ErrorStatus[] = [400, 406, 500];
+/**
+ * Every operation can answer these: a bad header or parameter, no acceptable format, a URL
+ * longer than the service serves (http-conventions' `limitUrlLength`), a fault.
+ */
+const ALWAYS: readonly ErrorStatus[] = [400, 406, 414, 500];
 /** Operations that read a JSON body. */
 const WITH_BODY: readonly ErrorStatus[] = [413, 415];
 /** POSTs, idempotent through `Service-Request-Id`. */

@@ -151,9 +151,9 @@ describe('openApiDocument', () => {
     expect(merge.required).toBeUndefined();
   });
 
-  it('answers every error status with the envelope, and every operation can answer 400, 406 and 500', () => {
+  it('answers every error status with the envelope, and every operation can answer 400, 406, 414 and 500', () => {
     for (const [method, path, operation] of operations(document)) {
-      for (const status of ['400', '406', '500']) {
+      for (const status of ['400', '406', '414', '500']) {
         expect(operation.responses[status], `${method} ${path} ${status}`).toEqual({
           $ref: `#/components/responses/Error${status}`,
         });
