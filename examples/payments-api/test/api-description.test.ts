@@ -335,6 +335,54 @@ describeEachExpress('the API description', (express) => {
       });
     }
 
+    it('answers a stale If-Match with the documented 412 wherever the document takes If-Match', async () => {
+      const server = app();
+      const ids: Record<string, string> = {
+        credit_card_id: 'CARD-SEED1',
+        customer_id: 'CUST-SEED1',
+        webhook_id: 'WH-SEED1',
+        billing_agreement_id: 'AGREEMENT-SEED01',
+        payment_id: 'PAY-SEED1',
+        capture_id: 'CAPTURE-SEED2',
+        refund_id: 'REFUND-NONE',
+        payment_decision_id: 'DECISION-NONE',
+      };
+      const conditional = Object.entries(document.paths).flatMap(([path, item]) =>
+        VERBS.filter((verb) =>
+          (item[verb]?.parameters ?? []).some((p) => p.$ref === '#/components/parameters/IfMatch'),
+        ).map((verb) => [verb, path, item[verb] as Operation] as const),
+      );
+      const checked: string[] = [];
+      for (const [verb, path, operation] of conditional) {
+        const url = path.replace(/\{([a-z_]+)\}/g, (_, name: string) => ids[name] as string);
+        // Only resources that exist: a missing one is a 404 (or a 204 for DELETE) first.
+        const resource = path.endsWith('}') ? url : url.replace(/\/[a-z-]+$/, '');
+        const current = await request(server).get(resource);
+        if (current.status !== 200) continue;
+        let test = request(server)[verb](url).set('If-Match', '"stale"');
+        if (verb === 'patch')
+          test = test.set('Content-Type', 'application/json-patch+json').send('[]');
+        else if (verb === 'put') test = test.send(current.body);
+        else if (verb === 'post')
+          test = test.send(
+            (operation.requestBody?.content['application/json']?.example ?? {}) as object,
+          );
+        const res = await test;
+        expect(res.status, `${verb.toUpperCase()} ${path}`).toBe(412);
+        expect(Object.keys(operation.responses), `${verb.toUpperCase()} ${path}`).toContain('412');
+        expect(validate()(responseSchema(document, operation, 412) as Json, res.body)).toEqual([]);
+        checked.push(operation.operationId);
+      }
+      expect(checked).toEqual(
+        expect.arrayContaining([
+          'patchCreditCard',
+          'suspendBillingAgreement',
+          'reActivateBillingAgreement',
+          'refundCapture',
+        ]),
+      );
+    });
+
     it('sends one request per documented operation, built from the document, and checks each answer', async () => {
       const server = app();
       // Path parameters: seeded records, and what the document's own create examples make.

@@ -689,7 +689,12 @@ function actionOperation(
     operationId: `${camel(action.name)}${resource.name}`,
     summary: action.summary,
     tags: [resource.name],
-    parameters: [parameterRef('ServiceRequestId')],
+    // An action is conditional like a PATCH: the preconditions hold against the resource's ETag.
+    parameters: [
+      parameterRef('IfMatch'),
+      parameterRef('IfNoneMatch'),
+      parameterRef('ServiceRequestId'),
+    ],
     ...(action.body
       ? { requestBody: { required: false, content: json(action.body as Json, action.example) } }
       : {}),
@@ -701,7 +706,7 @@ function actionOperation(
         },
         204: { description: 'The action left the resource as it was.' },
       },
-      [...WITH_BODY, ...IDEMPOTENT_POST, 404],
+      [...WITH_BODY, ...IDEMPOTENT_POST, 404, 412],
     ),
   };
 }
@@ -732,6 +737,10 @@ function complexOperation(api: ApiDescription, operation: DescribedOperation, sc
       });
     }
   }
+  // A composite operation changes the resource in its path: conditional on its ETag, as an action.
+  if (operation.kind === 'composite') {
+    parameters.push(parameterRef('IfMatch'), parameterRef('IfNoneMatch'));
+  }
   if (operation.method === 'POST') parameters.push(parameterRef('ServiceRequestId'));
   const success =
     operation.kind === 'computed' || operation.kind === 'transient'
@@ -758,7 +767,7 @@ function complexOperation(api: ApiDescription, operation: DescribedOperation, sc
       : [
           ...WITH_BODY,
           ...IDEMPOTENT_POST,
-          ...(operation.kind === 'composite' ? [404 as const] : []),
+          ...(operation.kind === 'composite' ? [404 as const, 412 as const] : []),
         ];
   return {
     operationId: operation.operationId,
