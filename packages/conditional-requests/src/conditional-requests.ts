@@ -155,7 +155,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     state.settled = true;
     let outcome: 'proceed' | 'not-modified';
     try {
-      outcome = evaluatePreconditions(state.req, etag);
+      outcome = evaluatePreconditions(res.req, etag);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       sendError(res, error);
@@ -248,13 +248,12 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   }
 
   /** Replaces the response's own methods: the way for responses the shared ones do not reach. */
-  function replaceOwnMethods(req: IncomingMessage, res: ServerResponse, method: string): void {
+  function replaceOwnMethods(res: ServerResponse, method: string): void {
     const response = res as Express;
     const json = response.json;
     const send = response.send;
     const state = new HookedResponse(
       hooks,
-      req,
       method,
       undefined,
       res.end,
@@ -274,7 +273,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     next: Next,
   ): void {
     const method = (req.method ?? 'GET').toUpperCase();
-    if (attach(hooks, req, res, method) === undefined) replaceOwnMethods(req, res, method);
+    if (attach(hooks, req, res, method) === undefined) replaceOwnMethods(res, method);
     markConditionalRequests(res);
     next();
   };
