@@ -219,27 +219,32 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
     return [`${tag}:${key}`, `${tag}epoch`, `${tag}fence`];
   }
 
-  async function send(key: string, args: string[]): Promise<unknown> {
+  // Plain promise chains rather than async functions here: each async layer adds a promise and
+  // turns of the microtask queue to every command.
+  function send(key: string, args: string[]): Promise<unknown> {
     if (!connection.ready()) {
-      throw new RedisStoreUnavailableError('The Redis client is not connected');
+      return Promise.reject(new RedisStoreUnavailableError('The Redis client is not connected'));
     }
+    let sent: Promise<unknown>;
     try {
-      return await connection.send(key, args);
+      sent = connection.send(key, args);
     } catch (error) {
       connection.failed(error);
-      throw error;
+      return Promise.reject(error);
     }
+    return sent.then(undefined, (error: unknown) => {
+      connection.failed(error);
+      throw error;
+    });
   }
 
-  async function run(script: Script, keys: readonly string[], args: readonly string[]) {
-    const tail = [String(keys.length), ...keys, ...args];
+  function run(script: Script, keys: readonly string[], args: readonly string[]) {
+    const command = ['EVALSHA', script.sha, String(keys.length), ...keys, ...args];
     const first = keys[0] as string;
-    try {
-      return await send(first, ['EVALSHA', script.sha, ...tail]);
-    } catch (error) {
+    return send(first, command).then(undefined, (error: unknown) => {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return send(first, ['EVAL', script.source, ...tail]);
-    }
+      return send(first, ['EVAL', script.source, ...command.slice(2)]);
+    });
   }
 
   /** `WAIT`: throws unless `replicas` replicas have every write so far on the key's node. */
@@ -293,7 +298,8 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   else cluster?.on?.('connect', initialize);
 
   async function lookup(key: string, lock: LockRequest | undefined) {
-    await start();
+    // Once started, not awaited again: an await of a settled promise still costs a turn.
+    if (!initialized) await start();
     const keys = keysOf(key);
     const reply = await run(SCRIPTS.acquire, keys, [
       lock?.token ?? '',
