@@ -9,7 +9,7 @@
  * collector's helper threads). No load generator and no sockets to the client, so far less
  * noise than a load run. A diagnostic, not a benchmark (run-all.ts skips it):
  *
- *   node --expose-gc --import tsx ablate-idempotency.ts [memory] [redis]     # the built package
+ *   node --expose-gc --import tsx ablate-idempotency.ts [floor] [memory] [redis]  # the built package
  *   node --expose-gc --conditions=source --import tsx ablate-idempotency.ts  # its source
  *   PROFILE=memory node --conditions=source --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof ablate-idempotency.ts
  *
@@ -19,12 +19,13 @@
  * With Redis it also counts the commands redis-server ran per new request (`INFO
  * commandstats`), the round trips the middleware made.
  */
-import { randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { memoryStore, redisStore } from '@resourceful/service-request-idempotency';
 import { findRedisServer, startRedisServer } from '@resourceful/test-support';
+import type express from 'express';
 import { createClient } from 'redis';
 import { median } from './harness.js';
 import { createApp } from './service-request-idempotency.bench.js';
@@ -113,7 +114,67 @@ const profile = process.env.PROFILE;
 const want = (name: string) =>
   profile === undefined ? wanted.length === 0 || wanted.includes(name) : profile === name;
 
+type Method = (...args: unknown[]) => unknown;
+interface FloorState {
+  readonly key: string;
+  readonly writeHead: Method;
+  readonly write: Method;
+  readonly end: Method;
+  readonly chunks: Buffer[];
+}
+
+/**
+ * The floor: what any idempotency middleware must do for a new request on a memory store, and
+ * nothing more: read the id, hash the scoped key and the body's fingerprint (method, URL and
+ * body; no canonical key order), take a lock in a Map, wrap `writeHead`, `write` and `end` (own
+ * properties of the response, the only way to see every body byte; the state in a WeakMap) and,
+ * when the response ends, store its status, two headers and body in the Map. No validation of
+ * the id, no query parameter, no principal, no replay, no expiry, no bounds, no error paths.
+ */
+function floorMiddleware(): express.RequestHandler {
+  const entries = new Map<string, unknown>();
+  const states = new WeakMap<ServerResponse, FloorState>();
+  function writeHead(this: ServerResponse, ...args: unknown[]) {
+    return states.get(this)!.writeHead.apply(this, args);
+  }
+  function write(this: ServerResponse, ...args: unknown[]) {
+    const state = states.get(this)!;
+    if (typeof args[0] === 'string') state.chunks.push(Buffer.from(args[0]));
+    return state.write.apply(this, args);
+  }
+  function end(this: ServerResponse, ...args: unknown[]) {
+    const state = states.get(this)!;
+    if (typeof args[0] === 'string') state.chunks.push(Buffer.from(args[0]));
+    entries.set(state.key, {
+      status: this.statusCode,
+      headers: {
+        location: this.getHeader('location'),
+        'content-type': this.getHeader('content-type'),
+      },
+      body: state.chunks.length === 1 ? state.chunks[0] : Buffer.concat(state.chunks),
+    });
+    return state.end.apply(this, args);
+  }
+  return function floor(req, res, next) {
+    const key = hash('sha256', `\u0000${req.headers['service-request-id']}`);
+    const fingerprint = hash(
+      'sha256',
+      `${req.method}\n${req.originalUrl}\n${JSON.stringify(req.body)}`,
+    );
+    if (entries.has(key)) throw new Error('the floor replays nothing');
+    entries.set(key, { fingerprint, token: randomUUID() });
+    const own = res as unknown as Record<'writeHead' | 'write' | 'end', Method>;
+    states.set(res, { key, writeHead: own.writeHead, write: own.write, end: own.end, chunks: [] });
+    own.writeHead = writeHead;
+    own.write = write;
+    own.end = end;
+    next();
+  };
+}
+
 const variants: [string, Handler][] = [['without', tracked(createApp())]];
+if (want('floor'))
+  variants.push(['floor', tracked(createApp(undefined, undefined, floorMiddleware()))]);
 if (want('memory')) {
   variants.push(['memory', tracked(createApp(memoryStore({ maxEntries: 50_000 })))]);
   if (old) {
