@@ -262,19 +262,47 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
   function acquire(attempt: Attempt): Promise<AcquireResult> {
     const { key, lock } = attempt;
     return store.acquire(key, lock).catch((error: unknown) => {
-      void persist(() => store.release(key, lock.token), false);
+      giveBack(attempt);
       throw error;
     });
   }
 
-  /** The lock is taken (or not) through the store's promises; waits for a run in flight. */
-  async function lockAsync(
+  function giveBack(attempt: Attempt): void {
+    void persist(() => store.release(attempt.key, attempt.lock.token), false);
+  }
+
+  /**
+   * Takes the lock through the store's promise and decides. A promise chain, not an async
+   * function: each async layer adds a promise and microtask turns to every request.
+   */
+  function lockAsync(
     req: IdempotentRequest,
     res: ServerResponse,
     attempt: Attempt,
-    first: AcquireResult | undefined,
   ): Promise<Outcome> {
-    let result = first ?? (await fromStore(() => acquire(attempt)));
+    let acquired: Promise<AcquireResult>;
+    try {
+      acquired = store.acquire(attempt.key, attempt.lock);
+    } catch (error) {
+      acquired = Promise.reject(error);
+    }
+    return acquired.then(
+      (result) => decide(req, res, attempt, result) ?? waitForRun(req, res, attempt, result),
+      (error: unknown) => {
+        giveBack(attempt);
+        return storeFailed(error) ?? 'next';
+      },
+    );
+  }
+
+  /** Polls the store while the run holding the lock is in flight (`waitForInFlight`). */
+  async function waitForRun(
+    req: IdempotentRequest,
+    res: ServerResponse,
+    attempt: Attempt,
+    first: AcquireResult,
+  ): Promise<Outcome> {
+    let result: AcquireResult | undefined = first;
     const deadline = Date.now() + config.waitTimeoutMs;
     let pollMs = 10;
     // Each turn either returns, throws, or sleeps; the wait is bounded by `waitTimeoutMs`.
@@ -302,16 +330,16 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       key,
       lock: { token: randomUUID(), fingerprint, lockTtlMs: config.lockTtlMs },
     };
-    if (synchronous === undefined) return lockAsync(req, res, attempt, undefined);
+    if (synchronous === undefined) return lockAsync(req, res, attempt);
     let result: AcquireResult;
     try {
       result = synchronous.acquire(key, attempt.lock);
     } catch (error) {
-      // As `acquire` and `fromStore` do with a rejected promise.
-      void persist(() => store.release(key, attempt.lock.token), false);
+      // As `lockAsync` does with a rejected promise.
+      giveBack(attempt);
       return storeFailed(error) ?? 'next';
     }
-    return decide(req, res, attempt, result) ?? lockAsync(req, res, attempt, result);
+    return decide(req, res, attempt, result) ?? waitForRun(req, res, attempt, result);
   }
 
   function fingerprinted(
