@@ -123,15 +123,23 @@ interface FloorState {
   readonly chunks: Buffer[];
 }
 
+/** The few members of a Redis client the Redis floor uses. */
+interface FloorRedis {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
 /**
- * The floor: what any idempotency middleware must do for a new request on a memory store, and
- * nothing more: read the id, hash the scoped key and the body's fingerprint (method, URL and
- * body; no canonical key order), take a lock in a Map, wrap `writeHead`, `write` and `end` (own
- * properties of the response, the only way to see every body byte; the state in a WeakMap) and,
- * when the response ends, store its status, two headers and body in the Map. No validation of
- * the id, no query parameter, no principal, no replay, no expiry, no bounds, no error paths.
+ * The floor: what any idempotency middleware must do for a new request, and nothing more: read
+ * the id, hash the scoped key and the body's fingerprint (method, URL and body; no canonical key
+ * order), take a lock, wrap `writeHead`, `write` and `end` (own properties of the response, the
+ * only way to see every body byte; the state in a WeakMap) and, when the response ends, store
+ * its status, two headers and body before the end goes out. On a memory store the lock and the
+ * record are Map entries; with `redis`, one `SET NX PX` before the handler and one `SET PX`
+ * (the record as JSON, the body base64) that the end waits for: the two round trips. No
+ * validation of the id, no query parameter, no principal, no replay, no expiry, no bounds, no
+ * command timeout, no error paths.
  */
-function floorMiddleware(): express.RequestHandler {
+function floorMiddleware(redis?: FloorRedis): express.RequestHandler {
   const entries = new Map<string, unknown>();
   const states = new WeakMap<ServerResponse, FloorState>();
   function writeHead(this: ServerResponse, ...args: unknown[]) {
@@ -145,30 +153,54 @@ function floorMiddleware(): express.RequestHandler {
   function end(this: ServerResponse, ...args: unknown[]) {
     const state = states.get(this)!;
     if (typeof args[0] === 'string') state.chunks.push(Buffer.from(args[0]));
-    entries.set(state.key, {
+    const body = state.chunks.length === 1 ? state.chunks[0]! : Buffer.concat(state.chunks);
+    const record = {
       status: this.statusCode,
       headers: {
         location: this.getHeader('location'),
         'content-type': this.getHeader('content-type'),
       },
-      body: state.chunks.length === 1 ? state.chunks[0] : Buffer.concat(state.chunks),
-    });
-    return state.end.apply(this, args);
-  }
-  return function floor(req, res, next) {
-    const key = hash('sha256', `\u0000${req.headers['service-request-id']}`);
-    const fingerprint = hash(
-      'sha256',
-      `${req.method}\n${req.originalUrl}\n${JSON.stringify(req.body)}`,
+      body,
+    };
+    if (redis === undefined) {
+      entries.set(state.key, record);
+      return state.end.apply(this, args);
+    }
+    const text = JSON.stringify({ ...record, body: body.toString('base64') });
+    redis.sendCommand(['SET', state.key, text, 'PX', '86400000']).then(
+      () => state.end.apply(this, args),
+      () => state.end.apply(this, args),
     );
-    if (entries.has(key)) throw new Error('the floor replays nothing');
-    entries.set(key, { fingerprint, token: randomUUID() });
+    return this;
+  }
+  function capture(res: ServerResponse, key: string) {
     const own = res as unknown as Record<'writeHead' | 'write' | 'end', Method>;
     states.set(res, { key, writeHead: own.writeHead, write: own.write, end: own.end, chunks: [] });
     own.writeHead = writeHead;
     own.write = write;
     own.end = end;
-    next();
+  }
+  return function floor(req, res, next) {
+    const key = `floor:${hash('sha256', `\u0000${req.headers['service-request-id']}`)}`;
+    const fingerprint = hash(
+      'sha256',
+      `${req.method}\n${req.originalUrl}\n${JSON.stringify(req.body)}`,
+    );
+    const token = randomUUID();
+    if (redis === undefined) {
+      if (entries.has(key)) throw new Error('the floor replays nothing');
+      entries.set(key, { fingerprint, token });
+      capture(res, key);
+      next();
+      return;
+    }
+    redis
+      .sendCommand(['SET', key, `${token} ${fingerprint}`, 'NX', 'PX', '60000'])
+      .then((reply) => {
+        if (reply === null) throw new Error('the floor replays nothing');
+        capture(res, key);
+        next();
+      }, next);
   };
 }
 
@@ -192,6 +224,12 @@ if (want('redis') && findRedisServer() !== undefined) {
   const store = redisStore({ client, prefix: 'ablate:', onWarning: () => undefined });
   await store.get('warm-up');
   variants.push(['redis', tracked(createApp(store))]);
+  if (want('floor')) {
+    variants.push([
+      'floor (redis)',
+      tracked(createApp(undefined, undefined, floorMiddleware(client))),
+    ]);
+  }
   if (old) {
     const options = { client, prefix: 'ablate-old:', onWarning: () => undefined };
     const oldStore = old.redisStore(options);
