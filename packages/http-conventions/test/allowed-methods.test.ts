@@ -66,6 +66,13 @@ describeEachExpress('allowedMethods', (express, version) => {
       ).toBe('POST, OPTIONS');
     });
 
+    it('links every help URL given, one rel="help" link each, in order', async () => {
+      const res = await request(
+        buildApp(express, { help: [HELP, '/v1/openapi.json'] }).app,
+      ).options('/v1/vault/credit-cards');
+      expect(res.headers.link).toBe(`<${HELP}>; rel="help", </v1/openapi.json>; rel="help"`);
+    });
+
     it('sends no Link without a help URL', async () => {
       const res = await request(buildApp(express, {}).app).options('/v1/vault/credit-cards');
       expect(res.headers.link).toBeUndefined();
@@ -331,6 +338,8 @@ describe('servedMethods', () => {
   it.each([
     [{ help: 'not a <url>' }, /"help" must be a URL/],
     [{ help: 5 }, /"help" must be a URL/],
+    [{ help: [] }, /"help" must be at least one URL/],
+    [{ help: [HELP, 'not a <url>'] }, /"help" must be a URL/],
     [{ hlep: HELP }, /Did you mean "help"/],
   ])('refuses %o', (options, message) => {
     expect(() => allowedMethods(options as AllowedMethodsOptions)).toThrow(message);
