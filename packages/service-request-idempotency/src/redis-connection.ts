@@ -73,7 +73,7 @@ function deadlines(ms: number): <T>(promise: Promise<T>) => Promise<T> {
 
   function expire(): void {
     timer = undefined;
-    const now = Date.now();
+    const now = performance.now();
     let index = 0;
     for (; index < queue.length; index++) {
       const waiting = queue[index]!;
@@ -94,7 +94,9 @@ function deadlines(ms: number): <T>(promise: Promise<T>) => Promise<T> {
 
   return function withDeadline<T>(promise: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const waiting: Waiting = { deadline: Date.now() + ms, reject, settled: false };
+      // The monotonic clock, as a timer of its own would count: a change of the wall clock
+      // must not move a deadline.
+      const waiting: Waiting = { deadline: performance.now() + ms, reject, settled: false };
       queue.push(waiting);
       if (timer === undefined) arm(ms);
       promise.then(
