@@ -372,6 +372,11 @@ describeEachExpress('the example’s long URLs over a raw socket', (express) => 
         code: 'URI_TOO_LONG',
         innererror: { code: 'URL_TOO_LONG', max_length: MAX_URL_LENGTH },
       });
+      // Like every other answer: a request id (header and envelope) and the spec's Date.
+      const id = /\r\nX-Request-Id: ([^\r]+)\r\n/.exec(answer)?.[1];
+      expect(id).toMatch(UUID);
+      expect(body.error.innererror.request_id).toBe(id);
+      expect(/\r\nDate: ([^\r]+)\r\n/.exec(answer)?.[1]).toMatch(RFC3339);
     }));
 
   it('answers a 70 kB URL (read by Node, over the limit) with the 414 envelope', () =>
