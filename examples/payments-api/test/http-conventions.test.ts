@@ -397,6 +397,12 @@ describeEachExpress('the example’s long URLs over a raw socket', (express) => 
       );
       expect(answer.slice(0, 12)).toBe('HTTP/1.1 431');
       expect(answer).toMatch(/"code":"HEADERS_TOO_LARGE"/);
+      const id = /\r\nX-Request-Id: ([^\r]+)\r\n/.exec(answer)?.[1];
+      expect(id).toMatch(UUID);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.innererror).toEqual({
+        request_id: id,
+      });
+      expect(/\r\nDate: ([^\r]+)\r\n/.exec(answer)?.[1]).toMatch(RFC3339);
     }));
 });
 
