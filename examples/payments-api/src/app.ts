@@ -229,7 +229,8 @@ export function createApp(options: AppOptions = {}): Express {
   // Strong ETags on every resource answer, 304 on reads, 412 on failed preconditions.
   app.use(conditionalRequests());
 
-  app.use(versionedRouter({ versions: { v1 } }));
+  // Version discovery (/api) links the documentation from its OPTIONS answer, as every path does.
+  app.use(versionedRouter({ versions: { v1 }, help: options.helpUrl ?? DOCS_PATH }));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ onError: options.onError }));

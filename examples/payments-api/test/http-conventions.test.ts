@@ -86,6 +86,13 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
       });
     }
 
+    it('lists the methods of version discovery (/api), with the same help link', async () => {
+      const res = await request(createApp({ express, publicBaseUrl: BASE })).options('/api');
+      expect(res.status).toBe(204);
+      expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+      expect(res.headers.link).toBe(`<${DOCS_PATH}>; rel="help"`);
+    });
+
     it('also under /v1.0', async () => {
       const res = await request(createApp({ express, publicBaseUrl: BASE })).options(
         '/v1.0/risk/evaluate',
