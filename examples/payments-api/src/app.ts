@@ -210,12 +210,12 @@ export function createApp(options: AppOptions = {}): Express {
     GRAPHQL_PATH,
     express.json({ limit: BODY_LIMITS.json }),
     serviceRequestIdempotency({ store: idempotencyStore }),
-    graphqlRoutes(stores, now, {
-      agreementActions,
-      agreementHistory,
-      refund: refundOperations[0],
-      decide,
-    }).endpoint,
+    graphqlRoutes(
+      stores,
+      now,
+      { agreementActions, agreementHistory, refund: refundOperations[0], decide },
+      options.helpUrl ?? DOCS_PATH,
+    ).endpoint,
   );
 
   // Content negotiation: before the body parsers (it reads ISO-8859-1 and compressed JSON

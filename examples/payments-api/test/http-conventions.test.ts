@@ -93,6 +93,25 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
       expect(res.headers.link).toBe(`<${DOCS_PATH}>; rel="help"`);
     });
 
+    it('lists the methods of the GraphQL endpoint, with the same help link; 405 for others', async () => {
+      const app = createApp({ express, publicBaseUrl: BASE });
+      const options = await request(app).options('/graphql');
+      expect(options.status).toBe(204);
+      expect(options.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+      expect(options.headers.link).toBe(`<${DOCS_PATH}>; rel="help"`);
+      for (const method of ['put', 'patch', 'delete'] as const) {
+        const res = await request(app)[method]('/graphql');
+        expectErrorEnvelope(res, 405, { code: 'METHOD_NOT_ALLOWED' });
+        expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+      }
+      const query = `/graphql?query=${encodeURIComponent('{ __typename }')}`;
+      const head = await request(app).head(query);
+      expect(head.status).toBe(200);
+      expect(head.headers['content-type']).toBe(
+        (await request(app).get(query)).headers['content-type'],
+      );
+    });
+
     it('also under /v1.0', async () => {
       const res = await request(createApp({ express, publicBaseUrl: BASE })).options(
         '/v1.0/risk/evaluate',
