@@ -154,7 +154,8 @@ export function createApp(options: AppOptions = {}): Express {
   app.use(limitUrlLength);
   // `rel="help"` points at the API reference page and the OpenAPI document it renders, both
   // generated from the API description.
-  app.use(allowedMethods({ help: options.helpUrl ?? [DOCS_PATH, OPENAPI_PATH] }));
+  const help = options.helpUrl ?? [DOCS_PATH, OPENAPI_PATH];
+  app.use(allowedMethods({ help }));
   app.get(README_PATH, sendReadme);
 
   if (options.serviceRelay !== undefined) {
@@ -218,7 +219,7 @@ export function createApp(options: AppOptions = {}): Express {
       stores,
       now,
       { agreementActions, agreementHistory, refund: refundOperations[0], decide },
-      options.helpUrl ?? DOCS_PATH,
+      help,
     ).endpoint,
   );
 
@@ -234,7 +235,7 @@ export function createApp(options: AppOptions = {}): Express {
   app.use(conditionalRequests());
 
   // Version discovery (/api) links the documentation from its OPTIONS answer, as every path does.
-  app.use(versionedRouter({ versions: { v1 }, help: options.helpUrl ?? DOCS_PATH }));
+  app.use(versionedRouter({ versions: { v1 }, help }));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ onError: options.onError }));

@@ -90,7 +90,7 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
       const res = await request(createApp({ express, publicBaseUrl: BASE })).options('/api');
       expect(res.status).toBe(204);
       expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
-      expect(res.headers.link).toBe(`<${DOCS_PATH}>; rel="help"`);
+      expect(res.headers.link).toBe(`<${DOCS_PATH}>; rel="help", <${OPENAPI_PATH}>; rel="help"`);
     });
 
     it('lists the methods of the GraphQL endpoint, with the same help link; 405 for others', async () => {
@@ -98,7 +98,9 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
       const options = await request(app).options('/graphql');
       expect(options.status).toBe(204);
       expect(options.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
-      expect(options.headers.link).toBe(`<${DOCS_PATH}>; rel="help"`);
+      expect(options.headers.link).toBe(
+        `<${DOCS_PATH}>; rel="help", <${OPENAPI_PATH}>; rel="help"`,
+      );
       for (const method of ['put', 'patch', 'delete'] as const) {
         const res = await request(app)[method]('/graphql');
         expectErrorEnvelope(res, 405, { code: 'METHOD_NOT_ALLOWED' });

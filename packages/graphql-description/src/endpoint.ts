@@ -35,9 +35,10 @@ export interface GraphqlEndpointOptions<Context extends Record<PropertyKey, unkn
   readonly maxTokens?: number;
   /**
    * URL of the API's documentation, sent on the OPTIONS answers as `Link: <help>; rel="help"`
-   * (as `@resourceful/http-conventions`' `allowedMethods` sends it on routes). @default false
+   * (as `@resourceful/http-conventions`' `allowedMethods` sends it on routes); several URLs are
+   * one link each, in order. @default false
    */
-  readonly help?: string | false;
+  readonly help?: string | readonly string[] | false;
 }
 
 /** The path, under the endpoint's mount, of the SDL. */
@@ -47,9 +48,25 @@ export const SDL_PATH = '/schema.graphql';
 const ENDPOINT_METHODS = ['GET', 'HEAD', 'POST', 'OPTIONS'];
 const SDL_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
-/** `<help>; rel="help"`: a URI-reference, visible ASCII without `<`, `>` and `"` (RFC 8288 §3). */
+/** `<help>; rel="help"` for each URL, or `undefined`. */
 function helpLink(help: unknown): string | undefined {
   if (help === undefined || help === false) return undefined;
+  if (Array.isArray(help)) {
+    if (help.length === 0) {
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'graphqlEndpoint',
+        'help must list at least one URL, or be false.',
+        'help',
+      );
+    }
+    return help.map(helpTarget).join(', ');
+  }
+  return helpTarget(help);
+}
+
+/** A URI-reference between < and > (RFC 8288 §3): visible ASCII without `<`, `>` and `"`. */
+function helpTarget(help: unknown): string {
   let valid = typeof help === 'string' && /^[!#-;=?-~]+$/.test(help);
   if (valid) {
     try {

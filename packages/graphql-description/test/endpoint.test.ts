@@ -132,8 +132,18 @@ describeEachExpress('graphqlEndpoint', (express) => {
       }
     });
 
-    it('refuses a help link that is not a URL', () => {
+    it('links several help URLs in order, and refuses one that is not a URL', async () => {
+      const app = express();
+      app.use('/graphql', graphqlEndpoint({ schema, help: ['/docs', '/openapi.json'] }));
+      const other = await listen(app);
+      try {
+        const res = await fetch(`${other.url}/graphql`, { method: 'OPTIONS' });
+        expect(res.headers.get('link')).toBe('</docs>; rel="help", </openapi.json>; rel="help"');
+      } finally {
+        await other.close();
+      }
       expect(() => graphqlEndpoint({ schema, help: 'a <b>' })).toThrow(/help must be a URL/);
+      expect(() => graphqlEndpoint({ schema, help: [] })).toThrow(/at least one URL/);
     });
   });
 

@@ -53,10 +53,10 @@ export interface VersionedRouterOptions {
   /**
    * URL of the API's documentation, sent on the discovery path's OPTIONS answer as
    * `Link: <help>; rel="help"` (RFC 8288), as `@resourceful/http-conventions`' `allowedMethods`
-   * sends it on every other path. `false` sends none.
+   * sends it on every other path; several URLs are one link each, in order. `false` sends none.
    * @default false
    */
-  help?: string | false;
+  help?: string | readonly string[] | false;
 }
 
 export interface ResolvedVersion {
@@ -192,9 +192,17 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   };
 }
 
-/** `<help>; rel="help"` for a URL (absolute, or relative to the request), or `undefined`. */
+/** `<help>; rel="help"` for each URL (absolute, or relative to the request), or `undefined`. */
 function helpLink(help: unknown): string | undefined {
   if (help === undefined || help === false) return undefined;
+  if (Array.isArray(help)) {
+    if (help.length === 0) invalidOption(FACTORY, 'help', 'at least one URL, or false', help);
+    return help.map(helpTarget).join(', ');
+  }
+  return helpTarget(help);
+}
+
+function helpTarget(help: unknown): string {
   // A Link target is a URI-reference between < and > (RFC 8288 §3): visible ASCII, without
   // the brackets and the quote.
   let valid = typeof help === 'string' && /^[!#-;=?-~]+$/.test(help);

@@ -92,6 +92,8 @@ describe('versionedRouter options', () => {
     [{ versions: { v1: router }, help: 'a <url>' }, /"help" must be a URL/],
     [{ versions: { v1: router }, help: 'http://[' }, /"help" must be a URL/],
     [{ versions: { v1: router }, help: true }, /"help" must be a URL/],
+    [{ versions: { v1: router }, help: [] }, /"help" must be at least one URL/],
+    [{ versions: { v1: router }, help: ['/docs', 'a b'] }, /"help" must be a URL/],
   ])('refuses %j', (options, message) => {
     expect(() => versionedRouter(options as unknown as VersionedRouterOptions)).toThrow(message);
   });

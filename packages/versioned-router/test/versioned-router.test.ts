@@ -241,6 +241,8 @@ describeEachExpress('versionedRouter', (express) => {
       expect(res.status).toBe(204);
       expect(res.headers.link).toBe('</v1/docs>; rel="help"');
       expect((await request(app({ help: '/v1/docs' })).get('/api')).headers.link).toBeUndefined();
+      const both = await request(app({ help: ['/v1/docs', '/v1/openapi.json'] })).options('/api');
+      expect(both.headers.link).toBe('</v1/docs>; rel="help", </v1/openapi.json>; rel="help"');
     });
 
     it('moves with discoveryPath and can be turned off', async () => {

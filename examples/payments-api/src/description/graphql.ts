@@ -156,7 +156,7 @@ export function graphqlRoutes(
   now: () => Date,
   operations: GraphqlOperations,
   /** The documentation its OPTIONS answers link with rel help, as every other path's. */
-  help: string,
+  help: string | readonly string[],
 ) {
   const { agreementActions, agreementHistory, refund, decide } = operations;
   const agreementRepresentation = (req: Request, agreement: agreements.StoredAgreement) =>
