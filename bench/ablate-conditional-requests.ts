@@ -1,27 +1,31 @@
 /**
  * What `conditionalRequests()` costs on a `res.json` route, measured in process: the route of
- * middleware-alone.bench.ts (a 20-card page, about 9 KB) and of json-patch-update.bench.ts (one
- * small webhook, about 400 bytes), each answered by Express with its default weak ETag (the
- * baseline), with `conditionalRequests()` (the candidate), and by reference variants that say
- * where the difference goes. Requests are handed to the apps directly on an unconnected socket
- * (no load generator, no network: the socket writes are not measured), in alternating rounds;
- * CPU time per request (process.cpuUsage), median over the measured rounds, and the median of
- * the per-round ratios baseline / candidate. A diagnostic, not a benchmark (run-all.ts skips
- * it):
+ * middleware-alone.bench.ts (a 20-card page, about 9 KB) and a small webhook (about 400 bytes,
+ * the body of json-patch-update.bench.ts), each answered by Express with its default weak ETag
+ * (the baseline), with `conditionalRequests()` (the candidate), and by reference variants that
+ * say where the difference goes. Each app gets an in-memory keep-alive connection
+ * (in-process.ts: Node parses the request bytes and writes the answer, the kernel's part
+ * excluded), requests one at a time, alternating rounds, CPU time per request
+ * (process.cpuUsage), the median over the measured rounds
+ * and the median of the per-round ratios baseline / variant, with the ratio of each variant's
+ * least round (a contended core only adds CPU time). A diagnostic, not a benchmark (run-all.ts
+ * skips it):
  *
- *   node --expose-gc --conditions=source --import tsx ablate-conditional-requests.ts [variant-name-part …]
+ *   node --expose-gc --import tsx ablate-conditional-requests.ts [variant-name-part …]
  *
- * `ABLATE_ROUNDS` (default 12, the first 2 discarded) and `ABLATE_MS` (default 200 per variant
- * and round) bound the run. `ABLATE_PROFILE=1` runs only the named variants, without their
- * baselines (for `node --cpu-prof`). `ABLATE_COMPARE=<path of another copy's src/index.ts>` adds
- * that copy's `conditionalRequests()` as a variant (a change measured against the code before it
- * in one run).
+ * Without `--conditions=source` it measures the package as built (run its build first), as
+ * run-all.ts does; with it, the sources through tsx. `ABLATE_ROUNDS` (default 12, the first 2
+ * discarded) and `ABLATE_MS` (default 200 per variant and round) bound the run.
+ * `ABLATE_PROFILE=1` runs only the named variants, without their baselines (for
+ * `node --cpu-prof`). `ABLATE_COMPARE=<path of another copy's dist/index.js or src/index.ts>`
+ * adds that copy's `conditionalRequests()` as a variant (a change measured against the code
+ * before it in one run). `ABLATE_HEADERS` adds request header lines (e.g.
+ * `If-None-Match: "x"`).
  */
-import { IncomingMessage, ServerResponse } from 'node:http';
-import { Socket } from 'node:net';
 import { conditionalRequests } from '@resourceful/conditional-requests';
 import express, { type Express, type RequestHandler } from 'express';
 import { median } from './harness.js';
+import { connect, type Handler } from './in-process.js';
 import { cardPage as page } from './middleware-alone.bench.js';
 
 /** The webhook of json-patch-update.bench.ts. */
@@ -33,8 +37,6 @@ const hook = {
   update_time: new Date().toISOString(),
 };
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-
 function passThrough(): RequestHandler {
   return function passThroughMiddleware(_req, _res, next) {
     next();
@@ -42,8 +44,8 @@ function passThrough(): RequestHandler {
 }
 
 /**
- * The floor of any middleware that wraps res.json, res.send and res.end: a layer that makes
- * them own properties of the response (the same functions, so nothing else changes).
+ * The floor of any middleware that wraps res.json, res.send and res.end per response: a layer
+ * that makes them own properties of the response (the same functions, so nothing else changes).
  */
 function threeOwnMethods(): RequestHandler {
   return function threeOwnMethodsMiddleware(_req, res, next) {
@@ -115,47 +117,42 @@ const chosen = variants.filter(
     wanted.some((part) => name.includes(part)),
 );
 
-const socket = new Socket();
-function once(handler: Handler): void {
-  const req = new IncomingMessage(socket);
-  req.method = 'GET';
-  req.url = '/v1/resource';
-  req.headers = { host: '127.0.0.1:3000', accept: 'application/json' };
-  handler(req, new ServerResponse(req));
-}
-
-/** Hands `count` requests to `handler`, 50 at a time, letting pending work settle in between. */
-async function serve(handler: Handler, count: number): Promise<void> {
-  for (let done = 0; done < count; done += 50) {
-    for (let index = 0; index < 50; index++) once(handler);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+const extra = (process.env.ABLATE_HEADERS ?? '')
+  .split('\n')
+  .filter((line) => line.length > 0)
+  .map((line) => `${line}\r\n`)
+  .join('');
+const request = `GET /v1/resource HTTP/1.1\r\nHost: 127.0.0.1:3000\r\nAccept: application/json\r\n${extra}\r\n`;
 
 const ROUNDS = Number(process.env.ABLATE_ROUNDS ?? 12);
 const MS = Number(process.env.ABLATE_MS ?? 200);
-const samples = new Map<string, number[]>(chosen.map(([name]) => [name, []]));
+const END_WITH_GC = process.env.ABLATE_GC === '1';
+const clients = chosen.map(([, handler]) => connect(handler, request));
+const measured = clients.map((): number[] => []);
+const order = clients.map((_, index) => index);
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, handler] of round % 2 === 0 ? chosen : [...chosen].reverse()) {
-    // With --expose-gc, each variant starts on a collected heap, so its round does not pay for
-    // the garbage the previous variant left.
-    globalThis.gc?.();
+  for (const index of round % 2 === 0 ? order : [...order].reverse()) {
+    const client = clients[index]!;
     const before = process.cpuUsage();
     let requests = 0;
     const start = performance.now();
-    // Bounded: MS milliseconds of calls per variant and round, yielding so pending work settles.
+    // Bounded: MS milliseconds of requests per variant and round.
     while (performance.now() - start < MS) {
-      await serve(handler, 50);
-      requests += 50;
+      for (let count = 0; count < 20; count++) await client.send();
+      requests += 20;
     }
+    // ABLATE_GC=1 (with --expose-gc) ends each round with a full collection, counted in it: a
+    // variant pays for the old-generation garbage it made (hidden classes of its own per
+    // response), not whichever variant runs when the collector gets to it. It also adds the
+    // marking of the whole heap to every round, which dilutes the ratios.
+    if (END_WITH_GC) globalThis.gc?.();
     const used = process.cpuUsage(before);
-    if (round >= 2) samples.get(name)!.push((used.user + used.system) / requests);
+    if (round >= 2) measured[index]!.push((used.user + used.system) / requests);
   }
 }
+const samples = new Map<string, number[]>(chosen.map(([name], index) => [name, measured[index]!]));
 
 const COMPARED = ': conditionalRequests() of ABLATE_COMPARE';
-// The least of a variant's rounds is the one other processes disturbed least (a contended core
-// only ever adds CPU time): on a loaded machine its ratio moves less than the median's.
 console.log(
   `| variant | CPU µs per request: median, least | baseline / variant: median of rounds (spread); least / least |${compared ? ' ABLATE_COMPARE / variant |' : ''}`,
 );

@@ -2,23 +2,30 @@
  * The cost of `serviceRequestIdempotency()` on the create route of
  * service-request-idempotency.bench.ts, measured in process: requests handed to the app directly
  * (an `IncomingMessage` on an unconnected socket, its JSON body pushed into it), 32 in flight,
- * a fresh Service-Request-Id each, CPU time per request (`process.cpuUsage`: the app, the
- * middleware and the Redis client, not redis-server) in alternating rounds, median. No load
- * generator and no sockets to the client, so far less noise than a load run. A diagnostic, not
- * a benchmark (run-all.ts skips it):
+ * a fresh Service-Request-Id each, CPU time per request in alternating rounds (`ABLATE_ROUNDS`,
+ * 12, the first two discarded; `ABLATE_MS`, 400 per variant and round), median of the per-round
+ * ratios. Two CPU figures: the main thread's (`/proc/self/task/<pid>/schedstat`, what the load
+ * runs' CPU ratio counts) and the process's (`process.cpuUsage()`, which adds the garbage
+ * collector's helper threads). No load generator and no sockets to the client, so far less
+ * noise than a load run. A diagnostic, not a benchmark (run-all.ts skips it):
  *
- *   node --expose-gc --conditions=source --import tsx ablate-idempotency.ts [memory] [redis]
+ *   node --expose-gc --import tsx ablate-idempotency.ts [floor] [memory] [redis]  # the built package
+ *   node --expose-gc --conditions=source --import tsx ablate-idempotency.ts  # its source
  *   PROFILE=memory node --conditions=source --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof ablate-idempotency.ts
  *
+ * Without `--conditions=source` the workspace packages are loaded as built (build them first),
+ * as users get them: tsx wraps every function expression of a source in a `__name()` call.
  * With `PROFILE=<variant>` only that variant is loaded (`PROFILE_SECONDS`, 8), for a profile.
  * With Redis it also counts the commands redis-server ran per new request (`INFO
  * commandstats`), the round trips the middleware made.
  */
-import { randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { memoryStore, redisStore } from '@resourceful/service-request-idempotency';
 import { findRedisServer, startRedisServer } from '@resourceful/test-support';
+import type express from 'express';
 import { createClient } from 'redis';
 import { median } from './harness.js';
 import { createApp } from './service-request-idempotency.bench.js';
@@ -91,13 +98,14 @@ async function drive(handler: Handler, ms: number, concurrency = 32): Promise<nu
 
 /**
  * `ABLATE_OLD=<dir>`: also measure the package's source in `<dir>` (a copy of `src/` from an
- * earlier commit, placed inside the package folder so its imports resolve), as "memory (old)"
- * and "redis (old)": before and after a change in the same process and rounds.
+ * earlier commit, placed inside the package folder so its imports resolve), or the built file
+ * `ABLATE_OLD=<path>.js` (an earlier `dist/index.js`, e.g. in the package's `node_modules/`),
+ * as "memory (old)" and "redis (old)": before and after a change in the same process and rounds.
  */
 const oldDir = process.env.ABLATE_OLD;
 const old = oldDir
   ? ((await import(
-      `${oldDir}/index.ts`
+      /\.[cm]?[jt]s$/.test(oldDir) ? oldDir : `${oldDir}/index.ts`
     )) as typeof import('@resourceful/service-request-idempotency'))
   : undefined;
 
@@ -106,7 +114,99 @@ const profile = process.env.PROFILE;
 const want = (name: string) =>
   profile === undefined ? wanted.length === 0 || wanted.includes(name) : profile === name;
 
+type Method = (...args: unknown[]) => unknown;
+interface FloorState {
+  readonly key: string;
+  readonly writeHead: Method;
+  readonly write: Method;
+  readonly end: Method;
+  readonly chunks: Buffer[];
+}
+
+/** The few members of a Redis client the Redis floor uses. */
+interface FloorRedis {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/**
+ * The floor: what any idempotency middleware must do for a new request, and nothing more: read
+ * the id, hash the scoped key and the body's fingerprint (method, URL and body; no canonical key
+ * order), take a lock, wrap `writeHead`, `write` and `end` (own properties of the response, the
+ * only way to see every body byte; the state in a WeakMap) and, when the response ends, store
+ * its status, two headers and body before the end goes out. On a memory store the lock and the
+ * record are Map entries; with `redis`, one `SET NX PX` before the handler and one `SET PX`
+ * (the record as JSON, the body base64) that the end waits for: the two round trips. No
+ * validation of the id, no query parameter, no principal, no replay, no expiry, no bounds, no
+ * command timeout, no error paths.
+ */
+function floorMiddleware(redis?: FloorRedis): express.RequestHandler {
+  const entries = new Map<string, unknown>();
+  const states = new WeakMap<ServerResponse, FloorState>();
+  function writeHead(this: ServerResponse, ...args: unknown[]) {
+    return states.get(this)!.writeHead.apply(this, args);
+  }
+  function write(this: ServerResponse, ...args: unknown[]) {
+    const state = states.get(this)!;
+    if (typeof args[0] === 'string') state.chunks.push(Buffer.from(args[0]));
+    return state.write.apply(this, args);
+  }
+  function end(this: ServerResponse, ...args: unknown[]) {
+    const state = states.get(this)!;
+    if (typeof args[0] === 'string') state.chunks.push(Buffer.from(args[0]));
+    const body = state.chunks.length === 1 ? state.chunks[0]! : Buffer.concat(state.chunks);
+    const record = {
+      status: this.statusCode,
+      headers: {
+        location: this.getHeader('location'),
+        'content-type': this.getHeader('content-type'),
+      },
+      body,
+    };
+    if (redis === undefined) {
+      entries.set(state.key, record);
+      return state.end.apply(this, args);
+    }
+    const text = JSON.stringify({ ...record, body: body.toString('base64') });
+    redis.sendCommand(['SET', state.key, text, 'PX', '86400000']).then(
+      () => state.end.apply(this, args),
+      () => state.end.apply(this, args),
+    );
+    return this;
+  }
+  function capture(res: ServerResponse, key: string) {
+    const own = res as unknown as Record<'writeHead' | 'write' | 'end', Method>;
+    states.set(res, { key, writeHead: own.writeHead, write: own.write, end: own.end, chunks: [] });
+    own.writeHead = writeHead;
+    own.write = write;
+    own.end = end;
+  }
+  return function floor(req, res, next) {
+    const key = `floor:${hash('sha256', `\u0000${req.headers['service-request-id']}`)}`;
+    const fingerprint = hash(
+      'sha256',
+      `${req.method}\n${req.originalUrl}\n${JSON.stringify(req.body)}`,
+    );
+    const token = randomUUID();
+    if (redis === undefined) {
+      if (entries.has(key)) throw new Error('the floor replays nothing');
+      entries.set(key, { fingerprint, token });
+      capture(res, key);
+      next();
+      return;
+    }
+    redis
+      .sendCommand(['SET', key, `${token} ${fingerprint}`, 'NX', 'PX', '60000'])
+      .then((reply) => {
+        if (reply === null) throw new Error('the floor replays nothing');
+        capture(res, key);
+        next();
+      }, next);
+  };
+}
+
 const variants: [string, Handler][] = [['without', tracked(createApp())]];
+if (want('floor'))
+  variants.push(['floor', tracked(createApp(undefined, undefined, floorMiddleware()))]);
 if (want('memory')) {
   variants.push(['memory', tracked(createApp(memoryStore({ maxEntries: 50_000 })))]);
   if (old) {
@@ -124,11 +224,32 @@ if (want('redis') && findRedisServer() !== undefined) {
   const store = redisStore({ client, prefix: 'ablate:', onWarning: () => undefined });
   await store.get('warm-up');
   variants.push(['redis', tracked(createApp(store))]);
+  if (want('floor')) {
+    variants.push([
+      'floor (redis)',
+      tracked(createApp(undefined, undefined, floorMiddleware(client))),
+    ]);
+  }
   if (old) {
     const options = { client, prefix: 'ablate-old:', onWarning: () => undefined };
     const oldStore = old.redisStore(options);
     await oldStore.get('warm-up');
     variants.push(['redis (old)', tracked(createApp(oldStore, old.serviceRequestIdempotency))]);
+  }
+}
+
+/**
+ * CPU time of the main thread in µs, from /proc/self/task/<pid>/schedstat (nanoseconds): what
+ * the load runs' CPU ratio counts (harness.ts reads the same thread's ticks), without the
+ * garbage collector's helper threads that `process.cpuUsage()` adds. Undefined off Linux.
+ */
+function mainThreadMicros(): number | undefined {
+  try {
+    return (
+      Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1000
+    );
+  } catch {
+    return undefined;
   }
 }
 
@@ -172,40 +293,54 @@ try {
       console.log(`redis commands sent per replay: ${await perRequest(1000, id)}`);
     }
     const ROUNDS = Number(process.env.ABLATE_ROUNDS ?? 12);
-    const samples = new Map<string, number[]>(variants.map(([name]) => [name, []]));
+    const ROUND_MS = Number(process.env.ABLATE_MS ?? 400);
+    // Per variant, per measured round: main thread's CPU µs per request, the process's.
+    const thread = new Map<string, number[]>(variants.map(([name]) => [name, []]));
+    const whole = new Map<string, number[]>(variants.map(([name]) => [name, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, handler] of round % 2 === 0 ? variants : [...variants].reverse()) {
         // With --expose-gc, each round starts on a collected heap, so no round pays for the
         // garbage the previous variant left.
         (globalThis as { gc?: () => void }).gc?.();
+        const threadBefore = mainThreadMicros();
         const before = process.cpuUsage();
-        const answered = await drive(handler, 400);
+        const answered = await drive(handler, ROUND_MS);
         const used = process.cpuUsage(before);
-        if (round >= 2) samples.get(name)!.push((used.user + used.system) / answered);
+        const threadAfter = mainThreadMicros();
+        if (round < 2) continue;
+        whole.get(name)!.push((used.user + used.system) / answered);
+        if (threadBefore !== undefined && threadAfter !== undefined) {
+          thread.get(name)!.push((threadAfter - threadBefore) / answered);
+        }
       }
     }
     // Each round's ratio pairs measurements taken moments apart; their median is the figure
     // that moves least when the machine's load drifts.
-    const base = samples.get('without')!;
-    console.log(
-      '| variant | CPU µs per request (median) | ratio without / with: median of rounds (range) |',
-    );
-    console.log('|---|---|---|');
     const range = (ratios: number[]) =>
       `${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})`;
-    for (const [name, values] of samples) {
-      const ratios = values.map((cost, index) => base[index]! / cost);
-      console.log(`| ${name} | ${median(values).toFixed(1)} | ${range(ratios)} |`);
+    const paired = (of: Map<string, number[]>, reference: string, name: string) => {
+      const base = of.get(reference)!;
+      return range(of.get(name)!.map((cost, index) => base[index]! / cost));
+    };
+    const measured = thread.get('without')!.length > 0;
+    console.log(
+      '| variant | main thread CPU µs per request (median) | main thread: without / with, median of rounds (range) | process CPU µs (median) | process: without / with |',
+    );
+    console.log('|---|---|---|---|---|');
+    for (const [name] of variants) {
+      const main = measured
+        ? `${median(thread.get(name)!).toFixed(1)} | ${paired(thread, 'without', name)}`
+        : '- | -';
+      console.log(
+        `| ${name} | ${main} | ${median(whole.get(name)!).toFixed(1)} | ${paired(whole, 'without', name)} |`,
+      );
     }
     for (const name of ['memory', 'redis']) {
-      const before = samples.get(`${name} (old)`);
-      const after = samples.get(name);
-      if (before && after) {
-        const ratios = after.map((cost, index) => before[index]! / cost);
-        console.log(
-          `${name}: CPU per request, old / new, median of rounds (range): ${range(ratios)}`,
-        );
-      }
+      if (!whole.has(`${name} (old)`) || !whole.has(name)) continue;
+      const main = measured ? `main thread ${paired(thread, `${name} (old)`, name)}, ` : '';
+      console.log(
+        `${name}: CPU per request old / new, median of rounds (range): ${main}process ${paired(whole, `${name} (old)`, name)}`,
+      );
     }
   }
 } finally {

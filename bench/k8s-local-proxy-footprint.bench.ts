@@ -12,8 +12,8 @@
  * (`BARE_RELAY`: an HTTP server piping each request to the double through one keep-alive
  * `https.Agent`, with the same young-generation setting as the bin), measured the same way.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import {
   findKubectl,
@@ -28,6 +28,13 @@ import type { Comparison } from './harness.js';
 
 const BUILT_BIN = join(REPO_ROOT, 'packages', 'k8s-local-proxy', 'bin', 'k8s-local-proxy.cjs');
 const BUILT_CLI = join(REPO_ROOT, 'packages', 'k8s-local-proxy', 'dist', 'cli.cjs');
+/**
+ * `BENCH_K8S_OTHER_CLI=<another build of dist/cli.cjs>` adds that build's starts to the
+ * alternation, each started as the bin stub starts dist/cli.cjs: a change's before and after in
+ * one run. Keep the file in packages/k8s-local-proxy/dist/ so the packages it loads lazily
+ * resolve as they do for the real bin.
+ */
+const OTHER_CLI = process.env.BENCH_K8S_OTHER_CLI;
 const STARTS = 15;
 const BARE_NODE = `require('node:https');require('node:http').createServer().listen(0,'127.0.0.1',function(){console.log('Starting to serve on 127.0.0.1:'+this.address().port)})`;
 const REQUESTS = 5_000;
@@ -93,6 +100,19 @@ export async function run(): Promise<Comparison[]> {
   const startKubectl = () => startProcess(kubectl, ['proxy', ...args]);
   const startOurs = () => startProcess(process.execPath, [BUILT_BIN, ...args]);
   const startBareNode = () => startProcess(process.execPath, ['-e', BARE_NODE]);
+  // The bin stub's three lines, requiring the other build instead of ../dist/cli.cjs.
+  const otherBin =
+    OTHER_CLI === undefined ? undefined : join(dirname(resolve(OTHER_CLI)), 'bench-other-bin.cjs');
+  if (otherBin !== undefined) {
+    const stub = readFileSync(BUILT_BIN, 'utf8');
+    const other = stub.replace(
+      "require('../dist/cli.cjs');",
+      `require(${JSON.stringify(resolve(OTHER_CLI as string))});`,
+    );
+    if (other === stub) throw new Error(`${BUILT_BIN} no longer requires ../dist/cli.cjs`);
+    writeFileSync(otherBin, other);
+  }
+  const startOther = () => startProcess(process.execPath, [otherBin as string, ...args]);
   const startBareRelay = () =>
     startProcess(process.execPath, ['-e', BARE_RELAY], {
       RELAY_SERVER: plane.url,
@@ -116,20 +136,28 @@ export async function run(): Promise<Comparison[]> {
     const kubectlCpu: number[] = [];
     const ourCpu: number[] = [];
     const bareCpu: number[] = [];
+    const otherStarts: number[] = [];
+    const otherCpu: number[] = [];
+    const sides = [
+      [startKubectl, kubectlStarts, kubectlCpu],
+      [startOurs, ourStarts, ourCpu],
+      [startBareNode, bareStarts, bareCpu],
+      ...(otherBin === undefined ? [] : [[startOther, otherStarts, otherCpu] as const]),
+    ] as const;
     // One start each first, so every measured one finds the files in the page cache.
-    await timed(startKubectl);
-    await timed(startOurs);
-    await timed(startBareNode);
+    for (const [start] of sides) await timed(start);
     for (let i = 0; i < STARTS; i++) {
-      for (const [start, times, cpus] of [
-        [startKubectl, kubectlStarts, kubectlCpu],
-        [startOurs, ourStarts, ourCpu],
-        [startBareNode, bareStarts, bareCpu],
-      ] as const) {
+      for (const [start, times, cpus] of sides) {
         const { elapsed, cpu } = await timed(start);
         times.push(elapsed);
         cpus.push(cpu);
       }
+    }
+    if (otherBin !== undefined) {
+      const paired = ourCpu.map((cpu, index) => cpu - (otherCpu[index] ?? 0));
+      console.log(
+        `start-up CPU time of ${OTHER_CLI} (median ms): ${median(otherCpu).toFixed(1)}; k8s-local-proxy / it ${(median(ourCpu) / median(otherCpu)).toFixed(3)}, per-start difference (median of pairs) ${median(paired).toFixed(1)} ms`,
+      );
     }
     // The machine's load stretches wall times; CPU time until the serve line much less.
     console.log(
@@ -206,6 +234,7 @@ export async function run(): Promise<Comparison[]> {
     );
     return [startup, floor, rss, rssFloor];
   } finally {
+    if (otherBin !== undefined) rmSync(otherBin, { force: true });
     clearInterval(trim);
     await plane.close();
     certs.cleanup();

@@ -23,13 +23,16 @@ import express from 'express';
 import { createClient, createCluster } from 'redis';
 import { type Comparison, compare, type LoadRequest, load } from './harness.js';
 
+/** The create route; with `store`, behind `middleware({ store })`; or behind `layer`. */
 export function createApp(
   store?: IdempotencyStore,
   middleware = serviceRequestIdempotency,
+  layer?: express.RequestHandler,
 ): express.Express {
   const app = express();
   app.use(express.json());
   if (store) app.use(middleware({ store }));
+  if (layer) app.use(layer);
   let next = 0;
   app.post('/v1/customers/customers', (req, res) => {
     const id = `CUS-${++next}`;

@@ -31,7 +31,7 @@ import {
 import { versionedRouter } from '@resourceful/versioned-router';
 import express5, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { type AppDatabase, databaseFromEnvironment } from './database/app-database.js';
-import { DOCS_PATH, mountApiDocs } from './description/docs.js';
+import { DOCS_PATH, mountApiDocs, OPENAPI_PATH } from './description/docs.js';
 import { GRAPHQL_PATH, graphqlRoutes } from './description/graphql.js';
 import { keysetListDefaults, listDefaults } from './lists.js';
 import { oneRequestAtATimePerConnection } from './pipelining.js';
@@ -64,8 +64,11 @@ export interface AppOptions {
   onError?: ErrorHandlerOptions['onError'];
   /** Where `Service-Request-Id` responses are kept. @default an in-memory store */
   idempotencyStore?: IdempotencyStore;
-  /** `Link: <…>; rel="help"` of every OPTIONS answer. @default DOCS_PATH (the API reference page) */
-  helpUrl?: string;
+  /**
+   * `Link: <…>; rel="help"` of every OPTIONS answer, one link per URL.
+   * @default [DOCS_PATH, OPENAPI_PATH] (the API reference page and the OpenAPI document)
+   */
+  helpUrl?: string | readonly string[];
   /** Relay `RELAY_PATH` to a cluster service through the control plane's service proxy. */
   serviceRelay?: ServiceRelayOptions;
   /**
@@ -149,8 +152,9 @@ export function createApp(options: AppOptions = {}): Express {
   app.use(requestId());
   app.use(responseDate({ now }));
   app.use(limitUrlLength);
-  // `rel="help"` points at the API reference page generated from the API description.
-  app.use(allowedMethods({ help: options.helpUrl ?? DOCS_PATH }));
+  // `rel="help"` points at the API reference page and the OpenAPI document it renders, both
+  // generated from the API description.
+  app.use(allowedMethods({ help: options.helpUrl ?? [DOCS_PATH, OPENAPI_PATH] }));
   app.get(README_PATH, sendReadme);
 
   if (options.serviceRelay !== undefined) {

@@ -1,4 +1,8 @@
-import { subCollectionFieldName } from '@resourceful/graphql-description';
+import {
+  operationFieldName,
+  singleFieldName,
+  subCollectionFieldName,
+} from '@resourceful/graphql-description';
 import { describeEachExpress } from '@resourceful/test-support';
 import { listRoutes } from '@resourceful/versioned-router/check-routes';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -97,26 +101,56 @@ describeEachExpress('the API description', (express) => {
   it('keeps every required create field required in the OpenAPI document and the GraphQL input', async () => {
     const res = await request(app()).post('/graphql').send({
       query:
-        '{ __schema { types { name inputFields { name type { kind } } } mutationType { fields { name } } } }',
+        '{ __schema { types { name inputFields { name type { kind } } } mutationType { fields { name args { name type { ofType { name } } } } } } }',
     });
     const schema = res.body.data.__schema as {
       types: { name: string; inputFields: { name: string; type: { kind: string } }[] | null }[];
-      mutationType: { fields: { name: string }[] };
+      mutationType: {
+        fields: { name: string; args: { name: string; type: { ofType: { name: string } } }[] }[];
+      };
+    };
+    /** The non-null fields of a mutation's `input` type. */
+    const nonNullInput = (mutation: string) => {
+      const field = schema.mutationType.fields.find((f) => f.name === mutation);
+      const inputType = field?.args.find((arg) => arg.name === 'input')?.type.ofType.name;
+      return schema.types
+        .find((t) => t.name === inputType)
+        ?.inputFields?.filter((input) => input.type.kind === 'NON_NULL')
+        .map((input) => input.name)
+        .sort();
+    };
+    /** The required fields of the JSON body a documented POST takes. */
+    const openApiRequired = (path: string) => {
+      let body = (document.paths[path]?.post?.requestBody?.content['application/json'] as Json)
+        ?.schema as Json & { required?: string[] };
+      if (typeof body?.$ref === 'string') {
+        body = (document.components as { schemas: Record<string, Json> }).schemas[
+          body.$ref.split('/').pop() as string
+        ] as Json & { required?: string[] };
+      }
+      return [...(body?.required ?? [])].sort();
     };
     const creates = paymentsApi.resources.filter((r) => r.create);
     expect(creates.length).toBeGreaterThan(3);
     for (const resource of creates) {
-      const required = (resource.create?.required ?? []) as string[];
-      const schemas = (document.components as { schemas: Record<string, { required?: string[] }> })
-        .schemas;
-      expect(schemas[`${resource.name}Create`]?.required, resource.name).toEqual(required);
+      const required = [...((resource.create?.required ?? []) as string[])].sort();
       expect(required.length).toBeGreaterThan(0);
+      expect(openApiRequired(`/v1${resource.path}`), resource.name).toEqual(required);
       // Every create is an opt-in mutation in the example: its input's non-null fields.
-      const input = schema.types.find((t) => t.name === `${resource.name}CreateInput`);
-      const nonNull = input?.inputFields
-        ?.filter((field) => field.type.kind === 'NON_NULL')
-        .map((field) => field.name);
-      expect(nonNull, resource.name).toEqual(required);
+      expect(nonNullInput(`create_${singleFieldName(resource)}`), resource.name).toEqual(required);
+    }
+    // Operations that create a resource (the decision): their body, where GraphQL offers them.
+    const creating = paymentsApi.operations.filter(
+      (op) =>
+        op.creates !== undefined &&
+        schema.mutationType.fields.some((f) => f.name === operationFieldName(op.operationId)),
+    );
+    expect(creating.map((op) => op.operationId)).toEqual(['createPaymentDecision']);
+    for (const op of creating) {
+      const required = [...((op.body?.required ?? []) as string[])].sort();
+      expect(required.length).toBeGreaterThan(0);
+      expect(openApiRequired(`/v1${op.path}`), op.operationId).toEqual(required);
+      expect(nonNullInput(operationFieldName(op.operationId)), op.operationId).toEqual(required);
     }
     expect(schema.mutationType.fields.map((f) => f.name).sort()).toEqual([
       'create_billing_agreement',
@@ -142,22 +176,69 @@ describeEachExpress('the API description', (express) => {
     );
   });
 
-  it('gives every described resource a GraphQL type with the representation’s fields', async () => {
-    const res = await request(app())
-      .post('/graphql')
-      .send({ query: '{ __schema { types { name fields { name } } } }' });
+  it('gives every described resource a GraphQL type with the fields of its OpenAPI schema, non-null where required, nested objects too', async () => {
+    const res = await request(app()).post('/graphql').send({
+      query:
+        '{ __schema { types { name fields { name type { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } }',
+    });
+    interface TypeRef {
+      kind: string;
+      name: string | null;
+      ofType?: TypeRef | null;
+    }
     const types = res.body.data.__schema.types as {
       name: string;
-      fields: { name: string }[] | null;
+      fields: { name: string; type: TypeRef }[] | null;
     }[];
+    const named = (type: TypeRef): string | null =>
+      type.ofType == null ? type.name : named(type.ofType);
+    const schemas = (document.components as { schemas: Record<string, Json> }).schemas;
+    const resolve = (schema: Json): Json =>
+      typeof schema.$ref === 'string'
+        ? resolve(schemas[schema.$ref.split('/').pop() as string] as Json)
+        : schema;
+    /** The OpenAPI schema's properties and the GraphQL type's fields agree, level by level. */
+    const compared: string[] = [];
+    const compare = (schema: Json, typeName: string, where: string, extra: string[] = []) => {
+      compared.push(where);
+      const properties = (resolve(schema).properties ?? {}) as Record<string, Json>;
+      const required = (resolve(schema).required ?? []) as string[];
+      const fields = types.find((t) => t.name === typeName)?.fields ?? [];
+      expect(
+        fields.map((f) => f.name),
+        where,
+      ).toEqual([...Object.keys(properties), ...extra]);
+      // Required in the schema ⇔ non-null in GraphQL.
+      expect(
+        fields.filter((f) => f.type.kind === 'NON_NULL' && f.name in properties).map((f) => f.name),
+        where,
+      ).toEqual(Object.keys(properties).filter((name) => required.includes(name)));
+      for (const [name, property] of Object.entries(properties)) {
+        let value = resolve(property);
+        if (value.type === 'array') value = resolve(value.items as Json);
+        const fieldType = fields.find((f) => f.name === name)?.type as TypeRef;
+        if (value.type === 'object' && value.properties !== undefined) {
+          compare(value, named(fieldType) as string, `${where}.${name}`);
+        }
+      }
+    };
     for (const resource of paymentsApi.resources) {
-      const fields = types.find((t) => t.name === resource.name)?.fields?.map((f) => f.name);
-      expect(fields, resource.name).toEqual([
-        ...Object.keys(resource.representation.properties as object),
+      expect(schemas[resource.name], resource.name).toBeDefined();
+      compare(
+        schemas[resource.name] as Json,
+        resource.name,
+        resource.name,
         // Sub-collections are fields of their resource's type.
-        ...resource.subCollections.map((sub) => subCollectionFieldName(resource, sub)),
-      ]);
+        resource.subCollections.map((sub) => subCollectionFieldName(resource, sub)),
+      );
     }
+    expect(compared).toEqual(
+      expect.arrayContaining([
+        'CreditCard.billing_address',
+        'Webhook.event_types',
+        'Refund.amount',
+      ]),
+    );
   });
 
   describe('is honest: every documented operation answers as documented', () => {
@@ -253,6 +334,54 @@ describeEachExpress('the API description', (express) => {
         );
       });
     }
+
+    it('answers a stale If-Match with the documented 412 wherever the document takes If-Match', async () => {
+      const server = app();
+      const ids: Record<string, string> = {
+        credit_card_id: 'CARD-SEED1',
+        customer_id: 'CUST-SEED1',
+        webhook_id: 'WH-SEED1',
+        billing_agreement_id: 'AGREEMENT-SEED01',
+        payment_id: 'PAY-SEED1',
+        capture_id: 'CAPTURE-SEED2',
+        refund_id: 'REFUND-NONE',
+        payment_decision_id: 'DECISION-NONE',
+      };
+      const conditional = Object.entries(document.paths).flatMap(([path, item]) =>
+        VERBS.filter((verb) =>
+          (item[verb]?.parameters ?? []).some((p) => p.$ref === '#/components/parameters/IfMatch'),
+        ).map((verb) => [verb, path, item[verb] as Operation] as const),
+      );
+      const checked: string[] = [];
+      for (const [verb, path, operation] of conditional) {
+        const url = path.replace(/\{([a-z_]+)\}/g, (_, name: string) => ids[name] as string);
+        // Only resources that exist: a missing one is a 404 (or a 204 for DELETE) first.
+        const resource = path.endsWith('}') ? url : url.replace(/\/[a-z-]+$/, '');
+        const current = await request(server).get(resource);
+        if (current.status !== 200) continue;
+        let test = request(server)[verb](url).set('If-Match', '"stale"');
+        if (verb === 'patch')
+          test = test.set('Content-Type', 'application/json-patch+json').send('[]');
+        else if (verb === 'put') test = test.send(current.body);
+        else if (verb === 'post')
+          test = test.send(
+            (operation.requestBody?.content['application/json']?.example ?? {}) as object,
+          );
+        const res = await test;
+        expect(res.status, `${verb.toUpperCase()} ${path}`).toBe(412);
+        expect(Object.keys(operation.responses), `${verb.toUpperCase()} ${path}`).toContain('412');
+        expect(validate()(responseSchema(document, operation, 412) as Json, res.body)).toEqual([]);
+        checked.push(operation.operationId);
+      }
+      expect(checked).toEqual(
+        expect.arrayContaining([
+          'patchCreditCard',
+          'suspendBillingAgreement',
+          'reActivateBillingAgreement',
+          'refundCapture',
+        ]),
+      );
+    });
 
     it('sends one request per documented operation, built from the document, and checks each answer', async () => {
       const server = app();

@@ -17,7 +17,7 @@ import { createClient } from 'redis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import { DOCS_PATH } from '../src/description/docs.js';
+import { DOCS_PATH, OPENAPI_PATH } from '../src/description/docs.js';
 import { README_PATH } from '../src/readme.js';
 import { createPaymentsServer } from '../src/server-limits.js';
 import { MAX_URL_LENGTH } from '../src/url-length.js';
@@ -81,7 +81,7 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
         const res = await request(app).options(concrete(path, SEEDED));
         expect(res.status).toBe(204);
         expect(res.headers.allow).toBe(expectedAllow(methods));
-        expect(res.headers.link).toBe(`<${DOCS_PATH}>; rel="help"`);
+        expect(res.headers.link).toBe(`<${DOCS_PATH}>; rel="help", <${OPENAPI_PATH}>; rel="help"`);
         expect(res.text).toBe('');
       });
     }

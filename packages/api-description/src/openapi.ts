@@ -47,6 +47,7 @@ export const ERROR_RESPONSES = {
   409: 'The request conflicts with the resource state, or a request with the same `Service-Request-Id` is in flight.',
   412: '`If-Match` or `If-None-Match` did not hold.',
   413: 'The body is larger than the service accepts.',
+  414: 'The URL is longer than the service can process.',
   415: 'The body media type, charset or encoding is not supported.',
   422: 'The request is well-formed but breaks a business rule, or reuses a `Service-Request-Id` with another body.',
   428: 'This update requires `If-Match`.',
@@ -56,8 +57,11 @@ export const ERROR_RESPONSES = {
 
 type ErrorStatus = keyof typeof ERROR_RESPONSES;
 
-/** Every operation can answer these: a bad header or parameter, no acceptable format, a fault. */
-const ALWAYS: readonly ErrorStatus[] = [400, 406, 500];
+/**
+ * Every operation can answer these: a bad header or parameter, no acceptable format, a URL
+ * longer than the service serves (http-conventions' `limitUrlLength`), a fault.
+ */
+const ALWAYS: readonly ErrorStatus[] = [400, 406, 414, 500];
 /** Operations that read a JSON body. */
 const WITH_BODY: readonly ErrorStatus[] = [413, 415];
 /** POSTs, idempotent through `Service-Request-Id`. */
@@ -685,7 +689,12 @@ function actionOperation(
     operationId: `${camel(action.name)}${resource.name}`,
     summary: action.summary,
     tags: [resource.name],
-    parameters: [parameterRef('ServiceRequestId')],
+    // An action is conditional like a PATCH: the preconditions hold against the resource's ETag.
+    parameters: [
+      parameterRef('IfMatch'),
+      parameterRef('IfNoneMatch'),
+      parameterRef('ServiceRequestId'),
+    ],
     ...(action.body
       ? { requestBody: { required: false, content: json(action.body as Json, action.example) } }
       : {}),
@@ -697,7 +706,7 @@ function actionOperation(
         },
         204: { description: 'The action left the resource as it was.' },
       },
-      [...WITH_BODY, ...IDEMPOTENT_POST, 404],
+      [...WITH_BODY, ...IDEMPOTENT_POST, 404, 412],
     ),
   };
 }
@@ -728,6 +737,10 @@ function complexOperation(api: ApiDescription, operation: DescribedOperation, sc
       });
     }
   }
+  // A composite operation changes the resource in its path: conditional on its ETag, as an action.
+  if (operation.kind === 'composite') {
+    parameters.push(parameterRef('IfMatch'), parameterRef('IfNoneMatch'));
+  }
   if (operation.method === 'POST') parameters.push(parameterRef('ServiceRequestId'));
   const success =
     operation.kind === 'computed' || operation.kind === 'transient'
@@ -754,7 +767,7 @@ function complexOperation(api: ApiDescription, operation: DescribedOperation, sc
       : [
           ...WITH_BODY,
           ...IDEMPOTENT_POST,
-          ...(operation.kind === 'composite' ? [404 as const] : []),
+          ...(operation.kind === 'composite' ? [404 as const, 412 as const] : []),
         ];
   return {
     operationId: operation.operationId,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_RESPONSES, openApiDocument } from '../src/index.js';
+import { z } from 'zod';
+import { describeApi, ERROR_RESPONSES, openApiDocument } from '../src/index.js';
 import { exampleApi } from './fixtures.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests walk a JSON document by known paths
@@ -134,6 +135,57 @@ describe('openApiDocument', () => {
     expect(refs(item.get)).toContain('#/components/parameters/IfNoneMatch');
   });
 
+  it('makes actions and composite operations conditional like a PATCH: If-Match, If-None-Match, 412', () => {
+    const Refund = z.object({
+      id: z.string(),
+      create_time: z.iso.datetime(),
+      update_time: z.iso.datetime(),
+      links: z.array(z.object({ href: z.string(), rel: z.string() })),
+    });
+    const api = describeApi({
+      title: 'Refunds',
+      version: '1.0.0',
+      pathVersion: 'v1',
+      resources: [
+        {
+          name: 'Refund',
+          path: '/payments/refunds',
+          summary: 'A refund.',
+          representation: Refund,
+          operations: { read: true },
+        },
+      ],
+      operations: [
+        {
+          operationId: 'refundCapture',
+          method: 'POST',
+          path: '/payments/captures/{capture_id}/refund',
+          summary: 'Refund a capture.',
+          kind: 'composite',
+          body: z.object({ total: z.string() }),
+          response: Refund,
+          creates: 'Refund',
+        },
+      ],
+    });
+    const composite = (openApiDocument(api) as Json).paths[
+      '/v1/payments/captures/{capture_id}/refund'
+    ].post;
+    const action = document.paths['/v1/vault/credit-cards/{credit_card_id}/re-validate'].post;
+    for (const operation of [action, composite]) {
+      expect(operation.parameters.map((p: Json) => p.$ref)).toEqual(
+        expect.arrayContaining([
+          '#/components/parameters/IfMatch',
+          '#/components/parameters/IfNoneMatch',
+        ]),
+      );
+      expect(operation.responses['412']).toEqual({ $ref: '#/components/responses/Error412' });
+    }
+    // A resource-oriented operation creates from nothing: no resource to hold a precondition.
+    const decision = document.paths['/v1/risk/decisions'].post;
+    expect(decision.responses['412']).toBeUndefined();
+  });
+
   it('takes JSON Patch and merge patch on PATCH, without read-only fields in the merge patch', () => {
     const content =
       document.paths['/v1/vault/credit-cards/{credit_card_id}'].patch.requestBody.content;
@@ -151,9 +203,9 @@ describe('openApiDocument', () => {
     expect(merge.required).toBeUndefined();
   });
 
-  it('answers every error status with the envelope, and every operation can answer 400, 406 and 500', () => {
+  it('answers every error status with the envelope, and every operation can answer 400, 406, 414 and 500', () => {
     for (const [method, path, operation] of operations(document)) {
-      for (const status of ['400', '406', '500']) {
+      for (const status of ['400', '406', '414', '500']) {
         expect(operation.responses[status], `${method} ${path} ${status}`).toEqual({
           $ref: `#/components/responses/Error${status}`,
         });

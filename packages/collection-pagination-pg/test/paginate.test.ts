@@ -118,7 +118,8 @@ describe.skipIf(!hasPostgresServer())('paginate over PostgreSQL', () => {
       expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'expire_year' });
     });
 
-    it('answers 400 naming the parameter for a huge offset, an unknown sort, a forged token', async () => {
+    it('answers 400 naming the parameter for a huge offset, an unknown sort, a forged token, sending no SQL', async () => {
+      statements.length = 0;
       const deep = await request(app()).get('/v1/vault/credit-cards?offset=5000&limit=5');
       expectErrorEnvelope(deep, 400, { code: 'INVALID_REQUEST', target: 'offset' });
       const huge = await request(app()).get('/v1/vault/credit-cards?offset=99999999999999999999');
@@ -129,6 +130,8 @@ describe.skipIf(!hasPostgresServer())('paginate over PostgreSQL', () => {
         `/v1/vault/credit-cards?page_token=${encodeURIComponent("v1.eyJ9.x'--")}`,
       );
       expectErrorEnvelope(forged, 400, { code: 'INVALID_REQUEST', target: 'page_token' });
+      // Refused before the data source ran a statement: nothing the client wrote reached SQL.
+      expect(statements).toEqual([]);
     });
   });
 });

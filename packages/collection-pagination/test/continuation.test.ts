@@ -230,6 +230,7 @@ describeEachExpress('paginate with continuation', (express) => {
       const res = await request(app(options(), '/v1/customers/customers')).get(
         `/v1/customers/customers?page_token=${token}`,
       );
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'page_token' });
       expect(res.body.error.innererror.code).toBe('PAGE_TOKEN_MISMATCH');
     });
 

@@ -17,6 +17,16 @@ import {
   markConditionalRequests,
   representationVariantOf,
 } from './representation-variant.js';
+import {
+  attach,
+  type End,
+  HookedResponse,
+  nextEnd,
+  nextJson,
+  nextSend,
+  type ResponseHooks,
+  type Send,
+} from './response-hooks.js';
 
 export interface ConditionalRequestsOptions {
   /**
@@ -75,6 +85,7 @@ function validateOptions(options: ConditionalRequestsOptions): void {
 }
 
 type Next = (err?: unknown) => void;
+const NO_ARGUMENTS: readonly unknown[] = [];
 type Chunk = string | Uint8Array;
 
 interface ExpressApp {
@@ -96,31 +107,6 @@ function isChunk(value: unknown): value is Chunk {
   return typeof value === 'string' || value instanceof Uint8Array;
 }
 
-/** The functions a response had before the middleware replaced them. */
-type End = ServerResponse['end'];
-type Send = (this: ServerResponse, body?: unknown) => unknown;
-
-/**
- * What the middleware knows about one response. One object per response, read by wrappers that
- * are made once per middleware (not closures made per request: those cost an allocation and a
- * name each). It is kept in a WeakMap, not on the response: after Express's
- * `Object.setPrototypeOf(res, app.response)` every property added to a response costs V8 a new
- * hidden class (about 3 µs each here; see representation-variant.ts).
- */
-class ResponseState {
-  settled = false;
-
-  constructor(
-    readonly req: IncomingMessage,
-    readonly method: string,
-    readonly end: End,
-    readonly json: Send | undefined,
-    readonly send: Send | undefined,
-    /** Express's own res.json (not one another middleware wrapped). */
-    readonly expressJson: boolean,
-  ) {}
-}
-
 type Express = ServerResponse & { json?: Send; send?: Send };
 
 /**
@@ -135,12 +121,13 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   const computeTag = options.etag ?? ((body: Chunk) => generateETag(body, tagOptions));
   const tagValue =
     options.etag === undefined ? (value: unknown) => etagFor(value, tagOptions) : undefined;
-  // Each middleware keeps its own states: two of them on one response (an app's and a router's)
-  // each wrap what the other left, and each must find its own originals.
-  const states = new WeakMap<ServerResponse, ResponseState>();
+  // The states of responses whose own methods this middleware replaced (see response-hooks.ts
+  // for when): each middleware keeps its own, so that two of them on one response (an app's and
+  // a router's) each find what the other left.
+  const ownStates = new WeakMap<ServerResponse, HookedResponse>();
 
   /** Tags the body; answers 304/412/400 for reads. True when it answered. */
-  function settle(res: ServerResponse, state: ResponseState, body: Chunk | undefined): boolean {
+  function settle(res: ServerResponse, state: HookedResponse, body: Chunk | undefined): boolean {
     if (res.headersSent) return false;
     // RFC 9110 §8.8.3: a tag names a representation of the resource; an error body is not one
     // (Express tags every res.send body, errors included, whatever the method).
@@ -168,7 +155,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     state.settled = true;
     let outcome: 'proceed' | 'not-modified';
     try {
-      outcome = evaluatePreconditions(state.req, etag);
+      outcome = evaluatePreconditions(res.req, etag);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       sendError(res, error);
@@ -177,7 +164,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     if (outcome === 'proceed') return false;
     res.statusCode = 304;
     for (const name of CONTENT_HEADERS) res.removeHeader(name);
-    Reflect.apply(state.end, res, []);
+    nextEnd(res, state, NO_ARGUMENTS);
     return true;
   }
 
@@ -197,56 +184,87 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     if (variant.length > 0) res.setHeader('ETag', representationETag(etag, variant));
   }
 
-  // The value, not the bytes: the tag is the same whatever the app's json settings, and the
-  // same one a write computes from the stored resource (etagFor).
+  const hooks: ResponseHooks = {
+    // The value, not the bytes: the tag is the same whatever the app's json settings, and the
+    // same one a write computes from the stored resource (etagFor).
+    json(res, state, value) {
+      // Express's own res.json (not one another middleware wrapped) sends JSON.stringify(value)
+      // when the app's json settings are the defaults: the bytes are the canonical
+      // serialisation, so the tag send() computes from them is etagFor(value), without
+      // serialising twice.
+      if (
+        tagValue !== undefined &&
+        derivesTag(state.method, res.statusCode) &&
+        !(state.expressJson && sendsCanonicalJson(res)) &&
+        res.getHeader('ETag') === undefined &&
+        value !== undefined
+      ) {
+        res.setHeader('ETag', tagValue(value));
+      }
+      return nextJson(res, state, value);
+    },
+
+    // Express's res.send computes its own weak ETag and freshness; tagging the body first makes
+    // it keep ours (it only tags when no ETag is set), and HEAD bodies are seen here only.
+    send(res, state, body) {
+      if (isChunk(body) && settle(res, state, body)) return res;
+      return nextSend(res, state, body);
+    },
+
+    end(res, state, args) {
+      // Once settled (Express's send got here first) or already sent, the body is not looked
+      // at: no copy of it to make.
+      if (state.settled || res.headersSent) return nextEnd(res, state, args);
+      const [chunk, encoding] = args as unknown as [unknown, unknown];
+      let body: Chunk | undefined;
+      if (isChunk(chunk) && chunk.length > 0) {
+        body =
+          typeof chunk === 'string' &&
+          typeof encoding === 'string' &&
+          encoding !== 'utf8' &&
+          encoding !== 'utf-8' &&
+          Buffer.isEncoding(encoding)
+            ? Buffer.from(chunk, encoding)
+            : chunk;
+      }
+      if (settle(res, state, body)) return res;
+      return nextEnd(res, state, args);
+    },
+  };
+
+  // Used only where the shared methods would not reach the response (response-hooks.ts): made
+  // once per middleware, reading the state of the response they are called on.
   function jsonWithETag(this: ServerResponse, value?: unknown): unknown {
-    const state = states.get(this)!;
-    // Express's own res.json (not one another middleware wrapped) sends JSON.stringify(value)
-    // when the app's json settings are the defaults: the bytes are the canonical serialisation,
-    // so the tag send() computes from them is etagFor(value), without serialising twice.
-    if (
-      tagValue !== undefined &&
-      derivesTag(state.method, this.statusCode) &&
-      !(state.expressJson && sendsCanonicalJson(this)) &&
-      this.getHeader('ETag') === undefined &&
-      value !== undefined
-    ) {
-      this.setHeader('ETag', tagValue(value));
-    }
-    return state.json!.call(this, value);
+    return hooks.json(this, ownStates.get(this)!, value);
   }
 
-  // Express's res.send computes its own weak ETag and freshness; tagging the body first makes
-  // it keep ours (it only tags when no ETag is set), and HEAD bodies are seen here only.
   function sendWithETag(this: ServerResponse, body?: unknown): unknown {
-    const state = states.get(this)!;
-    if (isChunk(body) && settle(this, state, body)) return this;
-    return state.send!.call(this, body);
+    return hooks.send(this, ownStates.get(this)!, body);
   }
 
-  function endWithETag(this: ServerResponse, chunk?: unknown, encoding?: unknown): ServerResponse {
-    const state = states.get(this)!;
-    // Once settled (Express's send got here first) or already sent, the body is not looked at:
-    // no copy of it to make. `arguments` passes on exactly what the caller gave (a callback
-    // too), without the array a rest parameter would allocate.
-    if (state.settled || this.headersSent) {
-      // biome-ignore lint/complexity/noArguments: forwarding, see above
-      return Reflect.apply(state.end, this, arguments) as ServerResponse;
-    }
-    let body: Chunk | undefined;
-    if (isChunk(chunk) && chunk.length > 0) {
-      body =
-        typeof chunk === 'string' &&
-        typeof encoding === 'string' &&
-        encoding !== 'utf8' &&
-        encoding !== 'utf-8' &&
-        Buffer.isEncoding(encoding)
-          ? Buffer.from(chunk, encoding)
-          : chunk;
-    }
-    if (settle(this, state, body)) return this;
-    // biome-ignore lint/complexity/noArguments: forwarding, see above
-    return Reflect.apply(state.end, this, arguments) as ServerResponse;
+  function endWithETag(this: ServerResponse): ServerResponse {
+    // biome-ignore lint/complexity/noArguments: forwarding what the caller gave, without a copy
+    return hooks.end(this, ownStates.get(this)!, arguments);
+  }
+
+  /** Replaces the response's own methods: the way for responses the shared ones do not reach. */
+  function replaceOwnMethods(res: ServerResponse, method: string): void {
+    const response = res as Express;
+    const json = response.json;
+    const send = response.send;
+    const state = new HookedResponse(
+      hooks,
+      method,
+      undefined,
+      res.end,
+      typeof json === 'function' ? json : undefined,
+      typeof send === 'function' ? send : undefined,
+      json !== undefined && !Object.hasOwn(res, 'json'),
+    );
+    ownStates.set(res, state);
+    if (tagValue !== undefined && state.json !== undefined) response.json = jsonWithETag;
+    if (state.send !== undefined) response.send = sendWithETag;
+    res.end = endWithETag as End;
   }
 
   return function conditionalRequestsMiddleware(
@@ -254,22 +272,9 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     res: ServerResponse,
     next: Next,
   ): void {
-    const response = res as Express;
-    const json = response.json;
-    const send = response.send;
-    const state = new ResponseState(
-      req,
-      (req.method ?? 'GET').toUpperCase(),
-      res.end,
-      typeof json === 'function' ? json : undefined,
-      typeof send === 'function' ? send : undefined,
-      json !== undefined && !Object.hasOwn(res, 'json'),
-    );
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (attach(hooks, req, res, method) === undefined) replaceOwnMethods(res, method);
     markConditionalRequests(res);
-    states.set(res, state);
-    if (tagValue !== undefined && state.json !== undefined) response.json = jsonWithETag;
-    if (state.send !== undefined) response.send = sendWithETag;
-    res.end = endWithETag as End;
     next();
   };
 }

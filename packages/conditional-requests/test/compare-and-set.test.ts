@@ -303,6 +303,41 @@ describeEachExpress('conditionalWrite when the write keeps finding a newer versi
   });
 });
 
+describe('conditionalWrite and the in-process lock', () => {
+  const req = { method: 'PUT', url: '/hooks/WH-1', headers: {} } as Parameters<
+    typeof conditionalWrite
+  >[0];
+
+  /** How many writes of one resource were inside `write` at once, at most. */
+  async function overlap(compareAndSet: boolean): Promise<number> {
+    let inside = 0;
+    let most = 0;
+    const options = {
+      compareAndSet,
+      identity: 'WH-1',
+      load: () => ({ id: 'WH-1' }),
+      etag: etagFor,
+      write: async () => {
+        inside++;
+        most = Math.max(most, inside);
+        // A store's round trip: the other write runs meanwhile unless a lock holds it back.
+        for (let tick = 0; tick < 5; tick++) await new Promise((resolve) => setImmediate(resolve));
+        inside--;
+      },
+    };
+    await Promise.all([conditionalWrite(req, options), conditionalWrite(req, options)]);
+    return most;
+  }
+
+  it('takes none with compareAndSet: two writes of one resource run at once', async () => {
+    expect(await overlap(true)).toBe(2);
+  });
+
+  it('holds the second write of a resource until the first is done without compareAndSet', async () => {
+    expect(await overlap(false)).toBe(1);
+  });
+});
+
 describe('conditionalWrite options', () => {
   const req = { method: 'PUT', url: '/hooks/1', headers: {} } as Parameters<
     typeof conditionalWrite

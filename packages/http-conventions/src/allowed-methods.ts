@@ -11,9 +11,11 @@ import { allowList, appStack, servedMethods } from './route-methods.js';
 export interface AllowedMethodsOptions {
   /**
    * The API's documentation, sent on every OPTIONS answer as `Link: <help>; rel="help"`
-   * (RFC 8288; `help` is an IANA link relation). `false` sends no Link. @default false
+   * (RFC 8288; `help` is an IANA link relation); several URLs (a reference page and a
+   * machine-readable description) are one link each, in order. `false` sends no Link.
+   * @default false
    */
-  help?: string | false;
+  help?: string | readonly string[] | false;
 }
 
 type Next = (err?: unknown) => void;
@@ -37,6 +39,14 @@ function pathname(url: string): string {
 
 function helpLink(help: unknown): string | undefined {
   if (help === undefined || help === false) return undefined;
+  if (Array.isArray(help)) {
+    if (help.length === 0) throw optionError('allowedMethods', 'help', 'at least one URL', help);
+    return help.map(helpTarget).join(', ');
+  }
+  return helpTarget(help);
+}
+
+function helpTarget(help: unknown): string {
   if (typeof help !== 'string' || help === '' || /[<>\s"]/.test(help) || !isHeaderValue(help)) {
     throw optionError(
       'allowedMethods',

@@ -7,6 +7,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
+import { keptValue } from './application-prototype.js';
 import {
   checkOptions,
   isHeaderName,
@@ -135,12 +136,18 @@ function withoutParameters(url: string, names: ReadonlySet<string>): string {
   return withQuery(url, bounds, kept.join('&'));
 }
 
+/** `req[QUERY_HEADERS_KEY]`, without a new hidden class per request under Express. */
+const storeRecords = keptValue<Map<string, QueryHeader>>('request', QUERY_HEADERS_KEY, {
+  enumerable: false,
+  writable: false,
+});
+
 function recordsOf(req: QueryHeaderRequest): Map<string, QueryHeader> {
   const holder = req as QueryHeaderRequest & WithRecords;
   let records = holder[QUERY_HEADERS_KEY];
   if (records === undefined) {
     records = new Map();
-    Object.defineProperty(holder, QUERY_HEADERS_KEY, { value: records, configurable: true });
+    storeRecords(holder, records);
   }
   return records;
 }

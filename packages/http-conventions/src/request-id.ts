@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { keptValue } from './application-prototype.js';
 import { checkOptions, isHeaderName, optionError, positiveInteger } from './options.js';
 
 /**
@@ -34,6 +35,12 @@ export interface RequestIdOptions {
 }
 
 type Next = (err?: unknown) => void;
+
+/** `req[REQUEST_ID_KEY] = id`, without a new hidden class per request under Express. */
+const storeRequestId = keptValue<string>('request', REQUEST_ID_KEY, {
+  enumerable: true,
+  writable: true,
+});
 
 interface WithRequestId {
   [REQUEST_ID_KEY]?: string;
@@ -107,7 +114,7 @@ export function requestIdStep(options: RequestIdOptions = {}): AssignRequestId {
         id = randomUUID();
       }
     }
-    (req as IncomingMessage & WithRequestId)[REQUEST_ID_KEY] = id;
+    storeRequestId(req, id);
     res.setHeader(header, id);
   };
 }

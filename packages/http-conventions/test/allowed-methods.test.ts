@@ -66,6 +66,13 @@ describeEachExpress('allowedMethods', (express, version) => {
       ).toBe('POST, OPTIONS');
     });
 
+    it('links every help URL given, one rel="help" link each, in order', async () => {
+      const res = await request(
+        buildApp(express, { help: [HELP, '/v1/openapi.json'] }).app,
+      ).options('/v1/vault/credit-cards');
+      expect(res.headers.link).toBe(`<${HELP}>; rel="help", </v1/openapi.json>; rel="help"`);
+    });
+
     it('sends no Link without a help URL', async () => {
       const res = await request(buildApp(express, {}).app).options('/v1/vault/credit-cards');
       expect(res.headers.link).toBeUndefined();
@@ -252,6 +259,74 @@ describeEachExpress('allowedMethods', (express, version) => {
     });
   });
 
+  describe('route paths of every syntax', () => {
+    // Express answers OPTIONS itself, from the same route matching, when allowedMethods() is
+    // absent: the two must list the same methods for any path, whatever the routes' syntax.
+    const routes: [string, string][] =
+      version.name === 'express4'
+        ? [
+            ['/Things/:id', 'put'],
+            ['/things/', 'post'],
+            ['/ab?cd', 'patch'],
+            ['/items/:id?', 'delete'],
+            ['/file.:ext?', 'put'],
+            ['/x/*', 'post'],
+            ['/things-1', 'patch'],
+            ['/things-14/:id', 'delete'],
+          ]
+        : [
+            ['/Things/:id', 'put'],
+            ['/things/', 'post'],
+            ['/items{/:id}', 'delete'],
+            ['/file{.:ext}', 'put'],
+            ['/x/*rest', 'post'],
+            ['/things-1', 'patch'],
+            ['/things-14/:id', 'delete'],
+          ];
+    function withRoutes(checked: boolean) {
+      const app = express();
+      if (checked) app.use(allowedMethods());
+      const router = express.Router();
+      for (const [path, method] of routes) {
+        (router as unknown as Record<string, (p: string, h: () => void) => void>)[method]!(
+          path,
+          () => {},
+        );
+      }
+      app.use('/v1', router);
+      return app;
+    }
+    const methods = (allow: string | undefined) =>
+      (allow ?? '')
+        .split(', ')
+        .filter((method) => method !== '' && method !== 'OPTIONS' && method !== 'HEAD')
+        .sort();
+
+    it.each([
+      '/v1/things',
+      '/v1/things/',
+      '/v1/THINGS/abc',
+      '/v1/Things/abc/',
+      '/v1/acd',
+      '/v1/abcd',
+      '/v1/items',
+      '/v1/items/3',
+      '/v1/file',
+      '/v1/file.json',
+      '/v1/x/y/z',
+      '/v1/things-1',
+      '/v1/things-14',
+      '/v1/things-14/T-1',
+      '/v1/Things-14/T-1/',
+      '/v1/nothing',
+    ])('lists what Express lists for OPTIONS %s', async (path) => {
+      const own = await request(withRoutes(false)).options(path);
+      const ours = await request(withRoutes(true)).options(path);
+      expect(ours.status).toBe(own.status === 200 ? 204 : own.status);
+      expect(methods(ours.headers.allow)).toEqual(methods(own.headers.allow));
+    });
+  });
+
   describe('with cors in front', () => {
     function withCors(preflightContinue: boolean) {
       const app = express();
@@ -331,6 +406,8 @@ describe('servedMethods', () => {
   it.each([
     [{ help: 'not a <url>' }, /"help" must be a URL/],
     [{ help: 5 }, /"help" must be a URL/],
+    [{ help: [] }, /"help" must be at least one URL/],
+    [{ help: [HELP, 'not a <url>'] }, /"help" must be a URL/],
     [{ hlep: HELP }, /Did you mean "help"/],
   ])('refuses %o', (options, message) => {
     expect(() => allowedMethods(options as AllowedMethodsOptions)).toThrow(message);

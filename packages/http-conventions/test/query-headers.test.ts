@@ -29,6 +29,25 @@ describeEachExpress('queryHeaders', (express) => {
     return app;
   }
 
+  it('keeps its records readable in a sub-app and after a sub-app passes the request on', async () => {
+    const echo = (req: import('express').Request, res: import('express').Response) => {
+      res.json([...queryHeadersOf(req).values()]);
+    };
+    const outer = express();
+    outer.use(queryHeaders({ headers: ['Prefer'] }));
+    const inner = express();
+    inner.get('/below', echo);
+    inner.use(queryHeaders({ headers: ['If-Match'] }));
+    outer.use('/v1', inner);
+    outer.get('/v1/after', echo);
+    expect((await request(outer).get('/v1/below?Prefer=wait=1')).body).toEqual([
+      { header: 'prefer', parameter: 'Prefer', values: ['wait=1'], copied: true },
+    ]);
+    expect((await request(outer).get('/v1/after?If-Match=e')).body).toEqual([
+      { header: 'if-match', parameter: 'If-Match', values: ['e'], copied: true },
+    ]);
+  });
+
   it('copies an allowed parameter into the absent header, whatever its case', async () => {
     const res = await request(app()).get('/v1/echo?PREFER=return%3Dminimal&page=2');
     expect(res.body.prefer).toBe('return=minimal');

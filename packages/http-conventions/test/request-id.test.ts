@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { ApiError, errorHandler } from '@resourceful/error-envelope';
 import { describeEachExpress } from '@resourceful/test-support';
 import request from 'supertest';
@@ -53,6 +53,80 @@ describeEachExpress('requestId', (express) => {
     const res = await request(app()).get('/fail').set('X-Request-Id', 'trace-7');
     expect(res.status).toBe(409);
     expect(res.headers['x-request-id']).toBe('trace-7');
+  });
+
+  describe('the id on the request, across apps', () => {
+    const RAW = Symbol.for('@resourceful/request-id');
+    function reader(req: IncomingMessage, res: import('node:http').ServerResponse) {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(
+        JSON.stringify({
+          id: getRequestId(req),
+          raw: (req as unknown as Record<symbol, unknown>)[RAW],
+        }),
+      );
+    }
+
+    it('is read in a sub-app mounted below the app that set it', async () => {
+      const outer = express();
+      outer.use(requestId());
+      const inner = express();
+      inner.get('/id', reader);
+      outer.use('/v1', inner);
+      const res = await request(outer).get('/v1/id');
+      expect(res.body).toEqual({
+        id: res.headers['x-request-id'],
+        raw: res.headers['x-request-id'],
+      });
+    });
+
+    it('stays on the request after the sub-app that set it passes it on', async () => {
+      const outer = express();
+      const inner = express();
+      inner.use(requestId());
+      outer.use('/v1', inner);
+      outer.get('/v1/id', reader);
+      const res = await request(outer).get('/v1/id');
+      expect(res.headers['x-request-id']).toMatch(UUID);
+      expect(res.body).toEqual({
+        id: res.headers['x-request-id'],
+        raw: res.headers['x-request-id'],
+      });
+    });
+
+    it('is undefined on a request the middleware did not see, in the same app', async () => {
+      const outer = express();
+      outer.use('/v1', requestId());
+      outer.get('/v2/id', reader);
+      outer.get('/v1/id', reader);
+      expect((await request(outer).get('/v1/id')).body.id).toMatch(UUID);
+      const res = await request(outer).get('/v2/id');
+      expect(res.body).toEqual({});
+      expect(res.headers['x-request-id']).toBeUndefined();
+    });
+
+    it('can be replaced by assigning the key', async () => {
+      const outer = express();
+      outer.use(requestId());
+      outer.use((req: IncomingMessage, _res: unknown, next: () => void) => {
+        (req as unknown as Record<symbol, unknown>)[REQUEST_ID_KEY] = 'from-a-proxy';
+        next();
+      });
+      outer.get('/id', reader);
+      const res = await request(outer).get('/id');
+      expect(res.body).toEqual({ id: 'from-a-proxy', raw: 'from-a-proxy' });
+    });
+
+    it('is set on the request without Express', async () => {
+      const middleware = requestId();
+      const server = createServer((req, res) => {
+        middleware(req, res, () => {
+          res.end(JSON.stringify({ own: Object.hasOwn(req, RAW), id: getRequestId(req) }));
+        });
+      });
+      const res = await request(server).get('/id');
+      expect(JSON.parse(res.text)).toEqual({ own: true, id: res.headers['x-request-id'] });
+    });
   });
 
   describe('replaces an incoming id that is not well-formed', () => {

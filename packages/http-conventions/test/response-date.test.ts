@@ -109,6 +109,40 @@ describeEachExpress('responseDate', (express) => {
     }
   });
 
+  describe('across apps', () => {
+    const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+    const IMF = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+    it('stamps the answers of a sub-app mounted below it', async () => {
+      const outer = express();
+      outer.use(responseDate());
+      const inner = express();
+      inner.get('/x', (_req, res) => res.json({}));
+      outer.use('/v1', inner);
+      expect((await request(outer).get('/v1/x')).headers.date).toMatch(RFC3339);
+    });
+
+    it('stamps an answer written after the sub-app that hooked it passed it on', async () => {
+      const outer = express();
+      const inner = express();
+      inner.use(responseDate());
+      outer.use('/v1', inner);
+      outer.get('/v1/x', (_req, res) => res.json({}));
+      outer.get('/v2/x', (_req, res) => res.json({}));
+      expect((await request(outer).get('/v1/x')).headers.date).toMatch(RFC3339);
+      // A response the middleware did not see keeps Node's own Date.
+      expect((await request(outer).get('/v2/x')).headers.date).toMatch(IMF);
+    });
+
+    it('lets the first of two responseDate() decide the form, as before', async () => {
+      const outer = express();
+      outer.use(responseDate({ format: 'imf-fixdate' }));
+      outer.use(responseDate());
+      outer.get('/x', (_req, res) => res.json({}));
+      expect((await request(outer).get('/x')).headers.date).toMatch(IMF);
+    });
+  });
+
   it('sends the IMF-fixdate form as an option', async () => {
     const res = await request(
       app({ format: 'imf-fixdate', now: () => new Date('1994-11-06T08:49:37Z') }),

@@ -97,9 +97,7 @@ function readDoc(file: string): Entry {
   try {
     doc = parseKubeconfigYaml(text);
   } catch (error) {
-    // The parser's message quotes the offending line, which may hold a token: give the line only.
-    const line = (error as { linePos?: [{ line: number }] }).linePos?.[0]?.line;
-    throw new Error(`kubeconfig ${file} is not valid YAML${line ? ` (line ${line})` : ''}`);
+    throw new Error(`kubeconfig ${file} is ${(error as Error).message}`);
   }
   if (doc === null || doc === undefined) return {};
   const entry = asEntry(doc);

@@ -22,6 +22,12 @@ export const PREFER_QUERY_PARAMETER = 'Prefer';
 const cache = new WeakMap<IncomingMessage, Preferences>();
 
 /**
+ * Requests `preferHeader()` has seen, with its options. Their preferences are parsed on first
+ * read when nothing but their sent field lines can change them (see `preferHeaderSaw`).
+ */
+const seen = new WeakMap<IncomingMessage, GetPreferencesOptions>();
+
+/**
  * Each `Prefer` field line the client sent, on its own, so a broken line cannot swallow the next
  * one: what `req.headersDistinct.prefer` (Node 18.3+) holds, read from `rawHeaders` without
  * building the distinct lists of every other header.
@@ -73,16 +79,8 @@ function queryParameterValues(req: IncomingMessage, parameter: string) {
   }
 }
 
-/**
- * The request's preferences, parsed once and cached on the request. Reads the `Prefer` header
- * field lines; when there is none, the `Prefer` query parameter(s).
- */
-export function getPreferences(
-  req: IncomingMessage,
-  options: GetPreferencesOptions = {},
-): Preferences {
-  const cached = cache.get(req);
-  if (cached !== undefined) return cached;
+/** The preferences as the request stands: field lines sent, or a copy, or the query. */
+function readPreferences(req: IncomingMessage, options: GetPreferencesOptions): Preferences {
   const queryParameter = options.queryParameter ?? PREFER_QUERY_PARAMETER;
   const sent = sentLines(req);
   let lines = sent ?? joinedLines(req);
@@ -98,7 +96,53 @@ export function getPreferences(
     // Each parameter is read like one field line, as before the copy joined them.
     if (fromQuery?.copied) lines = fromQuery.values;
   }
-  const preferences = parsePrefer(lines, { maxLength: options.maxLength });
+  return parsePrefer(lines, { maxLength: options.maxLength });
+}
+
+/**
+ * The request's preferences, parsed once and cached on the request. Reads the `Prefer` header
+ * field lines; when there is none, the `Prefer` query parameter(s).
+ */
+export function getPreferences(
+  req: IncomingMessage,
+  options: GetPreferencesOptions = {},
+): Preferences {
+  const cached = cache.get(req);
+  if (cached !== undefined) return cached;
+  // Seen by the middleware and left for now: its options, and the lines sent, decide.
+  const deferred = seen.get(req);
+  const preferences =
+    deferred === undefined
+      ? readPreferences(req, options)
+      : parsePrefer(sentLines(req), { maxLength: deferred.maxLength });
   cache.set(req, preferences);
   return preferences;
+}
+
+/**
+ * What `preferHeader()` does with a request: marks it as seen, and parses its preferences now
+ * when later changes to the request could change them (a query that may carry the parameter is
+ * also taken out of the URL now, before the routes read it; a `Prefer` in `headers` that was
+ * not sent may be rewritten). Otherwise they depend on the field lines sent alone, and are
+ * parsed when first read: the same preferences, without the work for routes that never ask.
+ */
+export function preferHeaderSaw(req: IncomingMessage, options: GetPreferencesOptions): void {
+  // A second preferHeader() on the same request keeps the first one's reading.
+  if (seen.has(req)) return;
+  if (!cache.has(req) && !dependsOnSentLinesOnly(req, options)) getPreferences(req, options);
+  seen.set(req, options);
+}
+
+/** Whether the middleware saw the request (`req.preferences` is then its preferences). */
+export function seenByPreferHeader(req: IncomingMessage): boolean {
+  return seen.has(req);
+}
+
+function dependsOnSentLinesOnly(req: IncomingMessage, options: GetPreferencesOptions): boolean {
+  if (!Array.isArray(req.rawHeaders)) return false;
+  const queryParameter = options.queryParameter ?? PREFER_QUERY_PARAMETER;
+  if (queryParameter !== false && queryMayName(req.url, queryParameter.toLowerCase())) {
+    return false;
+  }
+  return req.headers.prefer === undefined || sentLines(req) !== undefined;
 }

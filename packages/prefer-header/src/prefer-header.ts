@@ -3,7 +3,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { assertKnownOptions, assertOptionsObject, invalidOption } from '@resourceful/option-checks';
-import { type GetPreferencesOptions, getPreferences } from './get-preferences.js';
+import {
+  type GetPreferencesOptions,
+  getPreferences,
+  preferHeaderSaw,
+  seenByPreferHeader,
+} from './get-preferences.js';
 import { isValidMaxLength, type Preferences } from './parse-prefer.js';
 
 declare global {
@@ -43,6 +48,77 @@ export function resolvePreferHeaderOptions(options: unknown): GetPreferencesOpti
   return { maxLength, queryParameter };
 }
 
+type RequestWithPreferences = IncomingMessage & { preferences?: Preferences };
+
+/** `req.preferences` where the middleware ran: its preferences, parsed on first read. */
+function readPreferences(this: IncomingMessage): Preferences | undefined {
+  return seenByPreferHeader(this) ? getPreferences(this) : undefined;
+}
+
+/** An assignment makes the request's own property, as on any other request object. */
+function writePreferences(this: IncomingMessage, value: unknown): void {
+  Object.defineProperty(this, 'preferences', {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * The Express application's request prototype at the root of `req`'s chain (`app.request`,
+ * where apps mounted with `app.use(subApp)` inherit from their parent's), or `undefined`
+ * outside Express.
+ */
+function rootApplicationRequest(req: IncomingMessage): object | undefined {
+  let root: object | undefined;
+  let proto: unknown = Object.getPrototypeOf(req);
+  while (typeof proto === 'object' && proto !== null && Object.hasOwn(proto, 'app')) {
+    const app: unknown = (proto as { app?: unknown }).app;
+    if (typeof app !== 'function' || (app as { request?: unknown }).request !== proto) break;
+    root = proto;
+    proto = Object.getPrototypeOf(proto);
+  }
+  return root;
+}
+
+/** Per request prototype: whether `req.preferences` is this package's accessor there. */
+const exposedOn = new WeakMap<object, boolean>();
+
+/**
+ * Express gives each request its application's prototype, so V8 gives every request object a
+ * shape of its own, and a property added to one costs a new shape (about a microsecond per
+ * request, more than the parse). `req.preferences` is therefore an accessor defined once on the
+ * application's request prototype, which every app mounted in it inherits; it returns the
+ * preferences of the requests the middleware saw, and an assignment still makes an own property.
+ * Outside Express, or where another copy of this package already owns the accessor, the
+ * middleware sets an own property as before.
+ */
+function exposedThroughPrototype(req: IncomingMessage): boolean {
+  const proto = Object.getPrototypeOf(req) as object | null;
+  if (proto === null) return false;
+  let exposed = exposedOn.get(proto);
+  if (exposed === undefined) {
+    const root = rootApplicationRequest(req);
+    if (root === undefined) {
+      exposed = false;
+    } else {
+      const existing = Object.getOwnPropertyDescriptor(root, 'preferences');
+      if (existing === undefined) {
+        Object.defineProperty(root, 'preferences', {
+          get: readPreferences,
+          set: writePreferences,
+          enumerable: false,
+          configurable: true,
+        });
+      }
+      exposed = existing === undefined || existing.get === readPreferences;
+    }
+    exposedOn.set(proto, exposed);
+  }
+  return exposed;
+}
+
 /**
  * Parses `Prefer` (or the `Prefer` query parameter when the header is absent) and sets
  * `req.preferences`. Never fails a request: malformed preferences are skipped.
@@ -58,10 +134,11 @@ export function preferHeader(options: PreferHeaderOptions = {}) {
     _res: ServerResponse,
     next: (err?: unknown) => void,
   ): void {
-    (req as IncomingMessage & { preferences?: Preferences }).preferences = getPreferences(
-      req,
-      resolved,
-    );
+    preferHeaderSaw(req, resolved);
+    // An own property (set before, or outside Express) is overwritten, as it always was.
+    if (Object.hasOwn(req, 'preferences') || !exposedThroughPrototype(req)) {
+      (req as RequestWithPreferences).preferences = getPreferences(req, resolved);
+    }
     next();
   };
 }

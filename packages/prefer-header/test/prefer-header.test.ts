@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { queryHeaders } from '@resourceful/http-conventions';
 import { describeEachExpress } from '@resourceful/test-support';
 import type { Request, Response } from 'express';
@@ -139,6 +139,108 @@ describeEachExpress('preferHeader', (express) => {
       const res = await request(app()).get('/x?Prefer=%E0%A4%A&Prefer=return=minimal');
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ return: 'minimal' });
+    });
+  });
+
+  describe('req.preferences across apps and assignments', () => {
+    function reader(req: Request, res: Response) {
+      res.json({
+        return: req.preferences?.return ?? null,
+        defined: req.preferences !== undefined,
+        same: req.preferences === undefined || req.preferences === getPreferences(req),
+      });
+    }
+
+    it('is read in a sub-app mounted below the app that parsed it', async () => {
+      const outer = express();
+      outer.use(preferHeader());
+      const inner = express();
+      inner.get('/cards', reader);
+      outer.use('/v1', inner);
+      const res = await request(outer).get('/v1/cards').set('Prefer', 'return=minimal');
+      expect(res.body).toEqual({ return: 'minimal', defined: true, same: true });
+    });
+
+    it('stays readable after the sub-app that parsed it passes the request on', async () => {
+      const outer = express();
+      const inner = express();
+      inner.use(preferHeader());
+      outer.use('/v1', inner);
+      outer.get('/v1/cards', reader);
+      const res = await request(outer).get('/v1/cards').set('Prefer', 'return=minimal');
+      expect(res.body).toEqual({ return: 'minimal', defined: true, same: true });
+    });
+
+    it('is undefined for a request the middleware did not see, in the same app', async () => {
+      const outer = express();
+      outer.use('/v1', preferHeader());
+      outer.get('/v2/cards', reader);
+      const res = await request(outer).get('/v2/cards').set('Prefer', 'return=minimal');
+      expect(res.body).toEqual({ return: null, defined: false, same: true });
+    });
+
+    it('is undefined where only getPreferences() read the request', async () => {
+      const outer = express();
+      outer.get('/cards', (req: Request, res: Response) => {
+        getPreferences(req);
+        res.json({ defined: req.preferences !== undefined });
+      });
+      const res = await request(outer).get('/cards').set('Prefer', 'return=minimal');
+      expect(res.body).toEqual({ defined: false });
+    });
+
+    it('can be assigned by a later middleware, and is overwritten by the middleware', async () => {
+      const outer = express();
+      outer.use((req: Request, _res: Response, next: () => void) => {
+        req.preferences = { note: 'before' } as unknown as Request['preferences'];
+        next();
+      });
+      outer.use(preferHeader());
+      outer.get('/parsed', reader);
+      outer.get('/assigned', (req: Request, _res: Response, next: () => void) => {
+        req.preferences = { note: 'after' } as unknown as Request['preferences'];
+        next();
+      });
+      outer.get('/assigned', (req: Request, res: Response) => {
+        res.json({ preferences: req.preferences, own: Object.hasOwn(req, 'preferences') });
+      });
+      const parsed = await request(outer).get('/parsed').set('Prefer', 'return=minimal');
+      expect(parsed.body).toEqual({ return: 'minimal', defined: true, same: true });
+      const assigned = await request(outer).get('/assigned').set('Prefer', 'return=minimal');
+      expect(assigned.body).toEqual({ preferences: { note: 'after' }, own: true });
+    });
+
+    it('keeps what was sent when a later middleware rewrites the Prefer header', async () => {
+      const outer = express();
+      outer.use(preferHeader());
+      outer.use((req: Request, _res: Response, next: () => void) => {
+        req.headers.prefer = 'return=representation';
+        next();
+      });
+      outer.get('/cards', reader);
+      const res = await request(outer).get('/cards').set('Prefer', 'return=minimal');
+      expect(res.body).toEqual({ return: 'minimal', defined: true, same: true });
+    });
+
+    it('keeps the first reading when mounted twice with other options', async () => {
+      const outer = express();
+      outer.use(preferHeader({ maxLength: 10 }));
+      outer.use(preferHeader());
+      outer.get('/cards', reader);
+      const res = await request(outer).get('/cards').set('Prefer', 'wait=1, return=minimal');
+      expect(res.body).toEqual({ return: null, defined: true, same: true });
+    });
+
+    it('is set on the request without Express', async () => {
+      const middleware = preferHeader();
+      const server = createServer((req, res) => {
+        middleware(req, res, () => {
+          const own = Object.hasOwn(req, 'preferences');
+          res.end(JSON.stringify({ own, return: (req as Request).preferences?.return }));
+        });
+      });
+      const res = await request(server).get('/cards').set('Prefer', 'return=minimal');
+      expect(JSON.parse(res.text)).toEqual({ own: true, return: 'minimal' });
     });
   });
 

@@ -12,10 +12,12 @@ export interface CapturedResponse {
   readonly body: Buffer | null;
 }
 
-export interface CaptureOptions {
+/**
+ * Where captured responses go: one object per middleware, shared by every response it captures
+ * (each response carries only its own `context`).
+ */
+export interface CaptureSink<Context> {
   readonly maxBodyBytes: number;
-  /** Lower-case names of the headers to keep. */
-  readonly keepHeaders: ReadonlySet<string>;
   /** Removed before the head is written: only a replay may carry it. */
   readonly stripHeader: string;
   /**
@@ -23,7 +25,7 @@ export interface CaptureOptions {
    * finished only once that settles, so a client that reads the response and sends the request
    * again finds the outcome stored (not still "in progress").
    */
-  readonly onEnd: (captured: CapturedResponse) => void | Promise<void>;
+  onEnd(context: Context, captured: CapturedResponse): void | Promise<void>;
 }
 
 type Method = (...args: unknown[]) => unknown;
@@ -73,28 +75,20 @@ function toBuffer(chunk: unknown, encoding: unknown): Buffer | undefined {
  * see `headersSent === false` and send a second response over the first (and Node would then
  * throw "write after end" when the held end is released).
  */
-function showAsFinished(res: ServerResponse): () => void {
-  const held = res as Held;
-  held[HELD] = true;
+function showAsFinished(res: ServerResponse): void {
   // Own accessors that defer to Node's once released, rather than properties deleted afterwards:
   // a delete turns the response into a dictionary-mode object. One shared pair of getters for
   // every response, so V8 gives all held responses one object shape.
   if (!Object.hasOwn(res, 'headersSent')) Object.defineProperties(res, HELD_ACCESSORS);
-  return () => {
-    held[HELD] = false;
-  };
 }
-
-const HELD = Symbol('held by service-request-idempotency');
-type Held = ServerResponse & { [HELD]?: boolean };
 
 function heldAccessor(name: 'headersSent' | 'writableEnded'): PropertyDescriptor {
   const inherited = Object.getOwnPropertyDescriptor(OutgoingMessage.prototype, name)?.get;
   return {
     configurable: true,
     enumerable: false,
-    get(this: Held) {
-      return this[HELD] === true || inherited?.call(this) === true;
+    get(this: ServerResponse) {
+      return states.get(this)?.late !== undefined || inherited?.call(this) === true;
     },
   };
 }
@@ -106,7 +100,10 @@ const HELD_ACCESSORS: PropertyDescriptorMap = {
 
 /** What the shared wrappers below know about one captured response. */
 interface CaptureState {
-  readonly options: CaptureOptions;
+  readonly sink: CaptureSink<unknown>;
+  readonly context: unknown;
+  /** Lower-case names of the headers to keep. */
+  readonly keep: readonly string[];
   /** The methods the response had before it was captured (Node's, or an earlier wrapper). */
   readonly writeHead: Method;
   readonly write: Method;
@@ -119,8 +116,13 @@ interface CaptureState {
   late: [Method, unknown[]][] | undefined;
 }
 
-const STATE = Symbol('captured by service-request-idempotency');
-type Captured = ServerResponse & { [STATE]: CaptureState };
+/**
+ * The state of each captured response. Not a property of the response: every property added
+ * to an Express response costs V8 a copy of its object shape (Express sets the response's
+ * prototype per request, so no two responses share one), about as much as the rest of the
+ * capture; a `WeakMap` entry costs a fraction of that.
+ */
+const states = new WeakMap<ServerResponse, CaptureState>();
 
 function record(state: CaptureState, chunk: unknown, encoding: unknown): void {
   if (!state.storable || chunk === undefined || chunk === null || typeof chunk === 'function') {
@@ -132,7 +134,7 @@ function record(state: CaptureState, chunk: unknown, encoding: unknown): void {
   } catch {
     buffer = undefined;
   }
-  if (buffer === undefined || state.bytes + buffer.length > state.options.maxBodyBytes) {
+  if (buffer === undefined || state.bytes + buffer.length > state.sink.maxBodyBytes) {
     state.storable = false;
     state.chunks.length = 0;
     return;
@@ -142,30 +144,34 @@ function record(state: CaptureState, chunk: unknown, encoding: unknown): void {
 }
 
 // One set of functions shared by every captured response, each reading the response's state:
-// closures made per response cost an allocation each (and, in a `keepNames` build, a
-// `__name()` call each) on every request.
+// closures made per response cost an allocation each on every request.
 
-function capturedWriteHead(this: Captured, ...args: unknown[]) {
-  const state = this[STATE];
+function capturedWriteHead(
+  this: ServerResponse,
+  statusCode: unknown,
+  second?: unknown,
+  third?: unknown,
+) {
+  const state = states.get(this)!;
   if (state.late !== undefined) {
     // What Node does once a response has ended.
     throw Object.assign(new Error('Cannot write headers after they are sent to the client'), {
       code: 'ERR_HTTP_HEADERS_SENT',
     });
   }
-  const [status, second, third] = args;
   const reason = typeof second === 'string' ? second : undefined;
   if (!this.headersSent) {
-    applyHeaderArgument(this, reason === undefined ? second : third);
-    this.removeHeader(state.options.stripHeader);
+    const headers = reason === undefined ? second : third;
+    if (headers !== undefined) applyHeaderArgument(this, headers);
+    this.removeHeader(state.sink.stripHeader);
   }
   return reason === undefined
-    ? state.writeHead.call(this, status)
-    : state.writeHead.call(this, status, reason);
+    ? state.writeHead.call(this, statusCode)
+    : state.writeHead.call(this, statusCode, reason);
 }
 
-function capturedWrite(this: Captured, ...args: unknown[]) {
-  const state = this[STATE];
+function capturedWrite(this: ServerResponse, ...args: unknown[]) {
+  const state = states.get(this)!;
   if (state.late !== undefined) {
     state.late.push([state.write, args]);
     return true;
@@ -174,8 +180,19 @@ function capturedWrite(this: Captured, ...args: unknown[]) {
   return state.write.apply(this, args);
 }
 
-function capturedEnd(this: Captured, ...args: unknown[]) {
-  const state = this[STATE];
+/** The headers to keep, read one by one (not `getHeaders()`, which copies them all). */
+function keptHeaders(res: ServerResponse, keep: readonly string[]) {
+  const headers: Record<string, string | string[]> = {};
+  for (const name of keep) {
+    const value = res.getHeader(name);
+    if (value !== undefined)
+      headers[name] = Array.isArray(value) ? value.map(String) : String(value);
+  }
+  return headers;
+}
+
+function capturedEnd(this: ServerResponse, ...args: unknown[]) {
+  const state = states.get(this)!;
   if (state.late !== undefined) {
     state.late.push([state.end, args]);
     return this;
@@ -183,23 +200,16 @@ function capturedEnd(this: Captured, ...args: unknown[]) {
   if (state.ended) return state.end.apply(this, args);
   state.ended = true;
   record(state, args[0], args[1]);
-  const { options } = state;
-  if (!this.headersSent) this.removeHeader(options.stripHeader);
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(this.getHeaders())) {
-    if (value !== undefined && options.keepHeaders.has(name)) {
-      headers[name] = Array.isArray(value) ? value.map(String) : String(value);
-    }
-  }
+  if (!this.headersSent) this.removeHeader(state.sink.stripHeader);
   const captured: CapturedResponse = {
     status: this.statusCode,
-    headers,
+    headers: keptHeaders(this, state.keep),
     // Every chunk is already a copy of its own (see toBuffer), so the app changing a Buffer
     // after writing it cannot change what is stored; one chunk (the common `res.end(body)`)
     // is not copied again.
     body: state.storable ? joined(state.chunks) : null,
   };
-  const stored = options.onEnd(captured);
+  const stored = state.sink.onEnd(state.context, captured);
   if (stored === undefined) return state.end.apply(this, args);
   hold(this, state, captured.status, args, stored);
   return this;
@@ -207,7 +217,7 @@ function capturedEnd(this: Captured, ...args: unknown[]) {
 
 /** Sends the held end once `stored` settles, then the calls made meanwhile. */
 function hold(
-  res: Captured,
+  res: ServerResponse,
   state: CaptureState,
   status: number,
   args: unknown[],
@@ -215,10 +225,9 @@ function hold(
 ): void {
   const held: [Method, unknown[]][] = [];
   state.late = held;
-  const restore = showAsFinished(res);
+  showAsFinished(res);
   const finish = () => {
     state.late = undefined;
-    restore();
     // The status that was stored is the one sent, whatever was set on `res` meanwhile.
     if (!res.headersSent) res.statusCode = status;
     state.end.apply(res, args);
@@ -229,14 +238,18 @@ function hold(
 
 /**
  * Wraps `writeHead`, `write` and `end` of one response. The response itself is unchanged,
- * except that `stripHeader` never leaves.
+ * except that `stripHeader` never leaves. `keep`: lower-case names of the headers to capture.
  */
-export function captureResponse(res: ServerResponse, options: CaptureOptions): void {
-  const captured = res as Captured;
-  // Always the same four properties in the same order, so every captured response has one
-  // object shape.
-  captured[STATE] = {
-    options,
+export function captureResponse<Context>(
+  res: ServerResponse,
+  sink: CaptureSink<Context>,
+  keep: readonly string[],
+  context: Context,
+): void {
+  states.set(res, {
+    sink: sink as CaptureSink<unknown>,
+    context,
+    keep,
     writeHead: res.writeHead as Method,
     write: res.write as Method,
     end: res.end as Method,
@@ -245,7 +258,7 @@ export function captureResponse(res: ServerResponse, options: CaptureOptions): v
     storable: true,
     ended: false,
     late: undefined,
-  };
+  });
   res.writeHead = capturedWriteHead as ServerResponse['writeHead'];
   res.write = capturedWrite as ServerResponse['write'];
   res.end = capturedEnd as ServerResponse['end'];

@@ -85,6 +85,43 @@ function canonicalParts(value: unknown): (string | Uint8Array)[] {
   return parts;
 }
 
+/** Nesting depth up to which `canonicalText` recurses; deeper values take the iterative walk. */
+const MAX_RECURSION_DEPTH = 64;
+
+/**
+ * The same text as `canonicalParts` gives for a value without binary views, built by recursion
+ * (no frame arrays: about twice as fast for a request body), or `undefined` for a value that
+ * holds a binary view or is nested deeper than `MAX_RECURSION_DEPTH`.
+ */
+function canonicalText(value: unknown, depth: number): string | undefined {
+  if (value === null || typeof value !== 'object') {
+    if (value === undefined) return 'u';
+    if (typeof value === 'bigint' || typeof value === 'symbol') return String(value);
+    if (typeof value === 'function') return 'f';
+    return JSON.stringify(value);
+  }
+  if (depth >= MAX_RECURSION_DEPTH || ArrayBuffer.isView(value)) return undefined;
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let index = 0; index < value.length; index++) {
+      const part = canonicalText(value[index], depth + 1);
+      if (part === undefined) return undefined;
+      text += index === 0 ? part : `,${part}`;
+    }
+    return `${text}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  let text = '{';
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    const part = canonicalText(record[key], depth + 1);
+    if (part === undefined) return undefined;
+    text += `${index === 0 ? '' : ','}${JSON.stringify(key)}:${part}`;
+  }
+  return `${text}}`;
+}
+
 /**
  * The default fingerprint: SHA-256 over method, URL (without the id's own query parameters)
  * and body, hex-encoded.
@@ -92,8 +129,10 @@ function canonicalParts(value: unknown): (string | Uint8Array)[] {
  */
 export function requestFingerprint(req: FingerprintRequest, idNames: readonly string[] = []) {
   const head = `${req.method ?? ''}\n${withoutParams(req.originalUrl ?? req.url ?? '', idNames)}\n`;
-  const parts = canonicalParts(req.body);
   // One native call for the common body (no binary views), instead of a Hash object.
+  const text = canonicalText(req.body, 0);
+  if (text !== undefined) return hash('sha256', head + text);
+  const parts = canonicalParts(req.body);
   if (parts.length === 1) return hash('sha256', head + (parts[0] as string));
   const digest = createHash('sha256').update(head);
   for (const part of parts) digest.update(part);

@@ -52,19 +52,28 @@ type Held =
       bytes: number;
     };
 
-const SETTLES_SYNCHRONOUSLY = Symbol('stores before its promise is returned');
-
 /**
- * Whether `store` is this package's memory store, whose `complete` and `release` have done
- * their work by the time they return (the promise only reports it, and never rejects).
+ * The memory store's methods without their promises. Its work is synchronous; the middleware
+ * calls these directly, saving the promise, the microtask turns and the `await`s of every call
+ * (the store interface stays asynchronous for every other store).
  */
-export function settlesSynchronously(store: IdempotencyStore): boolean {
-  return (store as { [SETTLES_SYNCHRONOUSLY]?: unknown })[SETTLES_SYNCHRONOUSLY] === true;
+export interface SynchronousStore {
+  acquire(key: string, lock: LockRequest): AcquireResult;
+  complete(key: string, completion: Completion): void;
+  release(key: string, token: string): void;
+}
+
+const SYNCHRONOUS = Symbol('the memory store without promises');
+
+/** The synchronous methods of `store` when it is this package's memory store. */
+export function synchronousStore(store: IdempotencyStore): SynchronousStore | undefined {
+  return (store as { [SYNCHRONOUS]?: SynchronousStore })[SYNCHRONOUS];
 }
 
 /** Entries examined for expiry on each new lock: keeps the work per request constant. */
 const SWEEP_PER_ACQUIRE = 8;
 const ENTRY_OVERHEAD_BYTES = 200;
+const ACQUIRED: AcquireResult = Object.freeze({ state: 'acquired' });
 
 const OPTION_NAMES = [
   'maxEntries',
@@ -164,21 +173,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       : { state: 'completed', fingerprint: held.fingerprint, response: held.response };
   }
 
-  const store: MemoryStore & { readonly [SETTLES_SYNCHRONOUSLY]: true } = {
-    [SETTLES_SYNCHRONOUSLY]: true,
-    get size() {
-      return entries.size;
-    },
-    get bytes() {
-      return totalBytes;
-    },
-    clear() {
-      entries.clear();
-      totalBytes = 0;
-      earliestExpiry = Number.POSITIVE_INFINITY;
-    },
-
-    async acquire(key: string, lock: LockRequest): Promise<AcquireResult> {
+  const synchronous: SynchronousStore = {
+    acquire(key, lock) {
       sweep(SWEEP_PER_ACQUIRE);
       const held = live(key);
       if (held !== undefined) return view(held);
@@ -193,10 +189,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
         expiresAt: now() + lock.lockTtlMs,
         bytes: ENTRY_OVERHEAD_BYTES + key.length + lock.fingerprint.length,
       });
-      return { state: 'acquired' };
+      return ACQUIRED;
     },
 
-    async complete(key: string, completion: Completion): Promise<void> {
+    complete(key, completion) {
       const held = live(key);
       if (held !== undefined && (held.state !== 'in-flight' || held.token !== completion.token)) {
         return;
@@ -219,9 +215,36 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       evict(maxEntries, key);
     },
 
-    async release(key: string, token: string): Promise<void> {
+    release(key, token) {
       const held = entries.get(key);
       if (held?.state === 'in-flight' && held.token === token) remove(key);
+    },
+  };
+
+  const store: MemoryStore & { readonly [SYNCHRONOUS]: SynchronousStore } = {
+    [SYNCHRONOUS]: synchronous,
+    get size() {
+      return entries.size;
+    },
+    get bytes() {
+      return totalBytes;
+    },
+    clear() {
+      entries.clear();
+      totalBytes = 0;
+      earliestExpiry = Number.POSITIVE_INFINITY;
+    },
+
+    async acquire(key: string, lock: LockRequest): Promise<AcquireResult> {
+      return synchronous.acquire(key, lock);
+    },
+
+    async complete(key: string, completion: Completion): Promise<void> {
+      synchronous.complete(key, completion);
+    },
+
+    async release(key: string, token: string): Promise<void> {
+      synchronous.release(key, token);
     },
 
     async get(key: string): Promise<StoreEntry | undefined> {

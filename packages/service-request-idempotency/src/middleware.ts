@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorSettingsFor } from '@resourceful/error-envelope';
-import { type CapturedResponse, captureResponse } from './capture.js';
+import { type CapturedResponse, type CaptureSink, captureResponse } from './capture.js';
 import {
   ambiguousIdError,
   inProgressError,
@@ -17,7 +17,7 @@ import {
   reusedIdError,
   storeUnavailableError,
 } from './errors.js';
-import { settlesSynchronously } from './memory-store.js';
+import { synchronousStore } from './memory-store.js';
 import {
   type IdempotentRequest,
   type ResolvedOptions,
@@ -26,9 +26,17 @@ import {
 } from './options.js';
 import { readRequestId } from './request-id.js';
 import { scopedKey } from './scope.js';
-import type { AcquireResult, StoredResponse } from './types.js';
+import type { AcquireResult, LockRequest, StoredResponse } from './types.js';
 
 type Next = (err?: unknown) => void;
+
+/** One request's attempt at running under its id. */
+interface Attempt {
+  /** Where the id came from (header or parameter name), for error targets. */
+  readonly target: string;
+  readonly key: string;
+  readonly lock: LockRequest;
+}
 
 /**
  * Statuses after which the id stays usable: server failures, and refusals that say "try again"
@@ -48,12 +56,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 interface ReplayHeaders {
   /** Lower-case name → name as sent on a replay. */
   readonly names: ReadonlyMap<string, string>;
-  /** The lower-case names, as the capture looks them up. */
-  readonly keep: ReadonlySet<string>;
+  /** The lower-case names, as the capture reads them. */
+  readonly keep: readonly string[];
 }
 
 function replayHeadersOf(names: ReadonlyMap<string, string>): ReplayHeaders {
-  return { names, keep: new Set(names.keys()) };
+  return { names, keep: [...names.keys()] };
 }
 
 /** Code header names whose replay lists were built; an app has one or a few. */
@@ -114,6 +122,8 @@ function replay(
   res.end(res.req?.method === 'HEAD' ? undefined : body);
 }
 
+type Outcome = 'next' | 'done';
+
 /**
  * Makes POST idempotent by `Service-Request-Id`. Mount it after the body parser and before
  * the create handlers: `app.post('/v1/things', serviceRequestIdempotency(), createThing)`.
@@ -122,9 +132,15 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
   const config = resolveOptions(options);
   const { store } = config;
   const replayHeadersFor = replayHeadersFinder(config);
-  // The memory store has stored the outcome when `complete` returns (its promise only reports
-  // it): the response need not be held back until the promise settles.
-  const storesBeforeReturning = settlesSynchronously(store);
+  // The memory store's methods without promises: with it, a request that needs no waiting is
+  // handled synchronously (no promise, no microtask turn), and its outcome is stored before
+  // `end` returns, so the response is never held back.
+  const synchronous = synchronousStore(store);
+  const readOptions = {
+    names: config.idNames,
+    query: config.query,
+    maxLength: config.maxIdLength,
+  };
 
   /** A store that knows how long it stays unavailable (`retryAfterMs`) sets `Retry-After`. */
   function retryAfterSeconds(error: unknown): number {
@@ -134,14 +150,19 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       : config.retryAfterSeconds;
   }
 
+  /** After a failed store call: `undefined` when failing open, else the 503 to answer. */
+  function storeFailed(error: unknown): undefined {
+    config.onStoreError(error);
+    if (config.failOpen) return undefined;
+    throw storeUnavailableError(retryAfterSeconds(error), error);
+  }
+
   /** Runs a store call; a failure becomes a 503, or `undefined` when failing open. */
   async function fromStore<T>(call: () => Promise<T>): Promise<T | undefined> {
     try {
       return await call();
     } catch (error) {
-      config.onStoreError(error);
-      if (config.failOpen) return undefined;
-      throw storeUnavailableError(retryAfterSeconds(error), error);
+      return storeFailed(error);
     }
   }
 
@@ -161,32 +182,183 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     return attempt(100);
   }
 
+  /** The stored outcome of a run: its response, or, after a failure worth retrying, nothing. */
+  function outcomeWrite(attempt: Attempt, captured: CapturedResponse): () => Promise<void> {
+    const { key, lock } = attempt;
+    return isRetryableStatus(captured.status)
+      ? () => store.release(key, lock.token)
+      : () =>
+          store.complete(key, {
+            token: lock.token,
+            fingerprint: lock.fingerprint,
+            response: captured,
+            ttlMs: config.ttlMs,
+          });
+  }
+
   /**
    * Stores the outcome, retrying while the lock would still be ours, so that a short store
    * outage after the handler ran does not make the id runnable again. The response waits for
-   * the first attempt: a repeat sent after the response then finds the outcome stored.
+   * the first attempt: a repeat sent after the response then finds the outcome stored. The
+   * memory store has stored it when its call returns: nothing to wait for.
    */
-  function settle(
-    key: string,
-    token: string,
-    fingerprint: string,
-    captured: CapturedResponse,
-  ): Promise<void> {
-    return persist(
-      () =>
-        isRetryableStatus(captured.status)
-          ? store.release(key, token)
-          : store.complete(key, { token, fingerprint, response: captured, ttlMs: config.ttlMs }),
-      true,
+  const sink: CaptureSink<Attempt> = {
+    maxBodyBytes: config.maxBodyBytes,
+    stripHeader: config.replayedHeader,
+    onEnd(attempt, captured) {
+      if (synchronous !== undefined) {
+        try {
+          if (isRetryableStatus(captured.status))
+            synchronous.release(attempt.key, attempt.lock.token);
+          else {
+            synchronous.complete(attempt.key, {
+              token: attempt.lock.token,
+              fingerprint: attempt.lock.fingerprint,
+              response: captured,
+              ttlMs: config.ttlMs,
+            });
+          }
+          return undefined;
+        } catch {
+          // Retried through the store's promise, as for any other store.
+        }
+      }
+      return persist(outcomeWrite(attempt, captured), true);
+    },
+  };
+
+  /**
+   * What to do with the store's answer: run the handler (the lock is ours), replay, refuse, or
+   * `undefined`: wait for the run in flight.
+   */
+  function decide(
+    req: IdempotentRequest,
+    res: ServerResponse,
+    attempt: Attempt,
+    result: AcquireResult,
+  ): Outcome | undefined {
+    if (result.state === 'acquired') {
+      captureResponse(res, sink, replayHeadersFor(req).keep, attempt);
+      return 'next';
+    }
+    if (result.fingerprint !== attempt.lock.fingerprint) throw reusedIdError(attempt.target);
+    if (result.state === 'completed') {
+      if (result.response.body === null) {
+        throw notReplayableError(attempt.target, result.response.status);
+      }
+      replay(res, result.response, replayHeadersFor(req).names, config);
+      return 'done';
+    }
+    if (!config.waitForInFlight) throw inProgressError(attempt.target, config.retryAfterSeconds);
+    return undefined;
+  }
+
+  /**
+   * A failed acquire may still have taken the lock (Redis ran the script but answered after
+   * `commandTimeoutMs`, or a replica got it before its primary died): give it back, retrying
+   * until the store is back, or every retry would get 409 until `lockTtlMs` passes. The
+   * release only removes a lock holding this attempt's token, whose handler never ran.
+   */
+  function acquire(attempt: Attempt): Promise<AcquireResult> {
+    const { key, lock } = attempt;
+    return store.acquire(key, lock).catch((error: unknown) => {
+      giveBack(attempt);
+      throw error;
+    });
+  }
+
+  function giveBack(attempt: Attempt): void {
+    void persist(() => store.release(attempt.key, attempt.lock.token), false);
+  }
+
+  /**
+   * Takes the lock through the store's promise and decides. A promise chain, not an async
+   * function: each async layer adds a promise and microtask turns to every request.
+   */
+  function lockAsync(
+    req: IdempotentRequest,
+    res: ServerResponse,
+    attempt: Attempt,
+  ): Promise<Outcome> {
+    let acquired: Promise<AcquireResult>;
+    try {
+      acquired = store.acquire(attempt.key, attempt.lock);
+    } catch (error) {
+      acquired = Promise.reject(error);
+    }
+    return acquired.then(
+      (result) => decide(req, res, attempt, result) ?? waitForRun(req, res, attempt, result),
+      (error: unknown) => {
+        giveBack(attempt);
+        return storeFailed(error) ?? 'next';
+      },
     );
   }
 
-  async function handle(req: IdempotentRequest, res: ServerResponse): Promise<'next' | 'done'> {
-    const read = readRequestId(req, {
-      names: config.idNames,
-      query: config.query,
-      maxLength: config.maxIdLength,
-    });
+  /** Polls the store while the run holding the lock is in flight (`waitForInFlight`). */
+  async function waitForRun(
+    req: IdempotentRequest,
+    res: ServerResponse,
+    attempt: Attempt,
+    first: AcquireResult,
+  ): Promise<Outcome> {
+    let result: AcquireResult | undefined = first;
+    const deadline = Date.now() + config.waitTimeoutMs;
+    let pollMs = 10;
+    // Each turn either returns, throws, or sleeps; the wait is bounded by `waitTimeoutMs`.
+    for (;;) {
+      if (result === undefined) return 'next'; // store down, failing open
+      const decided = decide(req, res, attempt, result);
+      if (decided !== undefined) return decided;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw inProgressError(attempt.target, config.retryAfterSeconds);
+      await sleep(Math.min(pollMs, remaining));
+      pollMs = Math.min(pollMs * 2, 200);
+      result = await fromStore(async () => (await store.get(attempt.key)) ?? acquire(attempt));
+    }
+  }
+
+  function lock(
+    req: IdempotentRequest,
+    res: ServerResponse,
+    target: string,
+    key: string,
+    fingerprint: string,
+  ): Outcome | Promise<Outcome> {
+    const attempt: Attempt = {
+      target,
+      key,
+      lock: { token: randomUUID(), fingerprint, lockTtlMs: config.lockTtlMs },
+    };
+    if (synchronous === undefined) return lockAsync(req, res, attempt);
+    let result: AcquireResult;
+    try {
+      result = synchronous.acquire(key, attempt.lock);
+    } catch (error) {
+      // As `lockAsync` does with a rejected promise.
+      giveBack(attempt);
+      return storeFailed(error) ?? 'next';
+    }
+    return decide(req, res, attempt, result) ?? waitForRun(req, res, attempt, result);
+  }
+
+  function fingerprinted(
+    req: IdempotentRequest,
+    res: ServerResponse,
+    target: string,
+    key: string,
+  ): Outcome | Promise<Outcome> {
+    const fingerprint = config.fingerprint(req);
+    // Awaited only when the callback answers a promise: the common request is handled without
+    // a turn of the microtask queue.
+    return isThenable(fingerprint)
+      ? fingerprint.then((value) => lock(req, res, target, key, value))
+      : lock(req, res, target, key, fingerprint);
+  }
+
+  /** The outcome, or its promise; throws the error to answer. */
+  function handle(req: IdempotentRequest, res: ServerResponse): Outcome | Promise<Outcome> {
+    const read = readRequestId(req, readOptions);
     if (read.kind === 'absent') {
       if (config.required) throw requiredIdError(config.header);
       return 'next';
@@ -196,58 +368,15 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
         ? invalidIdError(read.source, config.maxIdLength)
         : ambiguousIdError(read.source);
     }
-
-    const target = read.source;
-    // Awaited only when a callback answers a promise: an `await` of a plain value still costs
-    // a turn of the microtask queue.
+    const { id, source } = read;
     const principal = config.principal(req);
-    const key = scopedKey((isThenable(principal) ? await principal : principal) ?? '', read.id);
-    const fingerprinted = config.fingerprint(req);
-    const fingerprint = isThenable(fingerprinted) ? await fingerprinted : fingerprinted;
-    const token = randomUUID();
-    const lock = { token, fingerprint, lockTtlMs: config.lockTtlMs };
-    // A failed acquire may still have taken the lock (Redis ran the script but answered after
-    // `commandTimeoutMs`, or a replica got it before its primary died): give it back, retrying
-    // until the store is back, or every retry would get 409 until `lockTtlMs` passes. The
-    // release only removes a lock holding this attempt's token, whose handler never ran.
-    const acquire = () =>
-      store.acquire(key, lock).catch((error: unknown) => {
-        void persist(() => store.release(key, token), false);
-        throw error;
-      });
+    return isThenable(principal)
+      ? principal.then((value) => fingerprinted(req, res, source, scopedKey(value ?? '', id)))
+      : fingerprinted(req, res, source, scopedKey(principal ?? '', id));
+  }
 
-    let result: AcquireResult | undefined = await fromStore(acquire);
-    const deadline = Date.now() + config.waitTimeoutMs;
-    let pollMs = 10;
-    // Each turn either returns, throws, or sleeps; the wait is bounded by `waitTimeoutMs`.
-    for (;;) {
-      if (result === undefined) return 'next'; // store down, failing open
-      if (result.state === 'acquired') {
-        captureResponse(res, {
-          maxBodyBytes: config.maxBodyBytes,
-          keepHeaders: replayHeadersFor(req).keep,
-          stripHeader: config.replayedHeader,
-          onEnd: (captured) => {
-            const stored = settle(key, token, fingerprint, captured);
-            return storesBeforeReturning ? undefined : stored;
-          },
-        });
-        return 'next';
-      }
-      if (result.fingerprint !== fingerprint) throw reusedIdError(target);
-      if (result.state === 'completed') {
-        if (result.response.body === null) throw notReplayableError(target, result.response.status);
-        replay(res, result.response, replayHeadersFor(req).names, config);
-        return 'done';
-      }
-      const remaining = deadline - Date.now();
-      if (!config.waitForInFlight || remaining <= 0) {
-        throw inProgressError(target, config.retryAfterSeconds);
-      }
-      await sleep(Math.min(pollMs, remaining));
-      pollMs = Math.min(pollMs * 2, 200);
-      result = await fromStore(async () => (await store.get(key)) ?? acquire());
-    }
+  function settled(outcome: Outcome, next: Next): void {
+    if (outcome === 'next') next();
   }
 
   // `req` is typed as Node's request: a `body?: unknown` here would make Express infer `unknown`
@@ -261,11 +390,15 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       next();
       return;
     }
-    handle(req as IdempotentRequest, res).then(
-      (outcome) => {
-        if (outcome === 'next') next();
-      },
-      (error: unknown) => next(error),
-    );
+    let outcome: Outcome | Promise<Outcome>;
+    try {
+      outcome = handle(req as IdempotentRequest, res);
+    } catch (error) {
+      next(error);
+      return;
+    }
+    // `next` outside the `try`: an error thrown by a later handler is not this middleware's.
+    if (typeof outcome === 'string') settled(outcome, next);
+    else outcome.then((value) => settled(value, next), next);
   };
 }

@@ -55,23 +55,62 @@ export interface Connection {
   failed(error: unknown): void;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new RedisStoreUnavailableError(`Redis did not answer within ${ms} ms`)),
-      ms,
-    );
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+interface Waiting {
+  readonly deadline: number;
+  readonly reject: (error: unknown) => void;
+  settled: boolean;
+}
+
+/**
+ * Fails commands that get no answer within `ms`. One timer for every command in flight, not a
+ * timer armed and cleared per command: all wait the same time, so their deadlines come in the
+ * order they were sent, and the timer only ever waits for the oldest unanswered one. A command
+ * still fails `ms` after it was sent, as with a timer of its own.
+ */
+function deadlines(ms: number): <T>(promise: Promise<T>) => Promise<T> {
+  const queue: Waiting[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  function expire(): void {
+    timer = undefined;
+    const now = performance.now();
+    let index = 0;
+    for (; index < queue.length; index++) {
+      const waiting = queue[index]!;
+      if (waiting.settled) continue;
+      if (waiting.deadline > now) break;
+      waiting.settled = true;
+      waiting.reject(new RedisStoreUnavailableError(`Redis did not answer within ${ms} ms`));
+    }
+    queue.splice(0, index);
+    if (queue.length > 0) arm(queue[0]!.deadline - now);
+  }
+
+  function arm(delay: number): void {
+    // Unreferenced: a command in flight has a connection that keeps the process running.
+    timer = setTimeout(expire, Math.max(0, delay));
+    timer.unref();
+  }
+
+  return function withDeadline<T>(promise: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      // The monotonic clock, as a timer of its own would count: a change of the wall clock
+      // must not move a deadline.
+      const waiting: Waiting = { deadline: performance.now() + ms, reject, settled: false };
+      queue.push(waiting);
+      if (timer === undefined) arm(ms);
+      promise.then(
+        (value) => {
+          waiting.settled = true;
+          resolve(value);
+        },
+        (error: unknown) => {
+          waiting.settled = true;
+          reject(error);
+        },
+      );
+    });
+  };
 }
 
 /**
@@ -95,8 +134,9 @@ function isErrorReply(error: unknown): boolean {
 }
 
 export function clientConnection(client: RedisClientLike, timeoutMs: number): Connection {
+  const withDeadline = deadlines(timeoutMs);
   return {
-    send: (_key, args) => withTimeout(client.sendCommand(args), timeoutMs),
+    send: (_key, args) => withDeadline(client.sendCommand(args)),
     ready: () => client.isReady !== false,
     failed: () => undefined,
   };
@@ -104,8 +144,9 @@ export function clientConnection(client: RedisClientLike, timeoutMs: number): Co
 
 export function clusterConnection(cluster: RedisClusterLike, timeoutMs: number): Connection {
   let lastRediscovery = 0;
+  const withDeadline = deadlines(timeoutMs);
   return {
-    send: (key, args) => withTimeout(cluster.sendCommand(key, false, args), timeoutMs),
+    send: (key, args) => withDeadline(cluster.sendCommand(key, false, args)),
     ready: () => cluster.isOpen !== false,
     failed(error) {
       if (isErrorReply(error) && !String((error as Error).message).startsWith('CLUSTERDOWN')) {

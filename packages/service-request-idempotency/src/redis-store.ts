@@ -141,6 +141,10 @@ function toEntry(reply: unknown): AcquireResult | undefined {
   return { state: 'completed', fingerprint: String(fingerprint), response };
 }
 
+const ACQUIRED: AcquireResult = Object.freeze({ state: 'acquired' });
+
+function ignore(): void {}
+
 /** Clients that already have this package's 'error' listener (one per client, not per store). */
 const guarded = new WeakSet<object>();
 
@@ -219,27 +223,32 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
     return [`${tag}:${key}`, `${tag}epoch`, `${tag}fence`];
   }
 
-  async function send(key: string, args: string[]): Promise<unknown> {
+  // Plain promise chains rather than async functions here: each async layer adds a promise and
+  // turns of the microtask queue to every command.
+  function send(key: string, args: string[]): Promise<unknown> {
     if (!connection.ready()) {
-      throw new RedisStoreUnavailableError('The Redis client is not connected');
+      return Promise.reject(new RedisStoreUnavailableError('The Redis client is not connected'));
     }
+    let sent: Promise<unknown>;
     try {
-      return await connection.send(key, args);
+      sent = connection.send(key, args);
     } catch (error) {
       connection.failed(error);
-      throw error;
+      return Promise.reject(error);
     }
+    return sent.then(undefined, (error: unknown) => {
+      connection.failed(error);
+      throw error;
+    });
   }
 
-  async function run(script: Script, keys: readonly string[], args: readonly string[]) {
-    const tail = [String(keys.length), ...keys, ...args];
+  function run(script: Script, keys: readonly string[], args: readonly string[]) {
+    const command = ['EVALSHA', script.sha, String(keys.length), ...keys, ...args];
     const first = keys[0] as string;
-    try {
-      return await send(first, ['EVALSHA', script.sha, ...tail]);
-    } catch (error) {
+    return send(first, command).then(undefined, (error: unknown) => {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return send(first, ['EVAL', script.source, ...tail]);
-    }
+      return send(first, ['EVAL', script.source, ...command.slice(2)]);
+    });
   }
 
   /** `WAIT`: throws unless `replicas` replicas have every write so far on the key's node. */
@@ -292,36 +301,47 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   if (client !== undefined) client.on?.('ready', initialize);
   else cluster?.on?.('connect', initialize);
 
-  async function lookup(key: string, lock: LockRequest | undefined) {
-    await start();
-    const keys = keysOf(key);
-    const reply = await run(SCRIPTS.acquire, keys, [
+  /** Runs the lock script (a lookup only without `lock`); answers its reply. */
+  function lookup(keys: readonly string[], lock: LockRequest | undefined): Promise<unknown> {
+    const args = [
       lock?.token ?? '',
       lock?.fingerprint ?? '',
       String(lock?.lockTtlMs ?? 0),
       lock === undefined ? '0' : '1',
       String(dataLossWindowMs),
-    ]);
-    return { keys, entry: toEntry(reply) };
+    ];
+    // Once started, not waited for again: a `then` of a settled promise still costs a turn.
+    return initialized
+      ? run(SCRIPTS.acquire, keys, args)
+      : start().then(() => run(SCRIPTS.acquire, keys, args));
   }
 
+  /** Gives back a lock that `WAIT` could not confirm, then fails with `error`. */
+  async function giveBack(entry: string, token: string, error: unknown): Promise<never> {
+    await run(SCRIPTS.release, [entry], [token]).catch(() => undefined);
+    throw error;
+  }
+
+  // The methods are promise chains rather than async functions: each async layer adds a
+  // promise and turns of the microtask queue to every request.
   return {
-    async acquire(key: string, lock: LockRequest): Promise<AcquireResult> {
-      const { keys, entry } = await lookup(key, lock);
-      if (entry !== undefined && entry.state !== 'acquired') return entry;
-      try {
-        await awaitReplicas(keys[0]);
-      } catch (error) {
-        await run(SCRIPTS.release, [keys[0]], [lock.token]).catch(() => undefined);
-        throw error;
-      }
-      return { state: 'acquired' };
+    acquire(key: string, lock: LockRequest): Promise<AcquireResult> {
+      const keys = keysOf(key);
+      return lookup(keys, lock).then((reply) => {
+        const entry = toEntry(reply);
+        if (entry !== undefined && entry.state !== 'acquired') return entry;
+        if (replicas === 0) return ACQUIRED;
+        return awaitReplicas(keys[0]).then(
+          () => ACQUIRED,
+          (error: unknown) => giveBack(keys[0], lock.token, error),
+        );
+      });
     },
 
-    async complete(key: string, completion: Completion): Promise<void> {
+    complete(key: string, completion: Completion): Promise<void> {
       const { response } = completion;
       const [entry] = keysOf(key);
-      await run(
+      const stored = run(
         SCRIPTS.complete,
         [entry],
         [
@@ -340,16 +360,18 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
           String(completion.ttlMs),
         ],
       );
-      await awaitReplicas(entry);
+      return replicas === 0 ? stored.then(ignore) : stored.then(() => awaitReplicas(entry));
     },
 
-    async release(key: string, token: string): Promise<void> {
-      await run(SCRIPTS.release, [keysOf(key)[0]], [token]);
+    release(key: string, token: string): Promise<void> {
+      return run(SCRIPTS.release, [keysOf(key)[0]], [token]).then(ignore);
     },
 
-    async get(key: string): Promise<StoreEntry | undefined> {
-      const { entry } = await lookup(key, undefined);
-      return entry?.state === 'acquired' ? undefined : entry;
+    get(key: string): Promise<StoreEntry | undefined> {
+      return lookup(keysOf(key), undefined).then((reply) => {
+        const entry = toEntry(reply);
+        return entry?.state === 'acquired' ? undefined : entry;
+      });
     },
   };
 }

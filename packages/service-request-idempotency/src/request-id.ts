@@ -3,7 +3,11 @@
  * any header, from a query parameter of the same name).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { type QueryHeader, takeQueryHeaders } from '@resourceful/http-conventions';
+import {
+  QUERY_HEADERS_KEY,
+  type QueryHeader,
+  takeQueryHeaders,
+} from '@resourceful/http-conventions';
 import { DEFAULT_MAX_ID_LENGTH, ID_PATTERN } from './constants.js';
 
 export interface ReadRequestIdOptions {
@@ -53,7 +57,14 @@ interface RequestLike {
 function queryRecords(
   req: RequestLike,
   names: readonly string[],
-): Map<string, QueryHeader> | undefined {
+): ReadonlyMap<string, QueryHeader> | undefined {
+  // No query and no copy recorded by an earlier call: nothing `takeQueryHeaders` could find.
+  if (
+    (req as { [QUERY_HEADERS_KEY]?: unknown })[QUERY_HEADERS_KEY] === undefined &&
+    (req.url ?? '').indexOf('?') === -1
+  ) {
+    return NO_RECORDS;
+  }
   try {
     const records = takeQueryHeaders(req, names);
     return new Map(records.map((record) => [record.header, record]));
@@ -62,14 +73,17 @@ function queryRecords(
   }
 }
 
+const NO_RECORDS: ReadonlyMap<string, QueryHeader> = new Map();
+
 /** Reads the id from every configured header and query parameter; they must agree. */
 export function readRequestId(req: RequestLike, options: ReadRequestIdOptions): RequestIdResult {
   const values: [source: string, value: string][] = [];
-  const fromQuery = options.query ? queryRecords(req, options.names) : new Map();
+  const fromQuery = options.query ? queryRecords(req, options.names) : NO_RECORDS;
   if (fromQuery === undefined) return { kind: 'invalid', source: options.names[0] ?? 'query' };
   for (const name of options.names) {
-    const record = fromQuery.get(name.toLowerCase());
-    const raw = req.headers[name.toLowerCase()];
+    const lower = name.toLowerCase();
+    const record = fromQuery.size === 0 ? undefined : fromQuery.get(lower);
+    const raw = req.headers[lower];
     if (record?.copied !== true && raw !== undefined) {
       // Node joins repeated headers with ", ", which no valid id contains; an array is only
       // possible for a few well-known names, but is handled the same way.
@@ -77,7 +91,7 @@ export function readRequestId(req: RequestLike, options: ReadRequestIdOptions): 
       values.push([name, String(raw)]);
     }
     // Each query value on its own, so a header and a parameter that disagree are caught.
-    for (const value of record?.values ?? []) values.push([name, value]);
+    if (record !== undefined) for (const value of record.values) values.push([name, value]);
   }
   if (values.length === 0) return { kind: 'absent' };
 
@@ -88,5 +102,5 @@ export function readRequestId(req: RequestLike, options: ReadRequestIdOptions): 
     if (found !== undefined && found.id !== id) return { kind: 'ambiguous', source };
     found ??= { id, source };
   }
-  return { kind: 'found', ...found! };
+  return { kind: 'found', id: found!.id, source: found!.source };
 }
