@@ -154,7 +154,8 @@ export function createApp(options: AppOptions = {}): Express {
   app.use(limitUrlLength);
   // `rel="help"` points at the API reference page and the OpenAPI document it renders, both
   // generated from the API description.
-  app.use(allowedMethods({ help: options.helpUrl ?? [DOCS_PATH, OPENAPI_PATH] }));
+  const help = options.helpUrl ?? [DOCS_PATH, OPENAPI_PATH];
+  app.use(allowedMethods({ help }));
   app.get(README_PATH, sendReadme);
 
   if (options.serviceRelay !== undefined) {
@@ -214,12 +215,12 @@ export function createApp(options: AppOptions = {}): Express {
     GRAPHQL_PATH,
     express.json({ limit: BODY_LIMITS.json }),
     serviceRequestIdempotency({ store: idempotencyStore }),
-    graphqlRoutes(stores, now, {
-      agreementActions,
-      agreementHistory,
-      refund: refundOperations[0],
-      decide,
-    }).endpoint,
+    graphqlRoutes(
+      stores,
+      now,
+      { agreementActions, agreementHistory, refund: refundOperations[0], decide },
+      help,
+    ).endpoint,
   );
 
   // Content negotiation: before the body parsers (it reads ISO-8859-1 and compressed JSON
@@ -233,7 +234,8 @@ export function createApp(options: AppOptions = {}): Express {
   // Strong ETags on every resource answer, 304 on reads, 412 on failed preconditions.
   app.use(conditionalRequests());
 
-  app.use(versionedRouter({ versions: { v1 } }));
+  // Version discovery (/api) links the documentation from its OPTIONS answer, as every path does.
+  app.use(versionedRouter({ versions: { v1 }, help }));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ onError: options.onError }));

@@ -6,6 +6,7 @@
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { attachServerErrorHandlers } from '@resourceful/error-envelope';
+import { DEFAULT_REQUEST_ID_HEADER } from '@resourceful/http-conventions';
 import { answerLongUrls, MAX_HEADER_SIZE } from './url-length.js';
 
 export interface ServerLimits {
@@ -64,6 +65,12 @@ export function createPaymentsServer(
   server.keepAliveTimeout = keepAliveTimeout;
   server.maxHeadersCount = maxHeadersCount;
   server.maxRequestsPerSocket = maxRequestsPerSocket;
-  // A request line too long for the parser gets a 414, not the 431 of oversized headers.
-  return answerLongUrls(attachServerErrorHandlers(server));
+  // A request line too long for the parser gets a 414, not the 431 of oversized headers. What
+  // Node answers outside the app gets a request id and the spec's Date too, as the app's answers.
+  return answerLongUrls(
+    attachServerErrorHandlers(server, {
+      requestIdHeader: DEFAULT_REQUEST_ID_HEADER,
+      dateFormat: 'rfc3339',
+    }),
+  );
 }

@@ -86,6 +86,34 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
       });
     }
 
+    it('lists the methods of version discovery (/api), with the same help link', async () => {
+      const res = await request(createApp({ express, publicBaseUrl: BASE })).options('/api');
+      expect(res.status).toBe(204);
+      expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+      expect(res.headers.link).toBe(`<${DOCS_PATH}>; rel="help", <${OPENAPI_PATH}>; rel="help"`);
+    });
+
+    it('lists the methods of the GraphQL endpoint, with the same help link; 405 for others', async () => {
+      const app = createApp({ express, publicBaseUrl: BASE });
+      const options = await request(app).options('/graphql');
+      expect(options.status).toBe(204);
+      expect(options.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+      expect(options.headers.link).toBe(
+        `<${DOCS_PATH}>; rel="help", <${OPENAPI_PATH}>; rel="help"`,
+      );
+      for (const method of ['put', 'patch', 'delete'] as const) {
+        const res = await request(app)[method]('/graphql');
+        expectErrorEnvelope(res, 405, { code: 'METHOD_NOT_ALLOWED' });
+        expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+      }
+      const query = `/graphql?query=${encodeURIComponent('{ __typename }')}`;
+      const head = await request(app).head(query);
+      expect(head.status).toBe(200);
+      expect(head.headers['content-type']).toBe(
+        (await request(app).get(query)).headers['content-type'],
+      );
+    });
+
     it('also under /v1.0', async () => {
       const res = await request(createApp({ express, publicBaseUrl: BASE })).options(
         '/v1.0/risk/evaluate',
@@ -372,6 +400,11 @@ describeEachExpress('the example’s long URLs over a raw socket', (express) => 
         code: 'URI_TOO_LONG',
         innererror: { code: 'URL_TOO_LONG', max_length: MAX_URL_LENGTH },
       });
+      // Like every other answer: a request id (header and envelope) and the spec's Date.
+      const id = /\r\nX-Request-Id: ([^\r]+)\r\n/.exec(answer)?.[1];
+      expect(id).toMatch(UUID);
+      expect(body.error.innererror.request_id).toBe(id);
+      expect(/\r\nDate: ([^\r]+)\r\n/.exec(answer)?.[1]).toMatch(RFC3339);
     }));
 
   it('answers a 70 kB URL (read by Node, over the limit) with the 414 envelope', () =>
@@ -392,6 +425,12 @@ describeEachExpress('the example’s long URLs over a raw socket', (express) => 
       );
       expect(answer.slice(0, 12)).toBe('HTTP/1.1 431');
       expect(answer).toMatch(/"code":"HEADERS_TOO_LARGE"/);
+      const id = /\r\nX-Request-Id: ([^\r]+)\r\n/.exec(answer)?.[1];
+      expect(id).toMatch(UUID);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.innererror).toEqual({
+        request_id: id,
+      });
+      expect(/\r\nDate: ([^\r]+)\r\n/.exec(answer)?.[1]).toMatch(RFC3339);
     }));
 });
 

@@ -15,13 +15,21 @@ import {
   resolveErrorSettings,
   settingsOfServer,
 } from './error-settings.js';
+import {
+  type RawAnswerOptions,
+  type RawAnswerSettings,
+  rawAnswerHeaders,
+  splitRawAnswerOptions,
+  stampAnswer,
+} from './raw-answers.js';
 import { answerError, envelopeHeaders, reportError, serialiseEnvelope } from './send-error.js';
 
 /**
- * The app's `errorHandler` options, for raw sockets. Left out, each one is taken from the
- * `errorHandler` of the Express app the server serves; given, it overrides that.
+ * The app's `errorHandler` options, for raw sockets (left out, each one is taken from the
+ * `errorHandler` of the Express app the server serves; given, it overrides that), and the
+ * request id header and `Date` form of the answers no middleware of the app stamps.
  */
-export type ClientErrorHandlerOptions = ErrorHandlerOptions;
+export type ClientErrorHandlerOptions = ErrorHandlerOptions & RawAnswerOptions;
 
 /** The refusal for a parser error code (see Node's `llhttp` error names). */
 function refusalFor(code: string | undefined): ApiError {
@@ -68,7 +76,10 @@ let tracking = false;
  * Servers given `attachServerErrorHandlers` (only their Host-less requests are answered here),
  * with the settings of the options given to it.
  */
-const envelopedServers = new WeakMap<object, (server: unknown) => ErrorSettings>();
+const envelopedServers = new WeakMap<
+  object,
+  { settingsFor: (server: unknown) => ErrorSettings; raw: RawAnswerSettings }
+>();
 
 interface RequestStartMessage {
   request: IncomingMessage;
@@ -143,21 +154,29 @@ function closeAfter(res: ServerResponse, socket: Duplex): void {
   });
 }
 
-/** An envelope written straight onto a socket no ServerResponse owns. */
-function writeRaw(socket: Duplex, error: ApiError, settings: ErrorSettings): void {
-  const body = serialiseEnvelope(error, undefined);
+/** An envelope written straight onto a socket no ServerResponse owns; returns its request id. */
+function writeRaw(
+  socket: Duplex,
+  error: ApiError,
+  settings: ErrorSettings,
+  raw: RawAnswerSettings,
+): string | undefined {
+  const { requestId, headers } = rawAnswerHeaders(raw);
+  const body = serialiseEnvelope(error, requestId);
   const head = [
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     ...envelopeHeaders(error, settings).map(([name, value]) => `${name}: ${value}`),
+    ...headers.map(([name, value]) => `${name}: ${value}`),
     'Connection: close',
   ];
   socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
   closeSoon(socket);
+  return requestId;
 }
 
-function settingsResolver(factory: string, options: ClientErrorHandlerOptions | undefined) {
+function settingsResolver(factory: string, options: ErrorHandlerOptions | undefined) {
   // Checked now, so a mistake fails at start-up; merged over the app's when an error comes.
   if (options !== undefined) resolveErrorSettings(factory, options);
   return (server: unknown): ErrorSettings => {
@@ -179,7 +198,8 @@ function settingsResolver(factory: string, options: ClientErrorHandlerOptions | 
  * answer; if the app neither reads it nor answers, Node's requestTimeout ends it with a 408.
  */
 export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
-  const settingsFor = settingsResolver('clientErrorHandler', options);
+  const { raw, rest } = splitRawAnswerOptions('clientErrorHandler', options);
+  const settingsFor = settingsResolver('clientErrorHandler', rest);
   trackResponses();
   // Node's parser keeps failing on later bytes and reports each time; the first one decides,
   // except a later timeout (requestTimeout), which ends a connection still waiting.
@@ -203,13 +223,13 @@ export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
     const refusal = refusalFor(cause.code);
     const last = answerBeforeRefusal(socket);
     if (last === undefined) {
-      writeRaw(socket, refusal, settings);
+      const requestId = writeRaw(socket, refusal, settings, raw);
       reportError(settings, {
         error: refusal,
         cause,
         headersSent: false,
         req: undefined,
-        requestId: undefined,
+        requestId,
       });
       return;
     }
@@ -222,7 +242,9 @@ export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
       last.shouldKeepAlive = false;
       closeAfter(last, socket);
       const answerRefusal = () => {
-        if (!last.headersSent && !last.writableEnded) answerError(last, refusal, settings);
+        if (last.headersSent || last.writableEnded) return;
+        stampAnswer(last, raw);
+        answerError(last, refusal, settings);
       };
       if (isReadingBody(req)) answerRefusal();
       else onceReadingStarts(req, answerRefusal);
@@ -260,6 +282,7 @@ export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
       socket.destroy();
       return;
     }
+    stampAnswer(waiting, raw);
     answerError(waiting, refusalFor('ERR_HTTP_REQUEST_TIMEOUT'), settingsFor(server));
   }
 }
@@ -279,7 +302,7 @@ function answeredByAnother(server: unknown, event: 'connect' | 'checkExpectation
  * For `server.on('checkExpectation', …)`: an `Expect` other than `100-continue` gets a 417
  * envelope instead of Node's empty 417 (RFC 9110 §10.1.1).
  */
-function expectationHandler(options?: ClientErrorHandlerOptions) {
+function expectationHandler(options: ErrorHandlerOptions | undefined, raw: RawAnswerSettings) {
   const settingsFor = settingsResolver('attachServerErrorHandlers', options);
   return function expectationFailedEnvelope(
     this: unknown,
@@ -287,6 +310,7 @@ function expectationHandler(options?: ClientErrorHandlerOptions) {
     res: ServerResponse,
   ): void {
     if (answeredByAnother(this, 'checkExpectation')) return;
+    stampAnswer(res, raw);
     answerError(
       res,
       new ApiError({
@@ -305,7 +329,7 @@ function expectationHandler(options?: ClientErrorHandlerOptions) {
  * origin server is no tunnel, so the target (an authority, not one of its resources) allows no
  * method: 405 with an empty `Allow` (RFC 9110 §10.2.1, §9.3.6).
  */
-function connectHandler(options?: ClientErrorHandlerOptions) {
+function connectHandler(options: ErrorHandlerOptions | undefined, raw: RawAnswerSettings) {
   const settingsFor = settingsResolver('attachServerErrorHandlers', options);
   return function connectRefusalEnvelope(
     this: unknown,
@@ -317,9 +341,10 @@ function connectHandler(options?: ClientErrorHandlerOptions) {
     const error = ApiError.methodNotAllowed([], {
       innererror: { code: 'CONNECT_NOT_SUPPORTED' },
     });
-    if (socket.writable) writeRaw(socket, error, settings);
+    let requestId: string | undefined;
+    if (socket.writable) requestId = writeRaw(socket, error, settings, raw);
     else socket.destroy();
-    reportError(settings, { error, cause: error, headersSent: false, req, requestId: undefined });
+    reportError(settings, { error, cause: error, headersSent: false, req, requestId });
   };
 }
 
@@ -327,7 +352,12 @@ function connectHandler(options?: ClientErrorHandlerOptions) {
  * Where Node answers a request itself with `writeHead(status)` and an empty `end()` (no event
  * lets the app answer instead), those two calls on this one response write the envelope.
  */
-function replaceNodeAnswer(res: ServerResponse, error: ApiError, settings: ErrorSettings): void {
+function replaceNodeAnswer(
+  res: ServerResponse,
+  error: ApiError,
+  settings: ErrorSettings,
+  raw: RawAnswerSettings,
+): void {
   res.writeHead = function keepStatusForEnvelope(this: ServerResponse) {
     return this;
   } as typeof res.writeHead;
@@ -336,6 +366,7 @@ function replaceNodeAnswer(res: ServerResponse, error: ApiError, settings: Error
     delete (this as Partial<ServerResponse>).end;
     // Node's answers close the connection; so do these.
     this.shouldKeepAlive = false;
+    stampAnswer(this, raw);
     answerError(this, error, settings);
     return this;
   } as typeof res.end;
@@ -347,9 +378,9 @@ function replaceNodeAnswer(res: ServerResponse, error: ApiError, settings: Error
  */
 function answerMissingHost(message: RequestStartMessage): void {
   const { request, response, server } = message;
-  const settingsFor = envelopedServers.get(server);
+  const enveloped = envelopedServers.get(server);
   if (
-    settingsFor === undefined ||
+    enveloped === undefined ||
     // Node before 20 has no such check (the option is undefined there).
     (server as Server & { requireHostHeader?: boolean }).requireHostHeader !== true ||
     request.headers.host !== undefined ||
@@ -360,7 +391,8 @@ function answerMissingHost(message: RequestStartMessage): void {
   replaceNodeAnswer(
     response,
     ApiError.invalidRequest('HTTP/1.1 requests must carry a Host header.', { target: 'Host' }),
-    settingsFor(server),
+    enveloped.settingsFor(server),
+    enveloped.raw,
   );
 }
 
@@ -370,7 +402,7 @@ function answerMissingHost(message: RequestStartMessage): void {
  * after this event). That response is given the envelope instead: 503 `SERVICE_UNAVAILABLE`,
  * `Retry-After: 0` (retry at once, on a new connection), counted as throttling, not a fault.
  */
-function dropRequestHandler(options?: ClientErrorHandlerOptions) {
+function dropRequestHandler(options: ErrorHandlerOptions | undefined, raw: RawAnswerSettings) {
   const settingsFor = settingsResolver('attachServerErrorHandlers', options);
   return function droppedRequestEnvelope(
     this: unknown,
@@ -387,6 +419,7 @@ function dropRequestHandler(options?: ClientErrorHandlerOptions) {
         innererror: { code: 'MAX_REQUESTS_PER_CONNECTION' },
       }),
       settingsFor(this),
+      raw,
     );
   };
 }
@@ -402,9 +435,13 @@ export function attachServerErrorHandlers<T extends Server>(
   options?: ClientErrorHandlerOptions,
 ): T {
   server.on('clientError', clientErrorHandler(options));
-  envelopedServers.set(server, settingsResolver('attachServerErrorHandlers', options));
-  server.on('checkExpectation', expectationHandler(options));
-  server.on('connect', connectHandler(options));
-  server.on('dropRequest', dropRequestHandler(options));
+  const { raw, rest } = splitRawAnswerOptions('attachServerErrorHandlers', options);
+  envelopedServers.set(server, {
+    settingsFor: settingsResolver('attachServerErrorHandlers', rest),
+    raw,
+  });
+  server.on('checkExpectation', expectationHandler(rest, raw));
+  server.on('connect', connectHandler(rest, raw));
+  server.on('dropRequest', dropRequestHandler(rest, raw));
   return server;
 }

@@ -47,4 +47,5 @@ export {
   toApiError,
 } from './normalize.js';
 export { type NotFoundHandlerOptions, notFoundHandler } from './not-found-handler.js';
+export type { RawAnswerDateFormat, RawAnswerOptions } from './raw-answers.js';
 export { classifyError, type SendErrorOptions, sendError } from './send-error.js';

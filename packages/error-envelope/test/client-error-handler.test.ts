@@ -396,6 +396,88 @@ describeEachExpress('the server-level handlers', (express) => {
   });
 });
 
+describeEachExpress('the request id and Date of answers no middleware stamps', (express) => {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+  let running: RunningServer | undefined;
+  afterEach(async () => {
+    await running?.close();
+    running = undefined;
+  });
+
+  async function start(options: Parameters<typeof attachServerErrorHandlers>[1]) {
+    const reports: ErrorReport[] = [];
+    const app = express();
+    app.get('/', (_req: Request, res: Response) => {
+      res.json({ ran: true });
+    });
+    app.use(errorHandler({ onError: (report) => reports.push(report) }));
+    const server = attachServerErrorHandlers(createServer({ maxHeaderSize: 1024 }, app), options);
+    running = await listen(server);
+    return { port: running.port, reports };
+  }
+
+  it.each([
+    ['bytes that are not HTTP (400)', GARBAGE, 400],
+    [
+      'headers over maxHeaderSize (431)',
+      `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(4096)}\r\n\r\n`,
+      431,
+    ],
+    ['a CONNECT (405)', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 405],
+    [
+      'an unknown Expect (417)',
+      'GET / HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n',
+      417,
+    ],
+    ['an HTTP/1.1 request without Host (400)', 'GET / HTTP/1.1\r\n\r\n', 400],
+  ])(
+    'gives %s a new request id, in its header, envelope and report, and the Date asked for',
+    async (_, text, status) => {
+      const { port, reports } = await start({
+        requestIdHeader: 'X-Request-Id',
+        dateFormat: 'rfc3339',
+      });
+      const [response] = parseRawResponses((await rawExchange(port, text)).text);
+      expect(response?.status).toBe(status);
+      const id = response?.headers['x-request-id'];
+      expect(id).toMatch(UUID);
+      expect(parseErrorBody(response?.body ?? '')?.innererror).toMatchObject({ request_id: id });
+      expect(response?.headers.date).toMatch(RFC3339);
+      await waitFor(() => reports.length === 1, { what: 'the report' });
+      expect(reports[0]?.requestId).toBe(id);
+    },
+  );
+
+  it('sends HTTP’s date form when asked', async () => {
+    const { port } = await start({ dateFormat: 'imf-fixdate' });
+    const [response] = parseRawResponses((await rawExchange(port, GARBAGE)).text);
+    expect(response?.headers.date).toMatch(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+    expect(response?.headers['x-request-id']).toBeUndefined();
+  });
+
+  it('adds neither by default, as Node would not', async () => {
+    const { port } = await start(undefined);
+    const [response] = parseRawResponses((await rawExchange(port, GARBAGE)).text);
+    expect(response?.status).toBe(400);
+    expect(response?.headers['x-request-id']).toBeUndefined();
+    expect(response?.headers.date).toBeUndefined();
+    expect(parseErrorBody(response?.body ?? '')?.innererror).not.toHaveProperty('request_id');
+  });
+
+  it('refuses a request id header that is no header name, and an unknown date form', () => {
+    expect(() => clientErrorHandler({ requestIdHeader: 'Request Id' })).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+        option: 'requestIdHeader',
+      }),
+    );
+    expect(() =>
+      attachServerErrorHandlers(createServer(), { dateFormat: 'iso' as 'rfc3339' }),
+    ).toThrow(expect.objectContaining({ option: 'dateFormat' }));
+  });
+});
+
 describeEachExpress("the app's own connect and checkExpectation listeners", (express) => {
   function serverWithOwnListeners(reports: ErrorReport[]) {
     const app = express();

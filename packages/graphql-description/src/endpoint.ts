@@ -5,6 +5,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '@resourceful/error-envelope';
 import {
   assertKnownOptions,
   assertOptionsObject,
@@ -32,16 +33,95 @@ export interface GraphqlEndpointOptions<Context extends Record<PropertyKey, unkn
   readonly limits?: QueryLimits;
   /** Tokens the parser reads before refusing a document (graphql-js `maxTokens`). @default 5000 */
   readonly maxTokens?: number;
+  /**
+   * URL of the API's documentation, sent on the OPTIONS answers as `Link: <help>; rel="help"`
+   * (as `@resourceful/http-conventions`' `allowedMethods` sends it on routes); several URLs are
+   * one link each, in order. @default false
+   */
+  readonly help?: string | readonly string[] | false;
 }
 
 /** The path, under the endpoint's mount, of the SDL. */
 export const SDL_PATH = '/schema.graphql';
 
+/** GraphQL over HTTP serves GET (queries) and POST; HEAD is GET without the body. */
+const ENDPOINT_METHODS = ['GET', 'HEAD', 'POST', 'OPTIONS'];
+const SDL_METHODS = ['GET', 'HEAD', 'OPTIONS'];
+
+/** `<help>; rel="help"` for each URL, or `undefined`. */
+function helpLink(help: unknown): string | undefined {
+  if (help === undefined || help === false) return undefined;
+  if (Array.isArray(help)) {
+    if (help.length === 0) {
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'graphqlEndpoint',
+        'help must list at least one URL, or be false.',
+        'help',
+      );
+    }
+    return help.map(helpTarget).join(', ');
+  }
+  return helpTarget(help);
+}
+
+/** A URI-reference between < and > (RFC 8288 §3): visible ASCII without `<`, `>` and `"`. */
+function helpTarget(help: unknown): string {
+  let valid = typeof help === 'string' && /^[!#-;=?-~]+$/.test(help);
+  if (valid) {
+    try {
+      new URL(help as string, 'http://base.invalid');
+    } catch {
+      valid = false;
+    }
+  }
+  if (!valid) {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'graphqlEndpoint',
+      'help must be a URL such as "https://api.example.com/docs", or false.',
+      'help',
+    );
+  }
+  return `<${help as string}>; rel="help"`;
+}
+
+/**
+ * OPTIONS answers 204 with what the path allows (RFC 9110 §9.3.7); a method it does not serve is
+ * a 405 envelope with `Allow`, through the app's error handler. True when the request is answered.
+ */
+function answeredAllow(
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (error?: unknown) => void,
+  allowed: readonly string[],
+  link: string | undefined,
+): boolean {
+  const method = req.method ?? 'GET';
+  if (method === 'OPTIONS') {
+    res.statusCode = 204;
+    res.setHeader('Allow', allowed.join(', '));
+    if (link !== undefined) res.setHeader('Link', link);
+    res.end();
+    return true;
+  }
+  if (allowed.includes(method)) return false;
+  next(ApiError.methodNotAllowed(allowed));
+  return true;
+}
+
 export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = RequestContext>(
   options: GraphqlEndpointOptions<Context>,
 ) {
   assertOptionsObject('graphqlEndpoint', options);
-  assertKnownOptions('graphqlEndpoint', options, ['schema', 'context', 'limits', 'maxTokens']);
+  assertKnownOptions('graphqlEndpoint', options, [
+    'schema',
+    'context',
+    'limits',
+    'maxTokens',
+    'help',
+  ]);
+  const link = helpLink(options.help);
   const maxTokens = options.maxTokens ?? 5000;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
     throw optionError(
@@ -68,10 +148,7 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
     // Under a mount (`app.use('/graphql', …)`) Express strips the mount path from `req.url`.
     const path = (req.url ?? '/').split('?', 1)[0];
     if (path === SDL_PATH) {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        next();
-        return;
-      }
+      if (answeredAllow(req, res, next, SDL_METHODS, link)) return;
       res.statusCode = 200;
       res.setHeader('Content-Type', 'text/plain; charset=utf-8');
       res.setHeader('Content-Length', Buffer.byteLength(sdl));
@@ -82,9 +159,14 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
       next();
       return;
     }
+    if (answeredAllow(req, res, next, ENDPOINT_METHODS, link)) return;
+    // HEAD is the GET's answer without its body (RFC 9110 §9.3.2): graphql-http is asked the GET
+    // (it knows only GET and POST), and Node leaves the body out of a HEAD's response.
+    const asked: IncomingMessage =
+      req.method === 'HEAD' ? Object.create(req, { method: { value: 'GET' } }) : req;
     // graphql-http answers every outcome itself (GraphQL over HTTP fixes those answers); only a
     // fault of the handler reaches the app's error pipeline. Its Express adapter reads `req.body`
     // when a body parser ran and the stream otherwise; both are plain node:http underneath.
-    Promise.resolve(handle(req as never, res as never, next)).catch(next);
+    Promise.resolve(handle(asked as never, res as never, next)).catch(next);
   };
 }

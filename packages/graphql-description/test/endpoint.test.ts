@@ -1,4 +1,10 @@
-import { describeEachExpress, listen, type RunningServer } from '@resourceful/test-support';
+import { errorHandler } from '@resourceful/error-envelope';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  listen,
+  type RunningServer,
+} from '@resourceful/test-support';
 import {
   buildClientSchema,
   getIntrospectionQuery,
@@ -26,7 +32,11 @@ describeEachExpress('graphqlEndpoint', (express) => {
   beforeAll(async () => {
     const app = express();
     app.use(express.json());
-    app.use('/graphql', graphqlEndpoint({ schema, limits: { maxDepth: 3, maxCost: 300 } }));
+    app.use(
+      '/graphql',
+      graphqlEndpoint({ schema, limits: { maxDepth: 3, maxCost: 300 }, help: '/docs' }),
+    );
+    app.use(errorHandler({ onError: () => undefined }));
     server = await listen(app);
   });
   afterAll(() => server.close());
@@ -72,6 +82,69 @@ describeEachExpress('graphqlEndpoint', (express) => {
     const res = await fetch(url, { headers: { accept: 'application/graphql-response+json' } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
+  });
+
+  describe('methods', () => {
+    it('answers OPTIONS with 204, the methods served and the help link', async () => {
+      for (const [path, allow] of [
+        ['/graphql', 'GET, HEAD, POST, OPTIONS'],
+        ['/graphql/schema.graphql', 'GET, HEAD, OPTIONS'],
+      ] as const) {
+        const res = await fetch(server.url + path, { method: 'OPTIONS' });
+        expect(res.status, path).toBe(204);
+        expect(res.headers.get('allow')).toBe(allow);
+        expect(res.headers.get('link')).toBe('</docs>; rel="help"');
+        expect(await res.text()).toBe('');
+      }
+    });
+
+    it('answers HEAD with the status and headers of the GET, without a body', async () => {
+      for (const path of [
+        `/graphql?query=${encodeURIComponent('{ credit_cards(page_size: 2) { items { id } } }')}`,
+        '/graphql/schema.graphql',
+      ]) {
+        const get = await fetch(server.url + path, { headers: { accept: 'application/json' } });
+        const head = await fetch(server.url + path, {
+          method: 'HEAD',
+          headers: { accept: 'application/json' },
+        });
+        expect(head.status, path).toBe(200);
+        expect(get.status, path).toBe(200);
+        expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+        expect(await head.text()).toBe('');
+      }
+    });
+
+    it('answers a method it does not serve with the 405 envelope and Allow', async () => {
+      for (const [path, method, allow] of [
+        ['/graphql', 'DELETE', 'GET, HEAD, POST, OPTIONS'],
+        ['/graphql', 'PUT', 'GET, HEAD, POST, OPTIONS'],
+        ['/graphql/schema.graphql', 'POST', 'GET, HEAD, OPTIONS'],
+      ] as const) {
+        const res = await fetch(server.url + path, { method });
+        const body = await res.json();
+        expectErrorEnvelope(
+          { status: res.status, body, headers: Object.fromEntries(res.headers) },
+          405,
+          { code: 'METHOD_NOT_ALLOWED' },
+        );
+        expect(res.headers.get('allow')).toBe(allow);
+      }
+    });
+
+    it('links several help URLs in order, and refuses one that is not a URL', async () => {
+      const app = express();
+      app.use('/graphql', graphqlEndpoint({ schema, help: ['/docs', '/openapi.json'] }));
+      const other = await listen(app);
+      try {
+        const res = await fetch(`${other.url}/graphql`, { method: 'OPTIONS' });
+        expect(res.headers.get('link')).toBe('</docs>; rel="help", </openapi.json>; rel="help"');
+      } finally {
+        await other.close();
+      }
+      expect(() => graphqlEndpoint({ schema, help: 'a <b>' })).toThrow(/help must be a URL/);
+      expect(() => graphqlEndpoint({ schema, help: [] })).toThrow(/at least one URL/);
+    });
   });
 
   it('answers the spec’s introspection query', async () => {

@@ -9,6 +9,7 @@
  * 431). `answerUrlOverflow` tells the two apart, so an over-long request line still gets a 414
  * envelope and over-large headers the 431 of the error envelope's `clientErrorHandler`.
  */
+import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -20,6 +21,8 @@ import {
   optionError,
   positiveInteger,
 } from './options.js';
+import { DEFAULT_REQUEST_ID_HEADER } from './request-id.js';
+import { DATE_FORMATS, type DateFormat, formatImfFixdate, formatRfc3339 } from './response-date.js';
 
 /** RFC 9110 §4.1: "at a minimum, request lines of 8000 octets"; served here up to 64 KiB. */
 export const DEFAULT_MAX_URL_LENGTH = 64 * 1024;
@@ -84,6 +87,14 @@ export interface AnswerUrlOverflowOptions {
   maxLength: number;
   /** Header carrying the error code, or `false`. @default 'Error-Code' (as the envelope's) */
   codeHeader?: string | false;
+  /**
+   * Header carrying a new request id (`requestId()`'s `header`), which the envelope also carries
+   * as `innererror.request_id`; `false` for none. The request's own id header is unread: the
+   * parser stopped before it. @default 'X-Request-Id'
+   */
+  requestIdHeader?: string | false;
+  /** `Date` in `responseDate()`'s `format`, or `false` for none. @default 'rfc3339' */
+  dateFormat?: DateFormat | false;
 }
 
 /** How much of a line is kept to tell a request line from a header line. */
@@ -141,6 +152,8 @@ export function answerUrlOverflow<T extends Server>(
     'otherwise',
     'maxLength',
     'codeHeader',
+    'requestIdHeader',
+    'dateFormat',
   ]);
   if (checked.otherwise !== undefined && typeof checked.otherwise !== 'function') {
     throw optionError(
@@ -160,6 +173,25 @@ export function answerUrlOverflow<T extends Server>(
   if (codeHeader !== false && !isHeaderName(codeHeader)) {
     throw optionError('answerUrlOverflow', 'codeHeader', 'a header name, or false', codeHeader);
   }
+  const requestIdHeader = checked.requestIdHeader ?? DEFAULT_REQUEST_ID_HEADER;
+  if (requestIdHeader !== false && !isHeaderName(requestIdHeader)) {
+    throw optionError(
+      'answerUrlOverflow',
+      'requestIdHeader',
+      'a header name, or false',
+      requestIdHeader,
+    );
+  }
+  const dateFormat = checked.dateFormat ?? 'rfc3339';
+  if (dateFormat !== false && !DATE_FORMATS.includes(dateFormat)) {
+    throw optionError(
+      'answerUrlOverflow',
+      'dateFormat',
+      '"rfc3339", "imf-fixdate" or false',
+      dateFormat,
+    );
+  }
+  const formatDate = dateFormat === 'imf-fixdate' ? formatImfFixdate : formatRfc3339;
   let otherwise: ClientErrorListener;
   if (checked.otherwise !== undefined) {
     otherwise = checked.otherwise;
@@ -201,12 +233,27 @@ export function answerUrlOverflow<T extends Server>(
       return;
     }
     answered.add(socket);
-    const body = JSON.stringify(apiError);
+    // Every answer carries a request id and a Date, as requestId() and responseDate() give
+    // those Express writes (RFC 9110 §6.6.1: an origin server with a clock sends Date on a 4xx).
+    const id = requestIdHeader === false ? undefined : randomUUID();
+    const envelope = apiError.toJSON();
+    const body = JSON.stringify(
+      id === undefined
+        ? envelope
+        : {
+            error: {
+              ...envelope.error,
+              innererror: { ...envelope.error.innererror, request_id: id },
+            },
+          },
+    );
     const head = [
       `HTTP/1.1 414 ${STATUS_CODES[414]}`,
+      ...(id === undefined ? [] : [`${requestIdHeader}: ${id}`]),
       'Content-Type: application/json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
       ...(codeHeader === false ? [] : [`${codeHeader}: ${apiError.code}`]),
+      ...(dateFormat === false ? [] : [`Date: ${formatDate(new Date())}`]),
       // The rest of the request line is still unread: the connection cannot be reused.
       'Connection: close',
     ];

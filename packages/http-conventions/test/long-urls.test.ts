@@ -93,6 +93,55 @@ describeEachExpress('long URLs', (express) => {
     expect(JSON.parse(res.body).error.code).toBe('URI_TOO_LONG');
   });
 
+  it('gives the raw 414 a new request id, in its header and its envelope, and an RFC 3339 Date', async () => {
+    const { port } = await start();
+    const line = `GET /items?q=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
+    const [first, second] = [await rawExchange(port, line), await rawExchange(port, line)];
+    for (const res of [first, second]) {
+      const id = /\r\nX-Request-Id: ([0-9a-f-]{36})\r\n/.exec(res.headers)?.[1];
+      expect(id, res.headers).toBeDefined();
+      expect(JSON.parse(res.body).error.innererror).toEqual({
+        code: 'URL_TOO_LONG',
+        max_length: MAX_URL,
+        request_id: id,
+      });
+      expect(res.headers).toMatch(/\r\nDate: \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\r\n/);
+    }
+    expect(first.headers).not.toBe(second.headers);
+  });
+
+  it('sends the raw 414 under the configured request id header and Date form, or without them', async () => {
+    const app = express();
+    const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app);
+    answerUrlOverflow(attachServerErrorHandlers(server), {
+      maxLength: MAX_URL,
+      requestIdHeader: 'Request-Id',
+      dateFormat: 'imf-fixdate',
+    });
+    running = await listen(server);
+    const line = `GET /${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`;
+    const named = await rawExchange(running.port, line);
+    expect(named.headers).toMatch(/\r\nRequest-Id: [0-9a-f-]{36}\r\n/);
+    expect(named.headers).not.toMatch(/X-Request-Id/);
+    expect(named.headers).toMatch(/\r\nDate: \w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT\r\n/);
+    await running.close();
+
+    const bare = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, express());
+    answerUrlOverflow(attachServerErrorHandlers(bare), {
+      maxLength: MAX_URL,
+      requestIdHeader: false,
+      dateFormat: false,
+    });
+    running = await listen(bare);
+    const plain = await rawExchange(running.port, line);
+    expect(plain.status).toBe(414);
+    expect(plain.headers).not.toMatch(/Request-Id|\r\nDate:/i);
+    expect(JSON.parse(plain.body).error.innererror).toEqual({
+      code: 'URL_TOO_LONG',
+      max_length: MAX_URL,
+    });
+  });
+
   it('answers 414 for a request line arriving in small pieces', async () => {
     const { port } = await start();
     const res = await new Promise<string>((resolve, reject) => {
@@ -167,6 +216,12 @@ describe('long URL options', () => {
     [{ maxLength: 10 }, /"otherwise" is required/],
     [{ otherwise: ignore }, /"maxLength" is required/],
     [{ otherwise: ignore, maxLength: 10, codeHeader: 'a b' }, /"codeHeader" must be a header name/],
+    [
+      { otherwise: ignore, maxLength: 10, requestIdHeader: 'a b' },
+      /"requestIdHeader" must be a header name/,
+    ],
+    [{ otherwise: ignore, maxLength: 10, dateFormat: 'iso' }, /"dateFormat" must be "rfc3339"/],
+    [{ otherwise: ignore, maxLength: 10, dateFromat: 'iso' }, /Did you mean "dateFormat"/],
   ])('answerUrlOverflow refuses %o', (options, message) => {
     expect(() => answerUrlOverflow(createServer(), options as AnswerUrlOverflowOptions)).toThrow(
       message,

@@ -55,6 +55,24 @@ describeEachExpress('requestId', (express) => {
     expect(res.headers['x-request-id']).toBe('trace-7');
   });
 
+  it('puts the same id in the error envelope and in the onError report', async () => {
+    const reports: (string | undefined)[] = [];
+    const server = express();
+    server.use(requestId());
+    server.get('/fail', () => {
+      throw ApiError.conflict('no');
+    });
+    server.use(errorHandler({ onError: ({ requestId }) => reports.push(requestId) }));
+    const kept = await request(server).get('/fail').set('X-Request-Id', 'trace-8');
+    const generated = await request(server).get('/fail');
+    for (const res of [kept, generated]) {
+      expect(res.body.error.innererror).toEqual({ request_id: res.headers['x-request-id'] });
+    }
+    expect(kept.headers['x-request-id']).toBe('trace-8');
+    expect(generated.headers['x-request-id']).toMatch(UUID);
+    expect(reports).toEqual([kept.headers['x-request-id'], generated.headers['x-request-id']]);
+  });
+
   describe('the id on the request, across apps', () => {
     const RAW = Symbol.for('@resourceful/request-id');
     function reader(req: IncomingMessage, res: import('node:http').ServerResponse) {

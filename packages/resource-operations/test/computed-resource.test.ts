@@ -68,6 +68,29 @@ describeEachExpress('read-only computed resources', (express) => {
     });
   });
 
+  it('computes every read afresh, never replaying one under a Service-Request-Id', async () => {
+    const { app } = setup();
+    const read = () => request(app).get('/v1/orders-summary').set('Service-Request-Id', 'sum-1');
+    const before = await read();
+    await request(app).post('/v1/orders/ORD-1/refund').send({ amount: 4 });
+    const after = await read();
+    expect(before.body).toEqual({ order_count: 1, refunded_total: 0 });
+    expect(after.body).toEqual({ order_count: 1, refunded_total: 4 });
+    expect(after.headers['idempotent-replayed']).toBeUndefined();
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+  });
+
+  it('answers concurrent reads each from its own parameters', async () => {
+    const { app } = setup();
+    const queries = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? 0 : 11));
+    const answers = await Promise.all(
+      queries.map((min) => request(app).get(`/v1/orders-summary?min_total=${min}`)),
+    );
+    expect(answers.map((res) => res.body.order_count)).toEqual(
+      queries.map((min) => (min === 0 ? 1 : 0)),
+    );
+  });
+
   it('answers HEAD like GET without a body', async () => {
     const res = await request(setup().app).head('/v1/orders-summary');
     expect(res.status).toBe(200);

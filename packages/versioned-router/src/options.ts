@@ -50,6 +50,13 @@ export interface VersionedRouterOptions {
    * @default false
    */
   header?: string | false;
+  /**
+   * URL of the API's documentation, sent on the discovery path's OPTIONS answer as
+   * `Link: <help>; rel="help"` (RFC 8288), as `@resourceful/http-conventions`' `allowedMethods`
+   * sends it on every other path; several URLs are one link each, in order. `false` sends none.
+   * @default false
+   */
+  help?: string | readonly string[] | false;
 }
 
 export interface ResolvedVersion {
@@ -66,12 +73,14 @@ export interface ResolvedOptions {
   readonly byKey: ReadonlyMap<string, ResolvedVersion>;
   readonly discoveryPath: string | undefined;
   readonly header: string | undefined;
+  /** The `Link` value of the discovery path's OPTIONS answer, or `undefined`. */
+  readonly helpLink: string | undefined;
 }
 
 export const DEFAULT_DISCOVERY_PATH = '/api';
 
 const FACTORY = 'versionedRouter';
-const KNOWN_OPTIONS = ['versions', 'discoveryPath', 'header'] as const;
+const KNOWN_OPTIONS = ['versions', 'discoveryPath', 'header', 'help'] as const;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 const DISCOVERY_PATH = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/;
 
@@ -116,7 +125,7 @@ function resolveVersion(name: string, value: unknown): ResolvedVersion {
 export function resolveOptions(options: unknown): ResolvedOptions {
   assertOptionsObject(FACTORY, options);
   assertKnownOptions(FACTORY, options, KNOWN_OPTIONS);
-  const { versions, discoveryPath, header } = options as Partial<VersionedRouterOptions>;
+  const { versions, discoveryPath, header, help } = options as Partial<VersionedRouterOptions>;
   if (versions === null || typeof versions !== 'object' || Array.isArray(versions)) {
     if (versions === undefined) {
       throw optionError(
@@ -174,5 +183,38 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     headerName = header;
   }
 
-  return { versions: resolved, byKey, discoveryPath: discovery, header: headerName };
+  return {
+    versions: resolved,
+    byKey,
+    discoveryPath: discovery,
+    header: headerName,
+    helpLink: helpLink(help),
+  };
+}
+
+/** `<help>; rel="help"` for each URL (absolute, or relative to the request), or `undefined`. */
+function helpLink(help: unknown): string | undefined {
+  if (help === undefined || help === false) return undefined;
+  if (Array.isArray(help)) {
+    if (help.length === 0) invalidOption(FACTORY, 'help', 'at least one URL, or false', help);
+    return help.map(helpTarget).join(', ');
+  }
+  return helpTarget(help);
+}
+
+function helpTarget(help: unknown): string {
+  // A Link target is a URI-reference between < and > (RFC 8288 §3): visible ASCII, without
+  // the brackets and the quote.
+  let valid = typeof help === 'string' && /^[!#-;=?-~]+$/.test(help);
+  if (valid) {
+    try {
+      new URL(help as string, 'http://base.invalid');
+    } catch {
+      valid = false;
+    }
+  }
+  if (!valid) {
+    invalidOption(FACTORY, 'help', 'a URL such as "https://api.example.com/docs", or false', help);
+  }
+  return `<${help as string}>; rel="help"`;
 }

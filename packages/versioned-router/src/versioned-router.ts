@@ -142,12 +142,14 @@ function answerDiscovery(
   res: ServerResponse,
   next: Next,
   body: string,
+  helpLink: string | undefined,
 ): void {
   if (req.method === 'OPTIONS') {
     // RFC 9110 §9.3.7: OPTIONS describes what the resource allows; the spec's verb table asks
-    // for at least the supported verbs.
+    // for at least the supported verbs, and lets a Link with rel help point at the documentation.
     res.statusCode = 204;
     res.setHeader('Allow', DISCOVERY_METHODS.join(', '));
+    if (helpLink !== undefined) res.setHeader('Link', helpLink);
     res.end();
     return;
   }
@@ -196,7 +198,7 @@ export function versionedRouter(options: VersionedRouterOptions): VersionedRoute
     const url = splitUrl(req.url ?? '/');
 
     if (discoveryPath !== undefined && isDiscoveryPath(url.pathname, discoveryPath)) {
-      answerDiscovery(req, res, next, discoveryBody);
+      answerDiscovery(req, res, next, discoveryBody, resolved.helpLink);
       return;
     }
 

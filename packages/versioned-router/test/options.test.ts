@@ -25,6 +25,7 @@ describe('versionedRouter options', () => {
       versions: Object.freeze({ v1: router }),
       discoveryPath: undefined,
       header: undefined,
+      help: undefined,
     });
     expect(() => versionedRouter(options)).not.toThrow();
     expect(() =>
@@ -88,6 +89,11 @@ describe('versionedRouter options', () => {
     ],
     [{ versions: { v1: router }, header: 'Api Version' }, /"header" must be a header name/],
     [{ versions: { v1: router }, header: true }, /"header" must be a header name/],
+    [{ versions: { v1: router }, help: 'a <url>' }, /"help" must be a URL/],
+    [{ versions: { v1: router }, help: 'http://[' }, /"help" must be a URL/],
+    [{ versions: { v1: router }, help: true }, /"help" must be a URL/],
+    [{ versions: { v1: router }, help: [] }, /"help" must be at least one URL/],
+    [{ versions: { v1: router }, help: ['/docs', 'a b'] }, /"help" must be a URL/],
   ])('refuses %j', (options, message) => {
     expect(() => versionedRouter(options as unknown as VersionedRouterOptions)).toThrow(message);
   });

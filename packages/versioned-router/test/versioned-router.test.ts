@@ -232,7 +232,17 @@ describeEachExpress('versionedRouter', (express) => {
       const res = await request(app()).options('/api');
       expect(res.status).toBe(204);
       expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+      expect(res.headers.link).toBeUndefined();
       expect(res.text).toBe('');
+    });
+
+    it('links the documentation from its OPTIONS answer with rel help', async () => {
+      const res = await request(app({ help: '/v1/docs' })).options('/api');
+      expect(res.status).toBe(204);
+      expect(res.headers.link).toBe('</v1/docs>; rel="help"');
+      expect((await request(app({ help: '/v1/docs' })).get('/api')).headers.link).toBeUndefined();
+      const both = await request(app({ help: ['/v1/docs', '/v1/openapi.json'] })).options('/api');
+      expect(both.headers.link).toBe('</v1/docs>; rel="help", </v1/openapi.json>; rel="help"');
     });
 
     it('moves with discoveryPath and can be turned off', async () => {

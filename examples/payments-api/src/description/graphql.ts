@@ -151,7 +151,13 @@ function readResolver<T extends StoredRecord>(
   };
 }
 
-export function graphqlRoutes(stores: Stores, now: () => Date, operations: GraphqlOperations) {
+export function graphqlRoutes(
+  stores: Stores,
+  now: () => Date,
+  operations: GraphqlOperations,
+  /** The documentation its OPTIONS answers link with rel help, as every other path's. */
+  help: string | readonly string[],
+) {
   const { agreementActions, agreementHistory, refund, decide } = operations;
   const agreementRepresentation = (req: Request, agreement: agreements.StoredAgreement) =>
     agreements.agreementRepresentation(req, agreement, agreementActions);
@@ -340,6 +346,7 @@ export function graphqlRoutes(stores: Stores, now: () => Date, operations: Graph
     endpoint: graphqlEndpoint<ExampleContext>({
       schema,
       context: (req) => ({ req: underV1(req as Request) }),
+      help,
     }),
   };
 }
