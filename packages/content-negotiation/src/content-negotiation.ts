@@ -10,6 +10,7 @@ import {
 } from '@resourceful/conditional-requests';
 import compression from 'compression';
 import Negotiator from 'negotiator';
+import onHeaders from 'on-headers';
 import vary from 'vary';
 import { type Charset, charsetLabel, charsetOf, jsonToLatin1, LATIN1_ALIASES } from './charsets.js';
 import { isCompressible, negotiateEncoding, responseEncoding } from './compression-choice.js';
@@ -20,7 +21,6 @@ import {
   mediaRangeOfQuery,
   notAcceptable,
 } from './formats.js';
-import { beforeHeaders } from './header-hook.js';
 import { boundedHeader } from './header-limits.js';
 import { JSONP_CALLBACK_PARAMETER, jsonpBody, parseCallback } from './jsonp.js';
 import { lookupLanguage } from './languages.js';
@@ -417,7 +417,11 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     // Registered before compression's own hook, so it runs after it (the hook registered last
     // runs first) and sees the coding compression chose.
     const answer: Answer = { req, negotiated, method: (req.method ?? 'GET').toUpperCase() };
-    beforeHeaders(res, negotiatedHeaders, answer);
+    // Anonymous: a named function made per request costs a `__name()` call (a defineProperty)
+    // each time in builds with keepNames.
+    onHeaders(res, function (this: ServerResponse) {
+      negotiatedHeaders(this, answer);
+    });
 
     // An identity-coded UTF-8 JSON answer is the representation the resource's tag names: it
     // needs nothing more (the common answer, so it allocates no closure).
