@@ -20,18 +20,33 @@ export interface Negotiated {
   readonly callback: string | undefined;
 }
 
+/**
+ * Each request's negotiated representation, and the requests whose language was read. Kept in
+ * a `WeakMap` and a `WeakSet` rather than as properties of the request: Express gives every
+ * request its prototype with `Object.setPrototypeOf`, after which V8 builds a new hidden class
+ * for each property added to it (no transition is shared between requests), which cost more
+ * than the rest of the middleware's work on a plain JSON answer. Both live on `globalThis`
+ * under `Symbol.for` keys, so that every copy of this package loaded in the process reads what
+ * another wrote, as it did through the `Symbol.for` properties they replace.
+ */
 const NEGOTIATED = Symbol.for('@resourceful/content-negotiation.negotiated');
 const LANGUAGE_USED = Symbol.for('@resourceful/content-negotiation.language-used');
-
-type Carrier = IncomingMessage & { [NEGOTIATED]?: Negotiated; [LANGUAGE_USED]?: boolean };
+const shared = globalThis as {
+  [NEGOTIATED]?: WeakMap<IncomingMessage, Negotiated>;
+  [LANGUAGE_USED]?: WeakSet<IncomingMessage>;
+};
+shared[NEGOTIATED] ??= new WeakMap();
+shared[LANGUAGE_USED] ??= new WeakSet();
+const negotiatedOf: WeakMap<IncomingMessage, Negotiated> = shared[NEGOTIATED];
+const languageRead: WeakSet<IncomingMessage> = shared[LANGUAGE_USED];
 
 export function setNegotiated(req: IncomingMessage, negotiated: Negotiated): void {
-  (req as Carrier)[NEGOTIATED] = negotiated;
+  negotiatedOf.set(req, negotiated);
 }
 
 /** The representation chosen for this request; `undefined` when the middleware did not run. */
 export function getNegotiated(req: IncomingMessage): Negotiated | undefined {
-  return (req as Carrier)[NEGOTIATED];
+  return negotiatedOf.get(req);
 }
 
 /**
@@ -39,14 +54,13 @@ export function getNegotiated(req: IncomingMessage): Negotiated | undefined {
  * it then carries `Content-Language` and `Vary: Accept-Language`.
  */
 export function getLanguage(req: IncomingMessage): string | undefined {
-  const carrier = req as Carrier;
-  const language = carrier[NEGOTIATED]?.language;
-  if (language !== undefined) carrier[LANGUAGE_USED] = true;
+  const language = negotiatedOf.get(req)?.language;
+  if (language !== undefined) languageRead.add(req);
   return language;
 }
 
 export function languageUsed(req: IncomingMessage): boolean {
-  return (req as Carrier)[LANGUAGE_USED] === true;
+  return languageRead.has(req);
 }
 
 declare global {

@@ -1,7 +1,7 @@
 import { describeEachExpress } from '@resourceful/test-support';
 import request from 'supertest';
-import { describe, expect, it } from 'vitest';
-import { lookupLanguage, parseAcceptLanguage } from '../src/index.js';
+import { describe, expect, it, vi } from 'vitest';
+import { getLanguage, getNegotiated, lookupLanguage, parseAcceptLanguage } from '../src/index.js';
 import { buildApp } from './app.js';
 
 describe('lookupLanguage (RFC 4647 §3.4)', () => {
@@ -81,5 +81,21 @@ describeEachExpress('Accept-Language', (express) => {
     const res = await request(plain).get('/plain').set('Accept-Language', 'fr');
     expect(res.body).toEqual({ language: 'none' });
     expect(res.headers['content-language']).toBeUndefined();
+  });
+
+  it('reads what another copy of the package loaded in the process negotiated', async () => {
+    vi.resetModules();
+    const other = await import('../src/index.js');
+    expect(other.getLanguage).not.toBe(getLanguage);
+    const copied = express();
+    copied.use(other.contentNegotiation({ languages: ['en', 'fr'] }));
+    copied.get('/read', (req, res) => {
+      res.json({ language: getLanguage(req), format: getNegotiated(req)?.format });
+    });
+    const res = await request(copied).get('/read').set('Accept-Language', 'fr');
+    expect(res.body).toEqual({ language: 'fr', format: 'json' });
+    // The other copy saw this copy's mark that the language was read.
+    expect(res.headers['content-language']).toBe('fr');
+    expect(res.headers.vary).toMatch(/Accept-Language/);
   });
 });
