@@ -9,6 +9,7 @@ import { ApiError } from '@resourceful/error-envelope';
 import {
   assertKnownOptions,
   assertOptionsObject,
+  helpLinkOption,
   OPTION_ERROR_CODES,
   optionError,
 } from '@resourceful/option-checks';
@@ -48,44 +49,6 @@ export const SDL_PATH = '/schema.graphql';
 const ENDPOINT_METHODS = ['GET', 'HEAD', 'POST', 'OPTIONS'];
 const SDL_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
-/** `<help>; rel="help"` for each URL, or `undefined`. */
-function helpLink(help: unknown): string | undefined {
-  if (help === undefined || help === false) return undefined;
-  if (Array.isArray(help)) {
-    if (help.length === 0) {
-      throw optionError(
-        OPTION_ERROR_CODES.invalidOption,
-        'graphqlEndpoint',
-        'help must list at least one URL, or be false.',
-        'help',
-      );
-    }
-    return help.map(helpTarget).join(', ');
-  }
-  return helpTarget(help);
-}
-
-/** A URI-reference between < and > (RFC 8288 §3): visible ASCII without `<`, `>` and `"`. */
-function helpTarget(help: unknown): string {
-  let valid = typeof help === 'string' && /^[!#-;=?-~]+$/.test(help);
-  if (valid) {
-    try {
-      new URL(help as string, 'http://base.invalid');
-    } catch {
-      valid = false;
-    }
-  }
-  if (!valid) {
-    throw optionError(
-      OPTION_ERROR_CODES.invalidOption,
-      'graphqlEndpoint',
-      'help must be a URL such as "https://api.example.com/docs", or false.',
-      'help',
-    );
-  }
-  return `<${help as string}>; rel="help"`;
-}
-
 /**
  * OPTIONS answers 204 with what the path allows (RFC 9110 §9.3.7); a method it does not serve is
  * a 405 envelope with `Allow`, through the app's error handler. True when the request is answered.
@@ -121,7 +84,7 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
     'maxTokens',
     'help',
   ]);
-  const link = helpLink(options.help);
+  const link = helpLinkOption('graphqlEndpoint', options.help);
   const maxTokens = options.maxTokens ?? 5000;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
     throw optionError(

@@ -142,7 +142,7 @@ describeEachExpress('graphqlEndpoint', (express) => {
       } finally {
         await other.close();
       }
-      expect(() => graphqlEndpoint({ schema, help: 'a <b>' })).toThrow(/help must be a URL/);
+      expect(() => graphqlEndpoint({ schema, help: 'a <b>' })).toThrow(/"help" must be a URL/);
       expect(() => graphqlEndpoint({ schema, help: [] })).toThrow(/at least one URL/);
     });
   });

@@ -5,7 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
-import { checkOptions, isHeaderValue, optionError } from './options.js';
+import { helpLinkOption } from '@resourceful/option-checks';
+import { checkOptions } from './options.js';
 import { allowList, appStack, servedMethods } from './route-methods.js';
 
 export interface AllowedMethodsOptions {
@@ -35,32 +36,6 @@ function pathname(url: string): string {
   if (scheme === -1) return path;
   const slash = path.indexOf('/', scheme + 3);
   return slash === -1 ? '/' : path.slice(slash);
-}
-
-function helpLink(help: unknown): string | undefined {
-  if (help === undefined || help === false) return undefined;
-  if (Array.isArray(help)) {
-    if (help.length === 0) throw optionError('allowedMethods', 'help', 'at least one URL', help);
-    return help.map(helpTarget).join(', ');
-  }
-  return helpTarget(help);
-}
-
-function helpTarget(help: unknown): string {
-  if (typeof help !== 'string' || help === '' || /[<>\s"]/.test(help) || !isHeaderValue(help)) {
-    throw optionError(
-      'allowedMethods',
-      'help',
-      'a URL such as "https://api.example.com/docs"',
-      help,
-    );
-  }
-  try {
-    new URL(help, 'http://base.invalid');
-  } catch {
-    throw optionError('allowedMethods', 'help', 'a URL', help);
-  }
-  return `<${help}>; rel="help"`;
 }
 
 /**
@@ -99,7 +74,7 @@ export function allowedMethodsStep(
   isOwnLayer: (handle: unknown) => boolean,
 ): CheckAllowedMethods {
   const checked = checkOptions<AllowedMethodsOptions>('allowedMethods', options, ['help']);
-  const link = helpLink(checked.help);
+  const link = helpLinkOption('allowedMethods', checked.help);
 
   /** Per app: whether this middleware is in the app's own stack (rather than in a router). */
   const topOf = new WeakMap<object, boolean>();

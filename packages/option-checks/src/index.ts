@@ -5,6 +5,8 @@
  * Every published package bundles this module into its build (see tsup.config.ts at the root),
  * so it is a dependency of none of them at run time.
  */
+
+export { helpLinkOption } from './link-options.js';
 export { closestName, describeValue, editDistance } from './names.js';
 export { assertKnownOptions, assertOptionsObject } from './object-checks.js';
 export {

@@ -11,6 +11,7 @@ it('exports exactly the helpers the packages bundle', async () => {
     'describeValue',
     'editDistance',
     'functionOption',
+    'helpLinkOption',
     'invalidOption',
     'isOptionError',
     'oneOfOption',

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   assertKnownOptions,
   assertOptionsObject,
+  helpLinkOption,
   invalidOption,
   OPTION_ERROR_CODES,
   optionError,
@@ -188,33 +189,6 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     byKey,
     discoveryPath: discovery,
     header: headerName,
-    helpLink: helpLink(help),
+    helpLink: helpLinkOption(FACTORY, help),
   };
-}
-
-/** `<help>; rel="help"` for each URL (absolute, or relative to the request), or `undefined`. */
-function helpLink(help: unknown): string | undefined {
-  if (help === undefined || help === false) return undefined;
-  if (Array.isArray(help)) {
-    if (help.length === 0) invalidOption(FACTORY, 'help', 'at least one URL, or false', help);
-    return help.map(helpTarget).join(', ');
-  }
-  return helpTarget(help);
-}
-
-function helpTarget(help: unknown): string {
-  // A Link target is a URI-reference between < and > (RFC 8288 §3): visible ASCII, without
-  // the brackets and the quote.
-  let valid = typeof help === 'string' && /^[!#-;=?-~]+$/.test(help);
-  if (valid) {
-    try {
-      new URL(help as string, 'http://base.invalid');
-    } catch {
-      valid = false;
-    }
-  }
-  if (!valid) {
-    invalidOption(FACTORY, 'help', 'a URL such as "https://api.example.com/docs", or false', help);
-  }
-  return `<${help as string}>; rel="help"`;
 }
