@@ -13,6 +13,11 @@
  *   node --expose-gc --conditions=source --import tsx ablate-idempotency.ts  # its source
  *   PROFILE=memory node --conditions=source --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof ablate-idempotency.ts
  *
+ * `PROFILE_REQUESTS=<n>` answers n requests instead of running for a time: under
+ * `valgrind --tool=cachegrind`, two counts' difference in instructions over their difference
+ * in requests is the instructions per request, the same whatever else runs on the machine
+ * (`count-idempotency.sh`).
+ *
  * Without `--conditions=source` the workspace packages are loaded as built (build them first),
  * as users get them: tsx wraps every function expression of a source in a `__name()` call.
  * With `PROFILE=<variant>` only that variant is loaded (`PROFILE_SECONDS`, 8), for a profile.
@@ -36,22 +41,27 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 const answered = new WeakMap<ServerResponse, (status: number) => void>();
 
 /**
- * The app's handler, its response prototype (Express's `app.response`) given an `end` that
- * reports: a prototype method, so no response gets a property of its own for it.
+ * The app's handler, its responses given an `end` that reports: a prototype method, so no
+ * response gets a property of its own for it, on an object put between the app's `response`
+ * and Express's (not on the app's `response` itself, where the middleware puts its shared
+ * methods).
  */
 function tracked(app: ReturnType<typeof createApp>): Handler {
   const proto = (app as unknown as { response: ServerResponse }).response;
   const end = ServerResponse.prototype.end as (...args: unknown[]) => ServerResponse;
-  Object.defineProperty(proto, 'end', {
-    configurable: true,
-    writable: true,
-    value: function reportingEnd(this: ServerResponse, ...args: unknown[]) {
-      const result = end.apply(this, args);
-      answered.get(this)?.(this.statusCode);
-      answered.delete(this);
-      return result;
+  const reporting = Object.create(Object.getPrototypeOf(proto), {
+    end: {
+      configurable: true,
+      writable: true,
+      value: function reportingEnd(this: ServerResponse, ...args: unknown[]) {
+        const result = end.apply(this, args);
+        answered.get(this)?.(this.statusCode);
+        answered.delete(this);
+        return result;
+      },
     },
   });
+  Object.setPrototypeOf(proto, reporting);
   return app as unknown as Handler;
 }
 
@@ -81,12 +91,21 @@ function once(handler: Handler, id: string = randomUUID()): Promise<number> {
   });
 }
 
-/** Requests answered in `ms`, `concurrency` in flight; throws on a non-201. */
-async function drive(handler: Handler, ms: number, concurrency = 32): Promise<number> {
+/**
+ * Requests answered in `ms` (or, with `requests`, that many), `concurrency` in flight; throws
+ * on a non-201.
+ */
+async function drive(
+  handler: Handler,
+  ms: number,
+  concurrency = 32,
+  requests = Number.POSITIVE_INFINITY,
+): Promise<number> {
   const start = performance.now();
   let answered = 0;
+  let started = 0;
   async function lane() {
-    while (performance.now() - start < ms) {
+    while (performance.now() - start < ms && started++ < requests) {
       const status = await once(handler);
       if (status !== 201) throw new Error(`answered ${status}`);
       answered++;
@@ -112,7 +131,9 @@ const old = oldDir
 const wanted = process.argv.slice(2);
 const profile = process.env.PROFILE;
 const want = (name: string) =>
-  profile === undefined ? wanted.length === 0 || wanted.includes(name) : profile === name;
+  profile === undefined
+    ? wanted.length === 0 || wanted.includes(name)
+    : profile === name || profile === `${name} (old)` || profile === `floor (${name})`;
 
 type Method = (...args: unknown[]) => unknown;
 interface FloorState {
@@ -264,8 +285,11 @@ async function commandCount(): Promise<Map<string, number>> {
 
 try {
   if (profile !== undefined) {
-    const handler = variants.find(([name]) => name === profile)?.[1] ?? variants[0]![1];
-    const answered = await drive(handler, Number(process.env.PROFILE_SECONDS ?? 8) * 1000);
+    const handler = variants.find(([name]) => name === profile)?.[1];
+    if (handler === undefined) throw new Error(`PROFILE=${profile}: no such variant here`);
+    const requests = Number(process.env.PROFILE_REQUESTS ?? Number.POSITIVE_INFINITY);
+    const seconds = Number(process.env.PROFILE_SECONDS ?? (requests < Infinity ? 3600 : 8));
+    const answered = await drive(handler, seconds * 1000, 32, requests);
     console.log(`${profile}: ${answered} requests`);
   } else {
     if (client !== undefined) {
