@@ -7,7 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorSettingsFor } from '@resourceful/error-envelope';
-import { type CapturedResponse, type CaptureSink, captureResponse } from './capture.js';
+import {
+  type CapturedResponse,
+  type CaptureSink,
+  captureAfterNext,
+  captureResponse,
+} from './capture.js';
 import {
   ambiguousIdError,
   inProgressError,
@@ -122,7 +127,8 @@ function replay(
   res.end(res.req?.method === 'HEAD' ? undefined : body);
 }
 
-type Outcome = 'next' | 'done';
+/** `run`: the lock is this request's and its answer is captured; `next`: not idempotent here. */
+type Outcome = 'run' | 'next' | 'done';
 
 /**
  * Makes POST idempotent by `Service-Request-Id`. Mount it after the body parser and before
@@ -238,8 +244,8 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     result: AcquireResult,
   ): Outcome | undefined {
     if (result.state === 'acquired') {
-      captureResponse(res, sink, replayHeadersFor(req).keep, attempt);
-      return 'next';
+      captureResponse(req, res, sink, replayHeadersFor(req).keep, attempt);
+      return 'run';
     }
     if (result.fingerprint !== attempt.lock.fingerprint) throw reusedIdError(attempt.target);
     if (result.state === 'completed') {
@@ -375,8 +381,12 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       : fingerprinted(req, res, source, scopedKey(principal ?? '', id));
   }
 
-  function settled(outcome: Outcome, next: Next): void {
+  function settled(outcome: Outcome, res: ServerResponse, next: Next): void {
     if (outcome === 'next') next();
+    else if (outcome === 'run') {
+      next();
+      captureAfterNext(res);
+    }
   }
 
   // `req` is typed as Node's request: a `body?: unknown` here would make Express infer `unknown`
@@ -398,7 +408,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       return;
     }
     // `next` outside the `try`: an error thrown by a later handler is not this middleware's.
-    if (typeof outcome === 'string') settled(outcome, next);
-    else outcome.then((value) => settled(value, next), next);
+    if (typeof outcome === 'string') settled(outcome, res, next);
+    else outcome.then((value) => settled(value, res, next), next);
   };
 }
