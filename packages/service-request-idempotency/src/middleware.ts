@@ -131,6 +131,18 @@ function replay(
 type Outcome = 'run' | 'next' | 'done';
 
 /**
+ * Attempt tokens: one random UUID per process and a counter. As unique as a UUID per attempt
+ * (the random part is one), without drawing and formatting a random UUID per request; a token
+ * only tells this process's attempts, and those of other processes, apart.
+ */
+const TOKEN_PREFIX = randomUUID();
+let attempts = 0;
+function attemptToken(): string {
+  attempts += 1;
+  return `${TOKEN_PREFIX}.${attempts.toString(36)}`;
+}
+
+/**
  * Makes POST idempotent by `Service-Request-Id`. Mount it after the body parser and before
  * the create handlers: `app.post('/v1/things', serviceRequestIdempotency(), createThing)`.
  */
@@ -142,6 +154,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
   // handled synchronously (no promise, no microtask turn), and its outcome is stored before
   // `end` returns, so the response is never held back.
   const synchronous = synchronousStore(store);
+  const keyOf = synchronous?.keyOf ?? scopedKey;
   const readOptions = {
     names: config.idNames,
     query: config.query,
@@ -334,7 +347,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     const attempt: Attempt = {
       target,
       key,
-      lock: { token: randomUUID(), fingerprint, lockTtlMs: config.lockTtlMs },
+      lock: { token: attemptToken(), fingerprint, lockTtlMs: config.lockTtlMs },
     };
     if (synchronous === undefined) return lockAsync(req, res, attempt);
     let result: AcquireResult;
@@ -377,8 +390,8 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     const { id, source } = read;
     const principal = config.principal(req);
     return isThenable(principal)
-      ? principal.then((value) => fingerprinted(req, res, source, scopedKey(value ?? '', id)))
-      : fingerprinted(req, res, source, scopedKey(principal ?? '', id));
+      ? principal.then((value) => fingerprinted(req, res, source, keyOf(value ?? '', id)))
+      : fingerprinted(req, res, source, keyOf(principal ?? '', id));
   }
 
   function settled(outcome: Outcome, res: ServerResponse, next: Next): void {

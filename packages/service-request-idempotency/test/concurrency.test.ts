@@ -168,6 +168,24 @@ describeEachExpress('concurrent repeats (memory store)', (express) => {
       expect(app.runs.things).toBe(2);
     });
 
+    it('keeps apart a principal and id that would run together (the memory store keys them unhashed)', async () => {
+      const app = await startApp(express, {
+        principal: (req) => String(req.headers['x-tenant'] ?? ''),
+      });
+      const first = await request(app.url)
+        .post('/v1/things')
+        .set('X-Tenant', 'a')
+        .set('Service-Request-Id', 'bc');
+      const other = await request(app.url)
+        .post('/v1/things')
+        .set('X-Tenant', 'ab')
+        .set('Service-Request-Id', 'c');
+      expect(first.status).toBe(201);
+      expect(other.status).toBe(201);
+      expect(other.headers['idempotent-replayed']).toBeUndefined();
+      expect(app.runs.things).toBe(2);
+    });
+
     it('routes a failing principal function to the error handler', async () => {
       const app = await startApp(express, {
         principal: async () => {

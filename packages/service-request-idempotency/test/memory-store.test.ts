@@ -106,6 +106,27 @@ describe('memoryStore', () => {
     expect(await store.get('live-1')).toMatchObject({ state: 'completed' });
   });
 
+  it('drops expired entries as new ones arrive, before the store is full', async () => {
+    let time = 1_000;
+    const store = memoryStore({ now: () => time });
+    await store.acquire('short', { fingerprint: 'fp', token: 'short', lockTtlMs: 10 });
+    await completeOne(store, 'kept');
+    await store.acquire('new', lock('new'));
+    expect(store.size).toBe(3);
+    time += 100;
+    await store.acquire('newer', lock('newer'));
+    expect(store.size).toBe(3);
+    expect(await store.get('kept')).toMatchObject({ state: 'completed' });
+    // Expired later again, after a sweep found nothing to drop.
+    await store.acquire('brief', { fingerprint: 'fp', token: 'brief', lockTtlMs: 10 });
+    await store.acquire('another', lock('another'));
+    expect(store.size).toBe(5);
+    time += 100;
+    await store.acquire('last', lock('last'));
+    expect(store.size).toBe(5);
+    expect(await store.get('brief')).toBeUndefined();
+  });
+
   it('clear() empties it', async () => {
     const store = memoryStore();
     await completeOne(store, 'a');
