@@ -81,6 +81,9 @@ export const DEFAULT_REDIS_PREFIX = 'resourceful:idempotency:';
 /** Loss-detection buckets: each holds one epoch marker, and is one hash tag (one slot). */
 const BUCKETS = 1024;
 
+/** Most bucket tags kept between a lock and its completion (see `pendingTags`). */
+const MAX_PENDING_TAGS = 10_000;
+
 const OPTION_NAMES = [
   'client',
   'cluster',
@@ -114,10 +117,12 @@ function parseHeaders(text: unknown): Record<string, string | string[]> {
   return headers;
 }
 
+const ACQUIRED: AcquireResult = Object.freeze({ state: 'acquired' });
+
 function toEntry(reply: unknown): AcquireResult | undefined {
   if (!Array.isArray(reply)) throw new Error('Redis store: unexpected reply');
   const [state, fingerprint, third, headers, body] = reply as unknown[];
-  if (state === 'a') return { state: 'acquired' };
+  if (state === 'a') return ACQUIRED;
   if (state === 'n') return undefined;
   if (state === 'e') {
     const retryAfterMs = Math.max(0, Number(fingerprint));
@@ -140,8 +145,6 @@ function toEntry(reply: unknown): AcquireResult | undefined {
   };
   return { state: 'completed', fingerprint: String(fingerprint), response };
 }
-
-const ACQUIRED: AcquireResult = Object.freeze({ state: 'acquired' });
 
 function ignore(): void {}
 
@@ -216,11 +219,23 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
       : clusterConnection(cluster as RedisClusterLike, timeoutMs);
 
   const bucketTag = (bucket: number) => `${prefix}{${bucket}}`;
-  function keysOf(key: string): [entry: string, epoch: string, fence: string] {
-    const bucket = hash('sha256', key, 'buffer').readUInt16BE(0) % BUCKETS;
-    const tag = bucketTag(bucket);
+  function tagOf(key: string): string {
+    return bucketTag(hash('sha256', key, 'buffer').readUInt16BE(0) % BUCKETS);
+  }
+  // The tags of the keys locked here and not yet completed or released: a create asks for its
+  // key's tag twice (lock, completion), and the tag, a SHA-256, is a pure function of the key,
+  // so the second time it is looked up, not hashed again. Bounded: emptied when it would grow
+  // past `MAX_PENDING_TAGS` (keys of requests whose answer never ended).
+  const pendingTags = new Map<string, string>();
+  function keysOf(key: string, tag = tagOf(key)): [entry: string, epoch: string, fence: string] {
     // The ':' keeps an entry apart from the markers whatever the key ("epoch" included).
     return [`${tag}:${key}`, `${tag}epoch`, `${tag}fence`];
+  }
+  function entryOf(key: string): string {
+    const tag = pendingTags.get(key);
+    if (tag === undefined) return `${tagOf(key)}:${key}`;
+    pendingTags.delete(key);
+    return `${tag}:${key}`;
   }
 
   // Plain promise chains rather than async functions here: each async layer adds a promise and
@@ -245,8 +260,22 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   function run(script: Script, keys: readonly string[], args: readonly string[]) {
     const command = ['EVALSHA', script.sha, String(keys.length), ...keys, ...args];
     const first = keys[0] as string;
-    return send(first, command).then(undefined, (error: unknown) => {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    if (!connection.ready()) {
+      return Promise.reject(new RedisStoreUnavailableError('The Redis client is not connected'));
+    }
+    let sent: Promise<unknown>;
+    try {
+      sent = connection.send(first, command);
+    } catch (error) {
+      connection.failed(error);
+      return Promise.reject(error);
+    }
+    // One rejection handler for both cases (a promise fewer per command than `send`'s).
+    return sent.then(undefined, (error: unknown) => {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) {
+        connection.failed(error);
+        throw error;
+      }
       return send(first, ['EVAL', script.source, ...command.slice(2)]);
     });
   }
@@ -326,10 +355,13 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   // promise and turns of the microtask queue to every request.
   return {
     acquire(key: string, lock: LockRequest): Promise<AcquireResult> {
-      const keys = keysOf(key);
+      const tag = tagOf(key);
+      const keys = keysOf(key, tag);
       return lookup(keys, lock).then((reply) => {
         const entry = toEntry(reply);
         if (entry !== undefined && entry.state !== 'acquired') return entry;
+        if (pendingTags.size >= MAX_PENDING_TAGS) pendingTags.clear();
+        pendingTags.set(key, tag);
         if (replicas === 0) return ACQUIRED;
         return awaitReplicas(keys[0]).then(
           () => ACQUIRED,
@@ -340,7 +372,7 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
 
     complete(key: string, completion: Completion): Promise<void> {
       const { response } = completion;
-      const [entry] = keysOf(key);
+      const entry = entryOf(key);
       const stored = run(
         SCRIPTS.complete,
         [entry],
@@ -364,7 +396,7 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
     },
 
     release(key: string, token: string): Promise<void> {
-      return run(SCRIPTS.release, [keysOf(key)[0]], [token]).then(ignore);
+      return run(SCRIPTS.release, [entryOf(key)], [token]).then(ignore);
     },
 
     get(key: string): Promise<StoreEntry | undefined> {
