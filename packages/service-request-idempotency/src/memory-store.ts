@@ -91,7 +91,11 @@ const OPTION_NAMES = [
 function responseBytes(key: string, fingerprint: string, response: StoredResponse): number {
   let bytes = ENTRY_OVERHEAD_BYTES + key.length + fingerprint.length;
   bytes += response.body?.byteLength ?? 0;
-  for (const [name, value] of Object.entries(response.headers)) {
+  const { headers } = response;
+  // Not `Object.entries`: an array per header, on every stored response.
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const value = headers[name]!;
     bytes += name.length + (typeof value === 'string' ? value.length : value.join('').length);
   }
   return bytes;
@@ -188,11 +192,16 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     keyOf: (principal, id) => `${principal}\u0000${id}`,
 
     acquire(key, lock) {
+      const time = now();
       // Nothing to sweep before the earliest expiry: no walk over the map (an iterator and an
       // entry array per entry examined) on every request of a store where nothing expired.
-      if (earliestExpiry <= now()) sweep(SWEEP_PER_ACQUIRE);
-      const held = live(key);
-      if (held !== undefined) return view(held);
+      if (earliestExpiry <= time) sweep(SWEEP_PER_ACQUIRE);
+      const held = entries.get(key);
+      if (held !== undefined) {
+        if (held.expiresAt > time) return view(held);
+        entries.delete(key);
+        totalBytes -= held.bytes;
+      }
       evict(maxEntries - 1);
       if (entries.size >= maxEntries) {
         throw new Error('memoryStore: every entry is an in-flight lock; no room for another');
@@ -201,18 +210,22 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
         state: 'in-flight',
         fingerprint: lock.fingerprint,
         token: lock.token,
-        expiresAt: now() + lock.lockTtlMs,
+        expiresAt: time + lock.lockTtlMs,
         bytes: ENTRY_OVERHEAD_BYTES + key.length + lock.fingerprint.length,
       });
       return ACQUIRED;
     },
 
     complete(key, completion) {
-      const held = live(key);
-      if (held !== undefined && (held.state !== 'in-flight' || held.token !== completion.token)) {
-        return;
+      const time = now();
+      const held = entries.get(key);
+      if (held !== undefined) {
+        // Another attempt's live lock or response is never overwritten; an expired entry is.
+        const live = held.expiresAt > time;
+        if (live && (held.state !== 'in-flight' || held.token !== completion.token)) return;
+        entries.delete(key);
+        totalBytes -= held.bytes;
       }
-      remove(key);
       let response = completion.response;
       let bytes = responseBytes(key, completion.fingerprint, response);
       if (bytes > maxBytes) {
@@ -224,7 +237,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
         state: 'completed',
         fingerprint: completion.fingerprint,
         response,
-        expiresAt: now() + completion.ttlMs,
+        expiresAt: time + completion.ttlMs,
         bytes,
       });
       evict(maxEntries, key);
