@@ -81,13 +81,14 @@ function replayHeadersFinder(config: ResolvedOptions): (req: IncomingMessage) =>
   const configured = replayHeadersOf(config.replayHeaders);
   if (!config.replayCodeHeader) return () => configured;
   const byCodeHeader = new Map<string, ReplayHeaders>();
+  const replayed = config.replayedHeader.toLowerCase();
   return function replayHeadersFor(req) {
     const { codeHeader } = errorSettingsFor(req);
     if (codeHeader === false) return configured;
-    const lower = codeHeader.toLowerCase();
-    if (lower === config.replayedHeader.toLowerCase()) return configured;
     let found = byCodeHeader.get(codeHeader);
     if (found === undefined) {
+      const lower = codeHeader.toLowerCase();
+      if (lower === replayed) return configured;
       found = replayHeadersOf(new Map([...config.replayHeaders, [lower, codeHeader]]));
       if (byCodeHeader.size < MAX_CACHED_CODE_HEADERS) byCodeHeader.set(codeHeader, found);
     }
