@@ -153,27 +153,35 @@ interface FloorRedis {
  * The floor: what any idempotency middleware must do for a new request, and nothing more: read
  * the id, hash the scoped key and the body's fingerprint (method, URL and body; no canonical key
  * order), take a lock, wrap `writeHead`, `write` and `end` (own properties of the response, the
- * only way to see every body byte; the state in a WeakMap) and, when the response ends, store
- * its status, two headers and body before the end goes out. On a memory store the lock and the
+ * only way to see every body byte; the state in a WeakMap), copy what it writes, and, when the
+ * response ends, store its status, two headers and body before the end goes out. On a memory store the lock and the
  * record are Map entries; with `redis`, one `SET NX PX` before the handler and one `SET PX`
  * (the record as JSON, the body base64) that the end waits for: the two round trips. No
  * validation of the id, no query parameter, no principal, no replay, no expiry, no bounds, no
- * command timeout, no error paths.
+ * command timeout, no error paths. With `sharedOn` (an app's `response`), the cheapest form of
+ * each step: the three methods defined once on that object instead of on each response, and
+ * on a memory store the lock keyed by the id itself (a Map needs no hash): one SHA-256.
  */
-function floorMiddleware(redis?: FloorRedis): express.RequestHandler {
+function floorMiddleware(redis?: FloorRedis, sharedOn?: object): express.RequestHandler {
   const entries = new Map<string, unknown>();
   const states = new WeakMap<ServerResponse, FloorState>();
+  // A copy of every chunk, as any store must keep (the app may reuse a Buffer it wrote).
+  function copy(state: FloorState, chunk: unknown) {
+    if (typeof chunk === 'string' || chunk instanceof Uint8Array) {
+      state.chunks.push(Buffer.from(chunk as string));
+    }
+  }
   function writeHead(this: ServerResponse, ...args: unknown[]) {
     return states.get(this)!.writeHead.apply(this, args);
   }
   function write(this: ServerResponse, ...args: unknown[]) {
     const state = states.get(this)!;
-    if (typeof args[0] === 'string') state.chunks.push(Buffer.from(args[0]));
+    copy(state, args[0]);
     return state.write.apply(this, args);
   }
   function end(this: ServerResponse, ...args: unknown[]) {
     const state = states.get(this)!;
-    if (typeof args[0] === 'string') state.chunks.push(Buffer.from(args[0]));
+    copy(state, args[0]);
     const body = state.chunks.length === 1 ? state.chunks[0]! : Buffer.concat(state.chunks);
     const record = {
       status: this.statusCode,
@@ -194,15 +202,44 @@ function floorMiddleware(redis?: FloorRedis): express.RequestHandler {
     );
     return this;
   }
+  // The cheapest capture: the three methods once on the app's response, the state in the WeakMap.
+  if (sharedOn !== undefined) {
+    const methods = { writeHead, write, end };
+    for (const name of ['writeHead', 'write', 'end'] as const) {
+      Object.defineProperty(sharedOn, name, {
+        configurable: true,
+        writable: true,
+        value: function sharedMethod(this: ServerResponse, ...args: unknown[]) {
+          if (states.has(this)) return methods[name].apply(this, args);
+          const below = Object.getPrototypeOf(sharedOn) as Record<typeof name, Method>;
+          return below[name].apply(this, args);
+        },
+      });
+    }
+  }
   function capture(res: ServerResponse, key: string) {
     const own = res as unknown as Record<'writeHead' | 'write' | 'end', Method>;
+    if (sharedOn !== undefined) {
+      const proto = Object.getPrototypeOf(sharedOn) as typeof own;
+      states.set(res, {
+        key,
+        writeHead: proto.writeHead,
+        write: proto.write,
+        end: proto.end,
+        chunks: [],
+      });
+      return;
+    }
     states.set(res, { key, writeHead: own.writeHead, write: own.write, end: own.end, chunks: [] });
     own.writeHead = writeHead;
     own.write = write;
     own.end = end;
   }
   return function floor(req, res, next) {
-    const key = `floor:${hash('sha256', `\u0000${req.headers['service-request-id']}`)}`;
+    const key =
+      sharedOn !== undefined && redis === undefined
+        ? `\u0000${req.headers['service-request-id']}`
+        : `floor:${hash('sha256', `\u0000${req.headers['service-request-id']}`)}`;
     const fingerprint = hash(
       'sha256',
       `${req.method}\n${req.originalUrl}\n${JSON.stringify(req.body)}`,
@@ -226,8 +263,20 @@ function floorMiddleware(redis?: FloorRedis): express.RequestHandler {
 }
 
 const variants: [string, Handler][] = [['without', tracked(createApp())]];
+if (want('noop')) {
+  // Any middleware at all: one more layer for the router to match and call.
+  const noop: express.RequestHandler = (_req, _res, next) => next();
+  variants.push(['noop', tracked(createApp(undefined, undefined, noop))]);
+}
 if (want('floor'))
   variants.push(['floor', tracked(createApp(undefined, undefined, floorMiddleware()))]);
+if (want('floor (shared)')) {
+  // The floor's work with the cheapest form of each step: the capture through methods on the
+  // app's response (no own property), the lock keyed by the id itself (no hash), one SHA-256.
+  const app = createApp(undefined, undefined, (req, res, next) => floorShared(req, res, next));
+  const floorShared = floorMiddleware(undefined, (app as unknown as { response: object }).response);
+  variants.push(['floor (shared)', tracked(app)]);
+}
 if (want('memory')) {
   variants.push(['memory', tracked(createApp(memoryStore({ maxEntries: 50_000 })))]);
   if (old) {
@@ -242,7 +291,15 @@ if (want('redis') && findRedisServer() !== undefined) {
   client = createClient({ url: redis.url, disableOfflineQueue: true });
   client.on('error', () => undefined);
   await client.connect();
-  const store = redisStore({ client, prefix: 'ablate:', onWarning: () => undefined });
+  // `ABLATE_COMMAND_TIMEOUT_MS`: longer under valgrind (count-idempotency.mjs), where every
+  // command takes fifty times as long.
+  const commandTimeoutMs = Number(process.env.ABLATE_COMMAND_TIMEOUT_MS ?? 1000);
+  const store = redisStore({
+    client,
+    prefix: 'ablate:',
+    commandTimeoutMs,
+    onWarning: () => undefined,
+  });
   await store.get('warm-up');
   variants.push(['redis', tracked(createApp(store))]);
   if (want('floor')) {
@@ -252,7 +309,7 @@ if (want('redis') && findRedisServer() !== undefined) {
     ]);
   }
   if (old) {
-    const options = { client, prefix: 'ablate-old:', onWarning: () => undefined };
+    const options = { client, prefix: 'ablate-old:', commandTimeoutMs, onWarning: () => undefined };
     const oldStore = old.redisStore(options);
     await oldStore.get('warm-up');
     variants.push(['redis (old)', tracked(createApp(oldStore, old.serviceRequestIdempotency))]);

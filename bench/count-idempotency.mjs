@@ -58,7 +58,12 @@ function instructions(variant, requests) {
       bundle,
     ],
     {
-      env: { ...process.env, PROFILE: variant, PROFILE_REQUESTS: String(requests) },
+      env: {
+        ...process.env,
+        PROFILE: variant,
+        PROFILE_REQUESTS: String(requests),
+        ABLATE_COMMAND_TIMEOUT_MS: '60000',
+      },
       encoding: 'utf8',
       timeout: 300_000,
     },
