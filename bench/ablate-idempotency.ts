@@ -302,7 +302,7 @@ if (want('redis') && findRedisServer() !== undefined) {
   });
   await store.get('warm-up');
   variants.push(['redis', tracked(createApp(store))]);
-  if (want('floor')) {
+  if (want('floor') || want('floor (redis)')) {
     variants.push([
       'floor (redis)',
       tracked(createApp(undefined, undefined, floorMiddleware(client))),
