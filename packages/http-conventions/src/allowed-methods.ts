@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
 import { helpLinkOption } from '@resourceful/option-checks';
 import { checkOptions } from './options.js';
-import { allowList, appStack, servedMethods } from './route-methods.js';
+import { allowList, appStack, servedEverywhere, servedMethods } from './route-methods.js';
 
 export interface AllowedMethodsOptions {
   /**
@@ -91,6 +91,8 @@ export function allowedMethodsStep(
 
   return function checkAllowedMethods(req: ExpressRequest, res: ServerResponse) {
     const method = req.method ?? 'GET';
+    // A method every route of the app serves (GET, in many APIs) is never a 405: no walk.
+    if (method !== 'OPTIONS' && servedEverywhere(req.app, method)) return undefined;
     // OPTIONS needs every method; any other request only whether its own is served.
     const served = servedMethods(
       req.app,

@@ -168,6 +168,141 @@ export function servedMethods(app: unknown, path: string, method?: string): Serv
   return { methods: found.methods, anyMethod: found.anyMethod };
 }
 
+/**
+ * What the walk can reach in one app, read once and read again when it changes: Express
+ * changes an app's routing only by appending to a stack (`app.use`, `app.route`, `app.get`,
+ * `router.use`, …, each a push onto the app's, a router's or a route's own `stack`; a route's
+ * methods change only with a push onto that route's `stack`), so a table whose every stack still
+ * has the length it was read with, on the object it was read from, describes the app as it is.
+ * A stack shortened (`splice`) or replaced by another array is seen the same way.
+ */
+interface RouteTable {
+  readonly root: readonly Layer[];
+  readonly rootLength: number;
+  /** Each stack read after the root (routers', versions' and routes'), and where it hangs. */
+  readonly owners: readonly { readonly stack?: unknown }[];
+  readonly stacks: readonly (readonly unknown[])[];
+  readonly lengths: readonly number[];
+  /** The upper-case methods of each route that serves some methods, but not all of them. */
+  readonly routes: readonly ReadonlySet<string>[];
+  /** Per method asked: whether each of those routes serves it (HEAD: where GET is too). */
+  readonly everywhere: Map<string, boolean>;
+}
+
+const tables = new WeakMap<object, RouteTable>();
+
+const MAX_METHODS_KEPT = 64;
+
+/** The methods a route serves, as `collect` reads them; `undefined` for every method. */
+function routeMethods(route: NonNullable<Layer['route']>): Set<string> | undefined {
+  const methods = route.methods ?? {};
+  const served = new Set<string>();
+  let count = 0;
+  let all = false;
+  for (const method in methods) {
+    if (!methods[method]) continue;
+    count++;
+    if (method === '_all') all = true;
+    served.add(method.toUpperCase());
+  }
+  return all || count > ALL_METHODS_THRESHOLD ? undefined : served;
+}
+
+/** Reads every route reachable from `root`; `undefined` when a route's changes cannot be seen. */
+function readTable(root: readonly Layer[]): RouteTable | undefined {
+  const owners: { stack?: unknown }[] = [];
+  const stacks: (readonly unknown[])[] = [];
+  const lengths: number[] = [];
+  const routes: Set<string>[] = [];
+  const seen = new Set<readonly unknown[]>([root]);
+  let complete = true;
+
+  function note(owner: unknown): readonly Layer[] | undefined {
+    const stack = stackOf(owner);
+    if (stack === undefined || seen.has(stack)) return undefined;
+    seen.add(stack);
+    owners.push(owner as { stack?: unknown });
+    stacks.push(stack);
+    lengths.push(stack.length);
+    return stack;
+  }
+
+  // Every stack `collect` could enter for some path (a superset is only more cautious).
+  function read(stack: readonly Layer[]): void {
+    for (const layer of stack) {
+      const route = layer.route;
+      if (route !== undefined) {
+        if (!Array.isArray((route as { stack?: unknown }).stack)) complete = false;
+        note(route);
+        const methods = routeMethods(route);
+        // A route serving every method, or none, never makes a 405 by itself.
+        if (methods !== undefined && methods.size > 0) routes.push(methods);
+        continue;
+      }
+      const inner = note(layer.handle);
+      if (inner !== undefined) read(inner);
+      const versions = (
+        layer.handle as { [MOUNTED_VERSIONS]?: readonly MountedVersion[] } | null
+      )?.[MOUNTED_VERSIONS];
+      if (versions === undefined) continue;
+      // versioned-router freezes its list; another list could change unseen.
+      if (!Object.isFrozen(versions)) complete = false;
+      for (const version of versions) {
+        const versionStack = note(version.handler);
+        if (versionStack !== undefined) read(versionStack);
+      }
+    }
+  }
+
+  read(root);
+  if (!complete) return undefined;
+  return {
+    root,
+    rootLength: root.length,
+    owners,
+    stacks,
+    lengths,
+    routes,
+    everywhere: new Map(),
+  };
+}
+
+function isCurrent(table: RouteTable, root: readonly Layer[]): boolean {
+  if (table.root !== root) return false;
+  const { owners, stacks, lengths } = table;
+  if (root.length !== table.rootLength) return false;
+  for (let index = 0; index < stacks.length; index++) {
+    const stack = stacks[index]!;
+    if (stack.length !== lengths[index] || owners[index]!.stack !== stack) return false;
+  }
+  return true;
+}
+
+/**
+ * True when every route of `app` that serves some methods serves `method` (HEAD: or GET): no
+ * path can then answer 405 to it, and the walk is not needed. Read from a table of the app's
+ * routes kept per app, read again whenever a stack has changed since.
+ */
+export function servedEverywhere(app: unknown, method: string): boolean {
+  if ((typeof app !== 'function' && typeof app !== 'object') || app === null) return false;
+  const root = appStack(app);
+  let table = tables.get(app);
+  if (table === undefined || !isCurrent(table, root)) {
+    table = readTable(root);
+    if (table === undefined) return false;
+    tables.set(app, table);
+  }
+  let everywhere = table.everywhere.get(method);
+  if (everywhere === undefined) {
+    everywhere = table.routes.every(
+      (methods) => methods.has(method) || (method === 'HEAD' && methods.has('GET')),
+    );
+    // Node's parser knows a few dozen methods; anything else (a hand-made request) is not kept.
+    if (table.everywhere.size < MAX_METHODS_KEPT) table.everywhere.set(method, everywhere);
+  }
+  return everywhere;
+}
+
 /** RFC 9110 §9 order, then any extension methods alphabetically. */
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 

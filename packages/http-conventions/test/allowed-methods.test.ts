@@ -327,6 +327,113 @@ describeEachExpress('allowedMethods', (express, version) => {
     });
   });
 
+  describe('a method every route serves (answered without walking the routes)', () => {
+    const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+    const PATHS = [
+      '/v1/things-0',
+      '/v1/things-14/T-1',
+      '/v1/THINGS-3/x/',
+      '/v1/things-1/a/b',
+      '/v1/other',
+      '/v1/items/7',
+      '/v2/things-0',
+      '/v1/things-2/%E0%A4%A',
+    ];
+
+    /** GET (and HEAD) on every route, as in the benchmark; `mixed` adds a POST-only route. */
+    function app(mixed: boolean) {
+      const built = express();
+      built.use(allowedMethods());
+      const v1 = express.Router();
+      for (let index = 0; index < 4; index++) {
+        v1.get(`/things-${index}`, (_req, res) => res.json({ items: [] }));
+        v1.route(`/things-${index}/:id`)
+          .get((_req, res) => res.json({}))
+          .delete((_req, res) => res.status(204).end());
+      }
+      if (mixed) v1.post('/items/:id', (_req, res) => res.status(201).json({}));
+      built.use('/v1', v1);
+      built.use(notFoundHandler());
+      built.use(errorHandler());
+      return built;
+    }
+
+    /** What the walk of the routes (servedMethods) decides for the request. */
+    function walkRefuses(built: ReturnType<typeof app>, method: string, path: string) {
+      const served = servedMethods(built, path, method);
+      return !(
+        served.anyMethod ||
+        served.methods.size === 0 ||
+        served.methods.has(method) ||
+        (method === 'HEAD' && served.methods.has('GET'))
+      );
+    }
+
+    it.each([false, true])(
+      'answers 405 exactly where the walk of the routes does (with a POST-only route: %s)',
+      async (mixed) => {
+        const built = app(mixed);
+        for (const method of METHODS) {
+          for (const path of PATHS) {
+            const res = await request(built)[method.toLowerCase() as 'get'](path);
+            const refused = path.includes('%E0') ? false : walkRefuses(built, method, path);
+            if (refused) expect(res.status, `${method} ${path}`).toBe(405);
+            else expect(res.status, `${method} ${path}`).not.toBe(405);
+          }
+        }
+      },
+    );
+
+    it('sees a route added after the first request (app, router, route)', async () => {
+      const built = express();
+      built.use(allowedMethods());
+      built.get('/cards', (_req, res) => res.json([]));
+      const v1 = express.Router();
+      v1.get('/things', (_req, res) => res.json([]));
+      built.use('/v1', v1);
+      built.use(errorHandler());
+      expect((await request(built).get('/cards')).status).toBe(200);
+      expect((await request(built).get('/v1/things')).status).toBe(200);
+
+      // GET no longer served everywhere: a POST-only route on the app …
+      built.post('/payments', (_req, res) => res.status(201).json({}));
+      const onApp = await request(built).get('/payments');
+      expect(onApp.status).toBe(405);
+      expect(onApp.headers.allow).toBe('POST, OPTIONS');
+
+      // … in a router mounted before …
+      v1.put('/settings', (_req, res) => res.status(204).end());
+      const inRouter = await request(built).head('/v1/settings');
+      expect(inRouter.status).toBe(405);
+      expect(inRouter.headers.allow).toBe('PUT, OPTIONS');
+
+      // … and a method added to a route the app already had.
+      const route = v1.route('/late');
+      expect((await request(built).delete('/v1/late')).status).not.toBe(405);
+      route.patch((_req, res) => res.status(204).end());
+      const onRoute = await request(built).delete('/v1/late');
+      expect(onRoute.status).toBe(405);
+      expect(onRoute.headers.allow).toBe('PATCH, OPTIONS');
+    });
+
+    it('sees a router stack replaced by another array of the same length', async () => {
+      const built = express();
+      built.use(allowedMethods());
+      const v1 = express.Router();
+      v1.get('/things', (_req, res) => res.json([]));
+      built.use('/v1', v1);
+      built.use(errorHandler());
+      expect((await request(built).get('/v1/things')).status).toBe(200);
+      // Not Express API, but done: the old array keeps its length, the router has another.
+      const donor = express.Router();
+      donor.post('/payments', (_req, res) => res.status(201).json({}));
+      v1.stack = [...donor.stack];
+      const res = await request(built).get('/v1/payments');
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('POST, OPTIONS');
+    });
+  });
+
   describe('with cors in front', () => {
     function withCors(preflightContinue: boolean) {
       const app = express();
