@@ -16,10 +16,13 @@
  *   node --import tsx ablate-http-conventions.ts [variant-name-part …]
  *   ABLATE_BEFORE=<built index.js> node --import tsx ablate-http-conventions.ts httpConventions
  *       # each variant built from that build against the same variant from the current one
+ *   ABLATE_BUILD=<built index.js> …   # the variants from that build (against bare)
  *   ABLATE_PROFILE="httpConventions()" node --cpu-prof --import tsx ablate-http-conventions.ts
  *       # one variant (or "bare") for ABLATE_SECONDS (10), to profile
  *
  * ABLATE_ROUNDS (40), ABLATE_ROUND_MS (100) and ABLATE_PATH (the benchmark's) change the runs.
+ * Run with `--expose-gc` (the figures in bench/README.md were), each round starts after a
+ * scavenge, which took the noise of the bare app against itself from ±5 µs to ±1 µs.
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -27,7 +30,7 @@ import * as current from '@resourceful/http-conventions';
 import express from 'express';
 import { median } from './harness.js';
 import { routes } from './http-conventions.bench.js';
-import { connect, cpuPerRequest, type Handler } from './in-process.js';
+import { type Client, connect, cpuPerRequest, type Handler } from './in-process.js';
 
 type Conventions = typeof current;
 type Middleware = express.RequestHandler;
@@ -106,8 +109,7 @@ const variants: [string, (m: Conventions) => Handler][] = [
 const PATH = process.env.ABLATE_PATH ?? '/v1/things-14/T-1?Prefer=return%3Dminimal';
 const REQUEST = `GET ${PATH} HTTP/1.1\r\nHost: 127.0.0.1:3000\r\nAccept: application/json\r\n\r\n`;
 
-async function before(): Promise<Conventions | undefined> {
-  const file = process.env.ABLATE_BEFORE;
+async function build(file: string | undefined): Promise<Conventions | undefined> {
   if (file === undefined) return undefined;
   return (await import(pathToFileURL(file).href)) as Conventions;
 }
@@ -116,12 +118,13 @@ async function before(): Promise<Conventions | undefined> {
 async function pair(name: string): Promise<void> {
   const variant = variants.find(([candidate]) => candidate === name);
   if (variant === undefined) throw new Error(`no variant named ${name}`);
-  const earlier = await before();
+  const earlier = await build(process.env.ABLATE_BEFORE);
+  const candidateBuild = (await build(process.env.ABLATE_BUILD)) ?? current;
   const baseline = earlier === undefined ? appWith([]) : variant[1](earlier);
   const rounds = Number(process.env.ABLATE_ROUNDS ?? 40);
   const roundMs = Number(process.env.ABLATE_ROUND_MS ?? 100);
-  const [base, candidate] = await cpuPerRequest(
-    [connect(baseline, REQUEST), connect(variant[1](current), REQUEST)],
+  const [base, candidate] = await cpuPerRound(
+    [connect(baseline, REQUEST), connect(variant[1](candidateBuild), REQUEST)],
     rounds,
     roundMs,
   );
@@ -133,6 +136,40 @@ async function pair(name: string): Promise<void> {
       difference: median(candidate!.map((value, round) => value - base![round]!)),
     }),
   );
+}
+
+const gc = (globalThis as { gc?: (options: { type: 'minor' }) => void }).gc;
+/** A scavenge only: a full collection leaves sweeping to other threads, counted in the round. */
+const collectGarbage = gc === undefined ? undefined : () => gc({ type: 'minor' });
+
+/**
+ * CPU µs per request of each client in alternating rounds (the first two discarded), as
+ * in-process.ts's `cpuPerRequest`; run with `--expose-gc`, the heap is collected before each
+ * side's round, outside the time measured, so a round pays for the garbage of its own requests
+ * and not for the other side's.
+ */
+async function cpuPerRound(
+  clients: readonly Client[],
+  rounds: number,
+  roundMs: number,
+): Promise<number[][]> {
+  const samples = clients.map((): number[] => []);
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    for (const index of order) {
+      collectGarbage?.();
+      const before = process.cpuUsage();
+      let requests = 0;
+      const start = performance.now();
+      while (performance.now() - start < roundMs) {
+        for (let count = 0; count < 20; count++) await clients[index]!.send();
+        requests += 20;
+      }
+      const used = process.cpuUsage(before);
+      if (round >= 2) samples[index]!.push((used.user + used.system) / requests);
+    }
+  }
+  return samples;
 }
 
 /** A variant's whole name selects it alone; a part of names, every variant holding it. */
