@@ -359,7 +359,7 @@ describeEachExpress('allowedMethods', (express, version) => {
     }
 
     /** What the walk of the routes (servedMethods) decides for the request. */
-    function walkRefuses(built: ReturnType<typeof app>, method: string, path: string) {
+    function walkRefuses(built: unknown, method: string, path: string) {
       const served = servedMethods(built, path, method);
       return !(
         served.anyMethod ||
@@ -383,6 +383,71 @@ describeEachExpress('allowedMethods', (express, version) => {
         }
       },
     );
+
+    it('answers 405 with the walk’s Allow, and nothing else, in an app of every kind of route', async () => {
+      // Nested routers, a router mounted twice, .all() routes, plain middleware, a versioned
+      // dispatcher, routes serving one method or several: every method on every path below
+      // answers as the walk of all the routes says.
+      const { app: built } = buildApp(express);
+      const v2 = express.Router();
+      v2.patch('/things/:id', (_req, res) => res.status(204).end());
+      v2.get('/things', (_req, res) => res.json([]));
+      const dispatcher = Object.assign(
+        function dispatch(_req: unknown, _res: unknown, next: () => void) {
+          next();
+        },
+        {
+          [Symbol.for('@resourceful/versioned-router/versions')]: Object.freeze([
+            Object.freeze({ name: 'v2', prefix: '/v2', handler: v2 }),
+          ]),
+        },
+      );
+      const shared = express.Router();
+      shared.delete('/:id', (_req, res) => res.status(204).end());
+      const mounts = express.Router();
+      mounts.use('/a', shared);
+      mounts.use('/b', shared);
+      mounts.post('/b/:id/copy', (_req, res) => res.status(201).json({}));
+      // Before the app's 404 and error handlers, as the other routes are.
+      const stack = built as unknown as {
+        _router?: { stack: unknown[] };
+        router?: { stack: unknown[] };
+      };
+      const layers = (stack._router ?? stack.router)!.stack;
+      const tail = layers.splice(layers.length - 2, 2);
+      built.use(dispatcher);
+      built.use('/m', mounts);
+      layers.push(...tail);
+      const paths = [
+        '/v1/vault/credit-cards',
+        '/v1/vault/credit-cards/',
+        '/v1/vault/credit-cards/CARD-1',
+        '/v1/vault/credit-cards/CARD-1/suspend',
+        '/v1/vault/credit-cards/CARD-1/other',
+        '/V1/VAULT/credit-cards/x',
+        '/anything',
+        '/proxy/x',
+        '/v2/things',
+        '/v2.0/things/7',
+        '/v3/things/7',
+        '/m/a/1',
+        '/m/b/1',
+        '/m/b/1/copy',
+        '/nowhere',
+      ];
+      for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+        for (const path of paths) {
+          const res = await request(built)[method.toLowerCase() as 'get'](path);
+          const label = `${method} ${path}`;
+          if (walkRefuses(built, method, path)) {
+            expect(res.status, label).toBe(405);
+            expect(res.headers.allow, label).toBe(allowList(servedMethods(built, path)).join(', '));
+          } else {
+            expect(res.status, label).not.toBe(405);
+          }
+        }
+      }
+    });
 
     it('sees a route added after the first request (app, router, route)', async () => {
       const built = express();
