@@ -267,7 +267,22 @@ function rowsOf(samples: Map<string, number[]>): Row[] {
 // the code all of them run (Express, the router, Node's http) see more hidden classes, which
 // makes each of them slower than it is alone: the full stack measured 100–109 µs among the 17
 // variants and 68–73 µs beside bare Express alone, in the same minutes.
-if (isolated) {
+// ABLATE_COUNT=<n> with one variant named in ABLATE_NAMES: n requests to it and nothing else, for
+// an instruction count that the machine's load does not move (run it at two counts under
+// `valgrind --tool=cachegrind`; the difference divided by the difference of the counts is the
+// cost of one request; see bench/README.md, the example's third pass).
+const count = process.env.ABLATE_COUNT === undefined ? undefined : Number(process.env.ABLATE_COUNT);
+if (count !== undefined) {
+  if (variants.length !== 1) throw new Error('ablate-example: ABLATE_COUNT needs one variant');
+  const { make, options } = variants[0]!;
+  const handler = await make();
+  const client = connect(
+    handler,
+    REQUEST,
+    options ?? messageClassesFor(handler as unknown as Parameters<typeof messageClassesFor>[0]),
+  );
+  for (let sent = 0; sent < count; sent++) await client.send();
+} else if (isolated) {
   const rows: Row[] = [];
   const groups = [
     [FULL, BARE_WITH_CLASSES],
