@@ -69,9 +69,8 @@ function v1StackOf(app: Express): Layer[] {
  */
 async function without(layers: readonly string[]): Promise<Express> {
   const app = createApp();
-  // Filled as the full stack is, through a server with the app's classes: a variant whose
-  // prototypes first met Node's classes measured up to a fifth slower than the same app filled
-  // like the full stack.
+  // Filled as the full stack is, through a server with the app's classes, so that a variant
+  // differs from it only by the layers taken out, not by how its prototypes were first used.
   const running = await listen(serveExample(app));
   await fillPage(running);
   await running.close();
