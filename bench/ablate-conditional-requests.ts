@@ -19,7 +19,7 @@
  * `ABLATE_PROFILE=1` runs only the named variants, without their baselines (for
  * `node --cpu-prof`). `ABLATE_COMPARE=<path of another copy's dist/index.js or src/index.ts>`
  * adds that copy's `conditionalRequests()` as a variant (a change measured against the code
- * before it in one run). `ABLATE_HEADERS` adds request header lines (e.g.
+ * before it in one run); several paths, comma-separated, add one variant each. `ABLATE_HEADERS` adds request header lines (e.g.
  * `If-None-Match: "x"`).
  */
 import { conditionalRequests } from '@resourceful/conditional-requests';
@@ -70,13 +70,13 @@ function build(body: unknown, options: { layer?: RequestHandler; etag?: boolean 
   return app;
 }
 
-const compared = process.env.ABLATE_COMPARE
-  ? (
-      (await import(process.env.ABLATE_COMPARE)) as {
-        conditionalRequests: typeof conditionalRequests;
-      }
-    ).conditionalRequests
-  : undefined;
+/** `ABLATE_COMPARE`: other copies of the package, comma-separated, each measured as a variant. */
+const comparedPaths = (process.env.ABLATE_COMPARE ?? '').split(',').filter((path) => path !== '');
+const compared: [string, typeof conditionalRequests][] = [];
+for (const path of comparedPaths) {
+  const module = (await import(path)) as { conditionalRequests: typeof conditionalRequests };
+  compared.push([path, module.conditionalRequests]);
+}
 
 const variants: [string, Handler][] = [];
 for (const [label, body] of [
@@ -89,14 +89,10 @@ for (const [label, body] of [
       `${label}: conditionalRequests() strong ETag`,
       build(body, { layer: conditionalRequests() as RequestHandler }) as unknown as Handler,
     ],
-    ...(compared === undefined
-      ? []
-      : ([
-          [
-            `${label}: conditionalRequests() of ABLATE_COMPARE`,
-            build(body, { layer: compared() as RequestHandler }) as unknown as Handler,
-          ],
-        ] as [string, Handler][])),
+    ...compared.map(([path, make], index): [string, Handler] => [
+      `${label}: conditionalRequests() of ABLATE_COMPARE${index === 0 ? '' : ` #${index + 1}`} (${path})`,
+      build(body, { layer: make() as RequestHandler }) as unknown as Handler,
+    ]),
     [`${label}: no ETag at all`, build(body, { etag: false }) as unknown as Handler],
     [
       `${label}: an empty layer + Express weak ETag`,
@@ -152,11 +148,12 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 const samples = new Map<string, number[]>(chosen.map(([name], index) => [name, measured[index]!]));
 
-const COMPARED = ': conditionalRequests() of ABLATE_COMPARE';
+/** The first ABLATE_COMPARE copy: the column "ABLATE_COMPARE / variant" is against it. */
+const COMPARED = `: conditionalRequests() of ABLATE_COMPARE (${comparedPaths[0]})`;
 console.log(
-  `| variant | CPU µs per request: median, least | baseline / variant: median of rounds (spread); least / least |${compared ? ' ABLATE_COMPARE / variant |' : ''}`,
+  `| variant | CPU µs per request: median, least | baseline / variant: median of rounds (spread); least / least |${compared.length > 0 ? ' ABLATE_COMPARE / variant |' : ''}`,
 );
-console.log(`|---|---|---|${compared ? '---|' : ''}`);
+console.log(`|---|---|---|${compared.length > 0 ? '---|' : ''}`);
 /** The median of the per-round ratios of `base` over `values`, and their spread. */
 function ratio(base: readonly number[] | undefined, values: readonly number[]): string {
   if (base === undefined) return '';
@@ -167,7 +164,7 @@ function ratio(base: readonly number[] | undefined, values: readonly number[]): 
 for (const [name, values] of samples) {
   const label = name.slice(0, name.indexOf(':'));
   const baseline = samples.get(`${label}: Express weak ETag (baseline)`);
-  const against = compared ? ` ${ratio(samples.get(label + COMPARED), values)} |` : '';
+  const against = compared.length > 0 ? ` ${ratio(samples.get(label + COMPARED), values)} |` : '';
   const cost = `${median(values).toFixed(1)}, ${Math.min(...values).toFixed(1)}`;
   console.log(`| ${name} | ${cost} | ${ratio(baseline, values)} |${against}`);
 }
