@@ -104,6 +104,12 @@ function sendsCanonicalJson(res: ServerResponse): boolean {
   );
 }
 
+/** Whether the request carries a precondition `conditionalRequests()` evaluates on a read. */
+function sendsPreconditions(req: IncomingMessage): boolean {
+  const headers = req.headers;
+  return headers['if-match'] !== undefined || headers['if-none-match'] !== undefined;
+}
+
 function isChunk(value: unknown): value is Chunk {
   return typeof value === 'string' || value instanceof Uint8Array;
 }
@@ -120,6 +126,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   const weak = options.weak ?? CONDITIONAL_REQUESTS_DEFAULTS.weak;
   const tagOptions = { weak };
   const computeTag = options.etag ?? ((body: Chunk) => generateETag(body, tagOptions));
+  const generatesTags = options.etag === undefined;
   const tagValue =
     options.etag === undefined ? (value: unknown) => etagFor(value, tagOptions) : undefined;
   // The states of responses whose own methods this middleware replaced (see response-hooks.ts
@@ -144,8 +151,10 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     }
     if (state.settled || !tagged || !TAGGED_STATUSES.has(status)) return false;
     let etag = res.getHeader('ETag');
+    let generated = false;
     if (body !== undefined && etag === undefined && derivesTag(method, status)) {
       etag = computeTag(body);
+      generated = generatesTags;
       res.setHeader('ETag', etag);
     }
     // A registered variant may rename the tag; otherwise it is the one read or set above.
@@ -156,6 +165,11 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     const read = method === 'GET' || method === 'HEAD';
     if (!read || typeof etag !== 'string' || status !== 200) return false;
     state.settled = true;
+    // RFC 9110 §13.2.2: without If-Match or If-None-Match the request proceeds. A tag
+    // generateETag made (and representationETag renamed) is well-formed, so evaluatePreconditions
+    // would find nothing to refuse in it either; a tag the route or an `etag` option made is
+    // still checked, and refused when malformed, as before.
+    if (generated && !sendsPreconditions(res.req)) return false;
     let outcome: 'proceed' | 'not-modified';
     try {
       outcome = evaluatePreconditions(res.req, etag);
