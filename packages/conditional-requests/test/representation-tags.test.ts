@@ -14,6 +14,7 @@ import {
   hasConditionalRequests,
   KeyedLock,
   representationETag,
+  representationVariantOf,
   resourceETag,
   setRepresentationVariant,
 } from '../src/index.js';
@@ -214,5 +215,19 @@ describe('hasConditionalRequests', () => {
     const res = new ServerResponse(new IncomingMessage(new Socket()));
     other.markConditionalRequests(res);
     expect(hasConditionalRequests(res)).toBe(true);
+  });
+
+  it('reads the variant another copy of the package registered', async () => {
+    vi.resetModules();
+    const other = await import('../src/representation-variant.js');
+    expect(other.representationVariantOf).not.toBe(representationVariantOf);
+    const res = new ServerResponse(new IncomingMessage(new Socket()));
+    expect(representationVariantOf(res, 10)).toEqual([]);
+    other.setRepresentationVariant(res, (_res, length) => (length === 10 ? ['xml'] : []));
+    expect(representationVariantOf(res, 10)).toEqual(['xml']);
+    expect(other.representationVariantOf(res, 10)).toEqual(['xml']);
+    expect(Object.getOwnPropertySymbols(res).map(String)).not.toContain(
+      'Symbol(@resourceful/conditional-requests.representation-variant)',
+    );
   });
 });
