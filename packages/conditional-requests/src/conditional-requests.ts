@@ -290,8 +290,10 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     next: Next,
   ): void {
     const method = (req.method ?? 'GET').toUpperCase();
-    if (attach(hooks, req, res, method) === undefined) replaceOwnMethods(res, method);
-    markConditionalRequests(res);
+    if (attach(hooks, req, res, method) === undefined) {
+      replaceOwnMethods(res, method);
+      markConditionalRequests(res);
+    }
     next();
   };
 }

@@ -39,6 +39,22 @@ shared[VARIANTS] ??= new WeakMap();
 const mounted: WeakSet<object> = shared[MOUNTED];
 const variants: WeakMap<object, RepresentationVariant> = shared[VARIANTS];
 
+/**
+ * The maps of response states each copy of the package keeps for the responses it attached to
+ * through its shared methods (response-hooks.ts): such a response is in one of them already, so
+ * it needs no mark in `mounted` as well (one `WeakSet` entry less per response, for the
+ * collector too). Shared the same way, so every copy sees every other copy's.
+ */
+const ATTACHED = Symbol.for('@resourceful/conditional-requests.attached-states');
+const sharedAttached = globalThis as { [ATTACHED]?: WeakMap<object, unknown>[] };
+sharedAttached[ATTACHED] ??= [];
+const attachedStates: WeakMap<object, unknown>[] = sharedAttached[ATTACHED];
+
+/** Makes `hasConditionalRequests` true for every response that has a state in `states`. */
+export function countAttached(states: WeakMap<object, unknown>): void {
+  attachedStates.push(states);
+}
+
 /** Registers the function naming this response's variant; the last registration wins. */
 export function setRepresentationVariant(
   res: ServerResponse,
@@ -63,9 +79,12 @@ export function hasRepresentationVariant(res: ServerResponse): boolean {
 
 /** Whether `conditionalRequests()` already ran for this response. */
 export function hasConditionalRequests(res: ServerResponse): boolean {
-  return mounted.has(res);
+  if (mounted.has(res)) return true;
+  for (const states of attachedStates) if (states.has(res)) return true;
+  return false;
 }
 
+/** Marks a response whose own methods the middleware replaced (no shared state to find it by). */
 export function markConditionalRequests(res: ServerResponse): void {
   mounted.add(res);
 }

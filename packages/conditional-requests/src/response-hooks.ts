@@ -22,6 +22,7 @@
  * app whose `response` already defines one of them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { countAttached } from './representation-variant.js';
 
 export type End = ServerResponse['end'];
 export type Send = (this: ServerResponse, body?: unknown) => unknown;
@@ -96,6 +97,8 @@ export function nextEnd(
 
 /** The state of the last middleware attached to each response through the shared methods. */
 const attached = new WeakMap<ServerResponse, HookedResponse>();
+// `hasConditionalRequests` reads this map: a response in it needs no mark of its own.
+countAttached(attached);
 
 function sharedJson(this: ServerResponse, value?: unknown): unknown {
   const state = attached.get(this);

@@ -217,6 +217,34 @@ describe('hasConditionalRequests', () => {
     expect(hasConditionalRequests(res)).toBe(true);
   });
 
+  it('is true for a response whose own methods it replaced (no Express app)', async () => {
+    const middleware = conditionalRequests();
+    const req = new IncomingMessage(new Socket());
+    req.method = 'GET';
+    const res = new ServerResponse(req);
+    expect(hasConditionalRequests(res)).toBe(false);
+    middleware(req, res, () => {});
+    expect(Object.hasOwn(res, 'end')).toBe(true);
+    expect(hasConditionalRequests(res)).toBe(true);
+  });
+
+  it('sees a response another copy of the package attached to in an Express app', async () => {
+    vi.resetModules();
+    const other = await import('../src/index.js');
+    expect(other.conditionalRequests).not.toBe(conditionalRequests);
+    const app = express5();
+    const seen: boolean[] = [];
+    app.use(other.conditionalRequests());
+    app.get('/after', (_req, res) => {
+      seen.push(hasConditionalRequests(res), other.hasConditionalRequests(res));
+      seen.push(Object.hasOwn(res, 'end'));
+      res.json({ ok: true });
+    });
+    const answer = await request(app).get('/after');
+    expect(answer.headers.etag).toBe(etagFor({ ok: true }));
+    expect(seen).toEqual([true, true, false]);
+  });
+
   it('reads the variant another copy of the package registered', async () => {
     vi.resetModules();
     const other = await import('../src/representation-variant.js');
