@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
 import { helpLinkOption } from '@resourceful/option-checks';
 import { checkOptions } from './options.js';
-import { allowList, appStack, servedMethods } from './route-methods.js';
+import { allowList, appStack, refusedAt, routesRefusing, servedMethods } from './route-methods.js';
 
 export interface AllowedMethodsOptions {
   /**
@@ -91,12 +91,15 @@ export function allowedMethodsStep(
 
   return function checkAllowedMethods(req: ExpressRequest, res: ServerResponse) {
     const method = req.method ?? 'GET';
+    // Only a path that a route refusing the method matches can be a 405: with none (a method
+    // every route serves, such as GET in many APIs), or none matching, the other routes are
+    // not walked.
+    const refusing = method === 'OPTIONS' ? undefined : routesRefusing(req.app, method);
+    if (refusing !== undefined && refusing.size === 0) return undefined;
+    const path = appPath(req, isAtTop(req.app));
+    if (refusing !== undefined && !refusedAt(req.app, path, refusing)) return undefined;
     // OPTIONS needs every method; any other request only whether its own is served.
-    const served = servedMethods(
-      req.app,
-      appPath(req, isAtTop(req.app)),
-      method === 'OPTIONS' ? undefined : method,
-    );
+    const served = servedMethods(req.app, path, method === 'OPTIONS' ? undefined : method);
     if (method !== 'OPTIONS') {
       // Served here (HEAD wherever GET is), by an `.all()` route, or by no route at all.
       const { methods } = served;

@@ -125,15 +125,68 @@ function withQuery(url: string, bounds: { start: number; end: number }, query: s
 }
 
 /** `url` without the parameters whose decoded, lower-cased name is in `names`. */
-function withoutParameters(url: string, names: ReadonlySet<string>): string {
+function withoutParameters(url: string, names: readonly string[]): string {
   const bounds = queryBounds(url);
   if (bounds === undefined) return url;
   // The other parameters keep their exact spelling: only whole pieces are dropped.
   const kept = url
     .slice(bounds.start, bounds.end)
     .split('&')
-    .filter((piece) => !names.has(parameterName(piece)));
+    .filter((piece) => !names.includes(parameterName(piece)));
   return withQuery(url, bounds, kept.join('&'));
+}
+
+/**
+ * The parameters looked for (lower-case parameter name → lower-case header name), and a test
+ * of one query piece against them that reads the URL in place: a query holding none of them
+ * (most) is scanned, nothing more.
+ */
+class WantedParameters {
+  readonly #parameters: readonly string[];
+  readonly #byParameter: ReadonlyMap<string, string>;
+
+  constructor(byParameter: ReadonlyMap<string, string>) {
+    this.#byParameter = byParameter;
+    this.#parameters = [...byParameter.keys()];
+  }
+
+  get size(): number {
+    return this.#parameters.length;
+  }
+
+  /** The header of `parameter` (decoded, lower-cased), or `undefined`. */
+  header(parameter: string): string | undefined {
+    return this.#byParameter.get(parameter);
+  }
+
+  /**
+   * The wanted parameter the piece `url[start, end)` names (its name decoded and lower-cased),
+   * or `undefined`. Names of plain ASCII, the usual ones, are compared in place.
+   */
+  parameterIn(url: string, start: number, end: number): string | undefined {
+    const equals = url.indexOf('=', start);
+    const nameEnd = equals === -1 || equals > end ? end : equals;
+    for (let index = start; index < nameEnd; index++) {
+      const code = url.charCodeAt(index);
+      // An escape, a '+' or a character outside ASCII: decoded and lower-cased as written.
+      if (code === 0x25 || code === 0x2b || code > 0x7f) {
+        const name = decode(url.slice(start, nameEnd)).toLowerCase();
+        return this.#byParameter.has(name) ? name : undefined;
+      }
+    }
+    const length = nameEnd - start;
+    next: for (const parameter of this.#parameters) {
+      if (parameter.length !== length) continue;
+      for (let offset = 0; offset < length; offset++) {
+        let code = url.charCodeAt(start + offset);
+        // ASCII A-Z, the only characters here that toLowerCase() changes.
+        if (code >= 0x41 && code <= 0x5a) code |= 0x20;
+        if (code !== parameter.charCodeAt(offset)) continue next;
+      }
+      return parameter;
+    }
+    return undefined;
+  }
 }
 
 /** `req[QUERY_HEADERS_KEY]`, without a new hidden class per request under Express. */
@@ -158,66 +211,88 @@ export function queryHeadersOf(req: QueryHeaderRequest): ReadonlyMap<string, Que
 }
 
 /**
- * Copies the parameters of `wanted` (lower-case parameter name → lower-case header name) into
- * the absent headers, records them, and removes them from the URLs and Express 4's `req.query`.
- * Nothing is changed (not even a record made) when the query has none of them, or when a value
- * is refused.
+ * Copies the parameters of `wanted` into the absent headers, records them, and removes them
+ * from the URLs and Express 4's `req.query`. Nothing is changed (not even a record made) when
+ * the query has none of them, or when a value is refused.
  */
-function take(
-  req: QueryHeaderRequest,
-  wanted: ReadonlyMap<string, string>,
-  maxLength: number,
-): void {
+function take(req: QueryHeaderRequest, wanted: WantedParameters, maxLength: number): void {
   const url = req.url ?? '';
-  const bounds = wanted.size === 0 ? undefined : queryBounds(url);
-  if (bounds === undefined || bounds.start === bounds.end) return;
-  const query = url.slice(bounds.start, bounds.end);
-  let found: Map<string, { parameter: string; values: string[] }> | undefined;
-  let taken: Set<string> | undefined;
-  const kept: string[] = [];
-  for (const piece of query.split('&')) {
-    const equals = piece.indexOf('=');
-    const parameter = decode(equals === -1 ? piece : piece.slice(0, equals));
-    const lower = parameter.toLowerCase();
-    const header = wanted.get(lower);
-    if (header === undefined) {
-      kept.push(piece);
+  if (wanted.size === 0) return;
+  const mark = url.indexOf('?');
+  if (mark === -1) return;
+  const hash = url.indexOf('#', mark);
+  const end = hash === -1 ? url.length : hash;
+  const start = mark + 1;
+  if (start === end) return;
+  // Until a wanted parameter turns up, nothing is allocated: the pieces before it are kept as
+  // one slice of the URL.
+  let found: QueryHeader[] | undefined;
+  let taken: string[] | undefined;
+  let kept = '';
+  let keptPieces = 0;
+  for (let pieceStart = start; pieceStart <= end; ) {
+    const amp = url.indexOf('&', pieceStart);
+    const pieceEnd = amp === -1 || amp > end ? end : amp;
+    const lower = wanted.parameterIn(url, pieceStart, pieceEnd);
+    if (lower === undefined) {
+      if (found !== undefined) {
+        const piece = url.slice(pieceStart, pieceEnd);
+        kept = keptPieces === 0 ? piece : `${kept}&${piece}`;
+      }
+      keptPieces++;
+      pieceStart = pieceEnd + 1;
       continue;
     }
-    const value = equals === -1 ? '' : decode(piece.slice(equals + 1));
+    if (found === undefined) {
+      found = [];
+      taken = [];
+      if (pieceStart > start) kept = url.slice(start, pieceStart - 1);
+    }
+    const equalsAt = url.indexOf('=', pieceStart);
+    const equals = equalsAt === -1 || equalsAt > pieceEnd ? -1 : equalsAt;
+    const parameter = decode(url.slice(pieceStart, equals === -1 ? pieceEnd : equals));
+    const value = equals === -1 ? '' : decode(url.slice(equals + 1, pieceEnd));
+    pieceStart = pieceEnd + 1;
     if (value.length > maxLength || !isHeaderValue(value)) {
       throw ApiError.invalidRequest(
         `The query parameter ${JSON.stringify(parameter.slice(0, 64))} stands for a header and must be a valid header value of at most ${maxLength} characters.`,
         { target: parameter.slice(0, 64), innererror: { code: 'INVALID_QUERY_HEADER' } },
       );
     }
-    found ??= new Map();
-    taken ??= new Set();
-    taken.add(lower);
-    const entry = found.get(header);
-    if (entry === undefined) found.set(header, { parameter, values: [value] });
-    else entry.values.push(value);
+    if (!taken!.includes(lower)) taken!.push(lower);
+    const header = wanted.header(lower)!;
+    const entry = found.find((candidate) => candidate.header === header);
+    // The headers are not changed before every value has been checked: `copied` holds.
+    if (entry === undefined) {
+      found.push({ header, parameter, values: [value], copied: req.headers[header] === undefined });
+    } else {
+      (entry.values as string[]).push(value);
+    }
   }
   if (found === undefined || taken === undefined) return;
 
   const records = recordsOf(req);
-  for (const [header, { parameter, values }] of found) {
-    const copied = req.headers[header] === undefined;
+  for (const record of found) {
     // RFC 9110 §5.3: repeated field lines are equivalent to one line joined with ", ".
-    if (copied) req.headers[header] = values.join(', ');
-    records.set(header, { header, parameter, values, copied });
+    if (record.copied) req.headers[record.header] = record.values.join(', ');
+    records.set(record.header, record);
   }
-  const keptQuery = kept.join('&');
-  if (req.url !== undefined) req.url = withQuery(url, bounds, keptQuery);
+  const rewritten =
+    (kept === '' ? url.slice(0, mark) : url.slice(0, start) + kept) + url.slice(end);
+  if (req.url !== undefined) req.url = rewritten;
   const original = req.originalUrl;
   if (typeof original === 'string') {
-    // Usually the same query as `req.url` (a mount path only changes the path).
-    const originalBounds = queryBounds(original);
-    req.originalUrl =
-      originalBounds !== undefined &&
-      original.slice(originalBounds.start, originalBounds.end) === query
-        ? withQuery(original, originalBounds, keptQuery)
-        : withoutParameters(original, taken);
+    // Usually the same URL as `req.url` was (a mount path only changes the path).
+    if (original === url) {
+      req.originalUrl = rewritten;
+    } else {
+      const originalBounds = queryBounds(original);
+      req.originalUrl =
+        originalBounds !== undefined &&
+        original.slice(originalBounds.start, originalBounds.end) === url.slice(start, end)
+          ? withQuery(original, originalBounds, kept)
+          : withoutParameters(original, taken);
+    }
   }
   removeFromParsedQuery(req, taken);
 }
@@ -226,14 +301,14 @@ function take(
 function wantedOf(
   names: readonly QueryHeaderName[],
   records: ReadonlyMap<string, QueryHeader> | undefined,
-): Map<string, string> {
+): WantedParameters {
   const wanted = new Map<string, string>();
   for (const name of names) {
     const header = (typeof name === 'string' ? name : name.header).toLowerCase();
     const parameter = (typeof name === 'string' ? name : name.parameter).toLowerCase();
     if (records === undefined || !records.has(header)) wanted.set(parameter, header);
   }
-  return wanted;
+  return new WantedParameters(wanted);
 }
 
 /**
@@ -270,12 +345,12 @@ export function takeQueryHeaders(
  * Express 4 parses `req.query` once, before any middleware; Express 5 re-parses `req.url` on
  * each read (a getter), which the rewrite above already covers.
  */
-function removeFromParsedQuery(req: QueryHeaderRequest, names: ReadonlySet<string>): void {
+function removeFromParsedQuery(req: QueryHeaderRequest, names: readonly string[]): void {
   if (!Object.hasOwn(req, 'query')) return;
   const query = (req as { query?: unknown }).query;
   if (query === null || typeof query !== 'object') return;
   for (const key of Object.keys(query)) {
-    if (names.has(key.toLowerCase())) delete (query as Record<string, unknown>)[key];
+    if (names.includes(key.toLowerCase())) delete (query as Record<string, unknown>)[key];
   }
 }
 

@@ -109,9 +109,20 @@ function isEnough(found: Found): boolean {
   return found.methods.has(found.enough) || (found.enough === 'HEAD' && found.methods.has('GET'));
 }
 
-function collect(stack: readonly Layer[], path: string, found: Found, depth: number): void {
+/** The layers of a stack a walk goes through: all of them, or those leading to some routes. */
+type LayersOf = (stack: readonly Layer[]) => readonly Layer[];
+
+const everyLayer: LayersOf = (stack) => stack;
+
+function collect(
+  stack: readonly Layer[],
+  path: string,
+  found: Found,
+  depth: number,
+  layersOf: LayersOf,
+): void {
   if (depth > MAX_DEPTH) return;
-  for (const layer of stack) {
+  for (const layer of layersOf(stack)) {
     if (isEnough(found)) return;
     if (layer.route !== undefined) {
       if (matchedPart(layer, path) === undefined) continue;
@@ -140,7 +151,7 @@ function collect(stack: readonly Layer[], path: string, found: Found, depth: num
     const matched = matchedPart(layer, path);
     if (matched === undefined) continue;
     const below = rest(path, matched);
-    if (inner !== undefined) collect(inner, below, found, depth + 1);
+    if (inner !== undefined) collect(inner, below, found, depth + 1, layersOf);
     if (versions !== undefined) {
       const end = below.indexOf('/', 1);
       const segment = end === -1 ? below.slice(1) : below.slice(1, end);
@@ -150,7 +161,7 @@ function collect(stack: readonly Layer[], path: string, found: Found, depth: num
         if (versionKey(version.name) !== key) continue;
         const versionStack = stackOf(version.handler);
         if (versionStack !== undefined) {
-          collect(versionStack, end === -1 ? '/' : below.slice(end), found, depth + 1);
+          collect(versionStack, end === -1 ? '/' : below.slice(end), found, depth + 1, layersOf);
         }
       }
     }
@@ -164,8 +175,199 @@ function collect(stack: readonly Layer[], path: string, found: Found, depth: num
  */
 export function servedMethods(app: unknown, path: string, method?: string): ServedMethods {
   const found: Found = { methods: new Set<string>(), anyMethod: false, enough: method };
-  collect(appStack(app), path, found, 0);
+  collect(appStack(app), path, found, 0, everyLayer);
   return { methods: found.methods, anyMethod: found.anyMethod };
+}
+
+/**
+ * What the walk can reach in one app, read once and read again when it changes: Express
+ * changes an app's routing only by appending to a stack (`app.use`, `app.route`, `app.get`,
+ * `router.use`, …, each a push onto the app's, a router's or a route's own `stack`; a route's
+ * methods change only with a push onto that route's `stack`), so a table whose every stack still
+ * has the length it was read with, on the object it was read from, describes the app as it is.
+ * A stack shortened (`splice`) or replaced by another array is seen the same way.
+ */
+interface RouteTable {
+  readonly root: readonly Layer[];
+  readonly rootLength: number;
+  /** Each stack read after the root (routers', versions' and routes'), and where it hangs. */
+  readonly owners: readonly { readonly stack?: unknown }[];
+  readonly stacks: readonly (readonly unknown[])[];
+  readonly lengths: readonly number[];
+  /** The layer stacks read (the root's, routers', versions'). */
+  readonly layerStacks: readonly (readonly Layer[])[];
+  /** The upper-case methods of each route that serves some methods, but not all of them. */
+  readonly routeMethods: ReadonlyMap<Layer, ReadonlySet<string>>;
+  /** The stacks a router layer leads to (its router's, its versions'). */
+  readonly below: ReadonlyMap<Layer, readonly (readonly Layer[])[]>;
+  /** Per method asked: the routes refusing it, and the layers leading to them. */
+  readonly refusing: Map<string, RefusingRoutes>;
+}
+
+/**
+ * The routes refusing a method (serving others), and the layers of each stack that lead to
+ * them, in their order; a stack leading to none is absent. Empty: every route serves the method.
+ */
+export type RefusingRoutes = ReadonlyMap<readonly Layer[], readonly Layer[]>;
+
+const tables = new WeakMap<object, RouteTable>();
+
+const MAX_METHODS_KEPT = 64;
+
+/** The methods a route serves, as `collect` reads them; `undefined` for every method. */
+function routeMethods(route: NonNullable<Layer['route']>): Set<string> | undefined {
+  const methods = route.methods ?? {};
+  const served = new Set<string>();
+  let count = 0;
+  let all = false;
+  for (const method in methods) {
+    if (!methods[method]) continue;
+    count++;
+    if (method === '_all') all = true;
+    served.add(method.toUpperCase());
+  }
+  return all || count > ALL_METHODS_THRESHOLD ? undefined : served;
+}
+
+/** Reads every route reachable from `root`; `undefined` when a route's changes cannot be seen. */
+function readTable(root: readonly Layer[]): RouteTable | undefined {
+  const owners: { stack?: unknown }[] = [];
+  const stacks: (readonly unknown[])[] = [];
+  const lengths: number[] = [];
+  const layerStacks: (readonly Layer[])[] = [root];
+  const methodsOf = new Map<Layer, ReadonlySet<string>>();
+  const below = new Map<Layer, (readonly Layer[])[]>();
+  const seen = new Set<readonly unknown[]>([root]);
+  let complete = true;
+
+  /** The owner's stack, noted (with its length) the first time it is seen. */
+  function note(owner: unknown): { stack: readonly Layer[]; first: boolean } | undefined {
+    const stack = stackOf(owner);
+    if (stack === undefined) return undefined;
+    if (seen.has(stack)) return { stack, first: false };
+    seen.add(stack);
+    owners.push(owner as { stack?: unknown });
+    stacks.push(stack);
+    lengths.push(stack.length);
+    return { stack, first: true };
+  }
+
+  // Every stack `collect` could enter for some path (a superset is only more cautious).
+  function read(stack: readonly Layer[]): void {
+    for (const layer of stack) {
+      const route = layer.route;
+      if (route !== undefined) {
+        if (!Array.isArray((route as { stack?: unknown }).stack)) complete = false;
+        note(route);
+        const methods = routeMethods(route);
+        // A route serving every method, or none, never makes a 405 by itself.
+        if (methods !== undefined && methods.size > 0) methodsOf.set(layer, methods);
+        continue;
+      }
+      const leadsTo: (readonly Layer[])[] = [];
+      const enter = (owner: unknown) => {
+        const inner = note(owner);
+        if (inner === undefined) return;
+        leadsTo.push(inner.stack);
+        if (inner.first) {
+          layerStacks.push(inner.stack);
+          read(inner.stack);
+        }
+      };
+      enter(layer.handle);
+      const versions = (
+        layer.handle as { [MOUNTED_VERSIONS]?: readonly MountedVersion[] } | null
+      )?.[MOUNTED_VERSIONS];
+      if (versions !== undefined) {
+        // versioned-router freezes its list; another list could change unseen.
+        if (!Object.isFrozen(versions)) complete = false;
+        for (const version of versions) enter(version.handler);
+      }
+      if (leadsTo.length > 0) below.set(layer, leadsTo);
+    }
+  }
+
+  read(root);
+  if (!complete) return undefined;
+  return {
+    root,
+    rootLength: root.length,
+    owners,
+    stacks,
+    lengths,
+    layerStacks,
+    routeMethods: methodsOf,
+    below,
+    refusing: new Map(),
+  };
+}
+
+function isCurrent(table: RouteTable, root: readonly Layer[]): boolean {
+  if (table.root !== root) return false;
+  const { owners, stacks, lengths } = table;
+  if (root.length !== table.rootLength) return false;
+  for (let index = 0; index < stacks.length; index++) {
+    const stack = stacks[index]!;
+    if (stack.length !== lengths[index] || owners[index]!.stack !== stack) return false;
+  }
+  return true;
+}
+
+function refusingIn(table: RouteTable, method: string): RefusingRoutes {
+  const refuses = (layer: Layer) => {
+    const methods = table.routeMethods.get(layer);
+    return (
+      methods !== undefined && !methods.has(method) && !(method === 'HEAD' && methods.has('GET'))
+    );
+  };
+  const leading = new Set<readonly Layer[]>();
+  const leads = (layer: Layer) =>
+    refuses(layer) || (table.below.get(layer)?.some((stack) => leading.has(stack)) ?? false);
+  // Routers can be mounted in each other (and in themselves): until nothing changes.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const stack of table.layerStacks) {
+      if (!leading.has(stack) && stack.some(leads)) {
+        leading.add(stack);
+        changed = true;
+      }
+    }
+  }
+  return new Map([...leading].map((stack) => [stack, stack.filter(leads)]));
+}
+
+/**
+ * The routes of `app` that refuse `method` (they serve other methods), with the layers leading
+ * to them: only a path one of them matches can answer 405 to `method`, so a request whose path
+ * none matches needs no walk of the other routes; when there is none (GET in many APIs), no
+ * request needs a walk. Read from a table of the app's routes kept per app, read again whenever
+ * a stack has changed since. `undefined` when the routes cannot be tabled (walk them all).
+ */
+export function routesRefusing(app: unknown, method: string): RefusingRoutes | undefined {
+  if ((typeof app !== 'function' && typeof app !== 'object') || app === null) return undefined;
+  const root = appStack(app);
+  let table = tables.get(app);
+  if (table === undefined || !isCurrent(table, root)) {
+    table = readTable(root);
+    if (table === undefined) return undefined;
+    tables.set(app, table);
+  }
+  let refusing = table.refusing.get(method);
+  if (refusing === undefined) {
+    refusing = refusingIn(table, method);
+    // Node's parser knows a few dozen methods; anything else (a hand-made request) is not kept.
+    if (table.refusing.size < MAX_METHODS_KEPT) table.refusing.set(method, refusing);
+  }
+  return refusing;
+}
+
+const NO_LAYERS: readonly Layer[] = [];
+
+/** Whether one of `refusing` matches `path` in `app`, matched exactly as `servedMethods` does. */
+export function refusedAt(app: unknown, path: string, refusing: RefusingRoutes): boolean {
+  const found: Found = { methods: new Set<string>(), anyMethod: false, enough: undefined };
+  collect(appStack(app), path, found, 0, (stack) => refusing.get(stack) ?? NO_LAYERS);
+  return found.methods.size > 0;
 }
 
 /** RFC 9110 §9 order, then any extension methods alphabetically. */

@@ -17,7 +17,11 @@ import {
 
 const HELP = 'https://api.example.com/docs';
 
-function buildApp(express: ExpressModule, options: AllowedMethodsOptions = { help: HELP }) {
+function buildApp(
+  express: ExpressModule,
+  options: AllowedMethodsOptions = { help: HELP },
+  moreRoutes?: (app: ReturnType<ExpressModule>) => void,
+) {
   const app = express();
   const calls: string[] = [];
   app.use(allowedMethods(options));
@@ -40,6 +44,7 @@ function buildApp(express: ExpressModule, options: AllowedMethodsOptions = { hel
   app.use('/v1', v1);
   app.all('/anything', (req, res) => res.json({ method: req.method }));
   app.use('/proxy', (req, res) => res.json({ proxied: req.method }));
+  moreRoutes?.(app);
   app.use(notFoundHandler());
   app.use(errorHandler());
   return { app, calls };
@@ -324,6 +329,171 @@ describeEachExpress('allowedMethods', (express, version) => {
       const ours = await request(withRoutes(true)).options(path);
       expect(ours.status).toBe(own.status === 200 ? 204 : own.status);
       expect(methods(ours.headers.allow)).toEqual(methods(own.headers.allow));
+    });
+  });
+
+  describe('a method every route serves (answered without walking the routes)', () => {
+    const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+    const PATHS = [
+      '/v1/things-0',
+      '/v1/things-14/T-1',
+      '/v1/THINGS-3/x/',
+      '/v1/things-1/a/b',
+      '/v1/other',
+      '/v1/items/7',
+      '/v2/things-0',
+      '/v1/things-2/%E0%A4%A',
+    ];
+
+    /** GET (and HEAD) on every route, as in the benchmark; `mixed` adds a POST-only route. */
+    function app(mixed: boolean) {
+      const built = express();
+      built.use(allowedMethods());
+      const v1 = express.Router();
+      for (let index = 0; index < 4; index++) {
+        v1.get(`/things-${index}`, (_req, res) => res.json({ items: [] }));
+        v1.route(`/things-${index}/:id`)
+          .get((_req, res) => res.json({}))
+          .delete((_req, res) => res.status(204).end());
+      }
+      if (mixed) v1.post('/items/:id', (_req, res) => res.status(201).json({}));
+      built.use('/v1', v1);
+      built.use(notFoundHandler());
+      built.use(errorHandler());
+      return built;
+    }
+
+    /** What the walk of the routes (servedMethods) decides for the request. */
+    function walkRefuses(built: unknown, method: string, path: string) {
+      const served = servedMethods(built, path, method);
+      return !(
+        served.anyMethod ||
+        served.methods.size === 0 ||
+        served.methods.has(method) ||
+        (method === 'HEAD' && served.methods.has('GET'))
+      );
+    }
+
+    it.each([false, true])(
+      'answers 405 exactly where the walk of the routes does (with a POST-only route: %s)',
+      async (mixed) => {
+        const built = app(mixed);
+        for (const method of METHODS) {
+          for (const path of PATHS) {
+            const res = await request(built)[method.toLowerCase() as 'get'](path);
+            const refused = path.includes('%E0') ? false : walkRefuses(built, method, path);
+            if (refused) expect(res.status, `${method} ${path}`).toBe(405);
+            else expect(res.status, `${method} ${path}`).not.toBe(405);
+          }
+        }
+      },
+    );
+
+    it('answers 405 with the walk’s Allow, and nothing else, in an app of every kind of route', async () => {
+      // Nested routers, a router mounted twice, .all() routes, plain middleware, a versioned
+      // dispatcher, routes serving one method or several: every method on every path below
+      // answers as the walk of all the routes says.
+      const v2 = express.Router();
+      v2.patch('/things/:id', (_req, res) => res.status(204).end());
+      v2.get('/things', (_req, res) => res.json([]));
+      const dispatcher = Object.assign(
+        function dispatch(_req: unknown, _res: unknown, next: () => void) {
+          next();
+        },
+        {
+          [Symbol.for('@resourceful/versioned-router/versions')]: Object.freeze([
+            Object.freeze({ name: 'v2', prefix: '/v2', handler: v2 }),
+          ]),
+        },
+      );
+      const shared = express.Router();
+      shared.delete('/:id', (_req, res) => res.status(204).end());
+      const mounts = express.Router();
+      mounts.use('/a', shared);
+      mounts.use('/b', shared);
+      mounts.post('/b/:id/copy', (_req, res) => res.status(201).json({}));
+      const { app: built } = buildApp(express, { help: HELP }, (app) => {
+        app.use(dispatcher);
+        app.use('/m', mounts);
+      });
+      const paths = [
+        '/v1/vault/credit-cards',
+        '/v1/vault/credit-cards/',
+        '/v1/vault/credit-cards/CARD-1',
+        '/v1/vault/credit-cards/CARD-1/suspend',
+        '/v1/vault/credit-cards/CARD-1/other',
+        '/V1/VAULT/credit-cards/x',
+        '/anything',
+        '/proxy/x',
+        '/v2/things',
+        '/v2.0/things/7',
+        '/v3/things/7',
+        '/m/a/1',
+        '/m/b/1',
+        '/m/b/1/copy',
+        '/nowhere',
+      ];
+      for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+        for (const path of paths) {
+          const res = await request(built)[method.toLowerCase() as 'get'](path);
+          const label = `${method} ${path}`;
+          if (walkRefuses(built, method, path)) {
+            expect(res.status, label).toBe(405);
+            expect(res.headers.allow, label).toBe(allowList(servedMethods(built, path)).join(', '));
+          } else {
+            expect(res.status, label).not.toBe(405);
+          }
+        }
+      }
+    });
+
+    it('sees a route added after the first request (app, router, route)', async () => {
+      const built = express();
+      built.use(allowedMethods());
+      built.get('/cards', (_req, res) => res.json([]));
+      const v1 = express.Router();
+      v1.get('/things', (_req, res) => res.json([]));
+      built.use('/v1', v1);
+      built.use(errorHandler());
+      expect((await request(built).get('/cards')).status).toBe(200);
+      expect((await request(built).get('/v1/things')).status).toBe(200);
+
+      // GET no longer served everywhere: a POST-only route on the app …
+      built.post('/payments', (_req, res) => res.status(201).json({}));
+      const onApp = await request(built).get('/payments');
+      expect(onApp.status).toBe(405);
+      expect(onApp.headers.allow).toBe('POST, OPTIONS');
+
+      // … in a router mounted before …
+      v1.put('/settings', (_req, res) => res.status(204).end());
+      const inRouter = await request(built).head('/v1/settings');
+      expect(inRouter.status).toBe(405);
+      expect(inRouter.headers.allow).toBe('PUT, OPTIONS');
+
+      // … and a method added to a route the app already had.
+      const route = v1.route('/late');
+      expect((await request(built).delete('/v1/late')).status).not.toBe(405);
+      route.patch((_req, res) => res.status(204).end());
+      const onRoute = await request(built).delete('/v1/late');
+      expect(onRoute.status).toBe(405);
+      expect(onRoute.headers.allow).toBe('PATCH, OPTIONS');
+    });
+
+    it('sees a router stack replaced by another array of the same length', async () => {
+      const built = express();
+      built.use(allowedMethods());
+      const v1 = express.Router();
+      v1.get('/things', (_req, res) => res.json([]));
+      built.use('/v1', v1);
+      built.use(errorHandler());
+      expect((await request(built).get('/v1/things')).status).toBe(200);
+      // Not Express API, but done: the old array keeps its length, the router has another.
+      const donor = express.Router();
+      donor.post('/payments', (_req, res) => res.status(201).json({}));
+      v1.stack = [...donor.stack];
+      const res = await request(built).get('/v1/payments');
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('POST, OPTIONS');
     });
   });
 
