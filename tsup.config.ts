@@ -46,7 +46,7 @@ const library = defineConfig({
   // as `_Name`; error-envelope's ApiError avoids that).
   keepNames: false,
   // Workspace-private helpers are bundled in, so published packages never depend on them.
-  noExternal: ['@resourceful/option-checks'],
+  noExternal: ['@resourceful/option-checks', '@resourceful/application-hooks'],
   esbuildOptions: conditions,
 });
 

@@ -4,13 +4,13 @@
  * bodies sent in ISO-8859-1 or compressed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { beforeHeaders } from '@resourceful/application-hooks';
 import {
   hasConditionalRequests,
   setRepresentationVariant,
 } from '@resourceful/conditional-requests';
 import compression from 'compression';
 import Negotiator from 'negotiator';
-import onHeaders from 'on-headers';
 import vary from 'vary';
 import { type Charset, charsetLabel, charsetOf, jsonToLatin1, LATIN1_ALIASES } from './charsets.js';
 import { isCompressible, negotiateEncoding, responseEncoding } from './compression-choice.js';
@@ -415,13 +415,10 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     }
 
     // Registered before compression's own hook, so it runs after it (the hook registered last
-    // runs first) and sees the coding compression chose.
+    // runs first, and compression's on-headers wrapper on the response runs before any hook
+    // on the app's prototype) and sees the coding compression chose.
     const answer: Answer = { req, negotiated, method: (req.method ?? 'GET').toUpperCase() };
-    // Anonymous: a named function made per request costs a `__name()` call (a defineProperty)
-    // each time in builds with keepNames.
-    onHeaders(res, function (this: ServerResponse) {
-      negotiatedHeaders(this, answer);
-    });
+    beforeHeaders(res, negotiatedHeaders, answer);
 
     // An identity-coded UTF-8 JSON answer is the representation the resource's tag names: it
     // needs nothing more (the common answer, so it allocates no closure).

@@ -7,22 +7,10 @@
  * application's prototype (the outermost one: Express chains a mounted sub-app's prototypes to
  * its parent's, so every app mounted with `app.use` sees it).
  */
-
-type Kind = 'request' | 'response';
-
-/** The outermost `app.request` / `app.response` in `target`'s prototype chain, if any. */
-function rootApplicationPrototype(target: object, kind: Kind): object | undefined {
-  let root: object | undefined;
-  let proto: unknown = Object.getPrototypeOf(target);
-  while (typeof proto === 'object' && proto !== null && Object.hasOwn(proto, 'app')) {
-    const app: unknown = (proto as { app?: unknown }).app;
-    if (typeof app !== 'function' || (app as unknown as Record<Kind, unknown>)[kind] !== proto)
-      break;
-    root = proto;
-    proto = Object.getPrototypeOf(proto);
-  }
-  return root;
-}
+import {
+  type ApplicationPrototypeKind,
+  outermostApplicationPrototype,
+} from '@resourceful/application-hooks';
 
 /**
  * A value per request (or response) under `key`: `store(target, value)` keeps it in a
@@ -32,7 +20,7 @@ function rootApplicationPrototype(target: object, kind: Kind): object | undefine
  * value either way; assigning it makes an own property, as on any object.
  */
 export function keptValue<T>(
-  kind: Kind,
+  kind: ApplicationPrototypeKind,
   key: PropertyKey,
   descriptor: { enumerable: boolean; writable: boolean },
 ) {
@@ -51,7 +39,7 @@ export function keptValue<T>(
     if (proto === null) return false;
     let known = exposedOn.get(proto);
     if (known === undefined) {
-      const root = rootApplicationPrototype(target, kind);
+      const root = outermostApplicationPrototype(target, kind);
       if (root === undefined) {
         known = false;
       } else {

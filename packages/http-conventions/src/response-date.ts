@@ -3,8 +3,8 @@
  * which the request finished"; HTTP defines `Date` as an IMF-fixdate (RFC 9110 §6.6.1), which
  * caches use for age calculation (RFC 9111 §4.2.3). Both are offered; the spec's by default.
  */
-import { type IncomingMessage, ServerResponse } from 'node:http';
-import onHeaders from 'on-headers';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { beforeHeaders } from '@resourceful/application-hooks';
 import { checkOptions, optionError } from './options.js';
 
 export type DateFormat = 'rfc3339' | 'imf-fixdate';
@@ -60,106 +60,20 @@ export function responseDateStep(options: ResponseDateOptions = {}): HookDate {
     return lastText;
   }
 
-  // One listener for every response (on-headers calls it with the response as `this`).
-  function stampDate(this: ServerResponse) {
+  // One listener for every response: `beforeHeaders` keeps it with the response in a `WeakMap`
+  // and runs it from the `writeHead` defined once on the app's outermost `app.response`, which
+  // hands on to the `writeHead` it shadows (another package's hook, then Node's); on-headers
+  // where that does not reach the response (see @resourceful/application-hooks).
+  function stampDate(res: ServerResponse) {
     const time = now === undefined ? Date.now() : now().getTime();
     // A clock that returns an invalid date leaves Node's own Date in place.
     if (Number.isNaN(time)) return;
-    this.setHeader('Date', dateText(time));
-  }
-
-  function stampingWriteHead(this: ServerResponse, ...args: unknown[]): ServerResponse {
-    return writeHeadStamped(this, stampDate, args);
+    res.setHeader('Date', dateText(time));
   }
 
   return function hookDate(res: ServerResponse) {
-    const writeHead = res.writeHead;
-    if (writeHead === applicationWriteHead && !datedBy.has(res)) datedBy.set(res, stampDate);
-    else if (writeHead !== nodeWriteHead) {
-      // Another middleware's writeHead wrapper is kept, under on-headers' own.
-      onHeaders(res, stampDate);
-    } else if (stampsThroughPrototype(res)) datedBy.set(res, stampDate);
-    else res.writeHead = stampingWriteHead;
+    beforeHeaders(res, stampDate, undefined);
   };
-}
-
-/**
- * Node's `writeHead` with `Date` stamped first: one function for every response, where
- * on-headers makes a closure and copies the arguments per response. It takes the common call,
- * `writeHead(status)` (what `res.end()` and `res.send()` make); headers passed to `writeHead`
- * go through on-headers, which sets them before `Date`, as before.
- */
-function writeHeadStamped(
-  res: ServerResponse,
-  stampDate: (this: ServerResponse) => void,
-  args: unknown[],
-): ServerResponse {
-  if (args.length > 1) {
-    // on-headers wraps a writeHead of its own here and calls it on this response.
-    const once = { writeHead: nodeWriteHead };
-    onHeaders(once as unknown as ServerResponse, stampDate);
-    return (once.writeHead as (...all: unknown[]) => ServerResponse).apply(res, args);
-  }
-  // A second call throws Node's own ERR_HTTP_HEADERS_SENT, not setHeader's.
-  if (!res.headersSent) stampDate.call(res);
-  return nodeWriteHead.call(res, args[0] as number);
-}
-
-/** The responses whose `Date` the application's `writeHead` stamps, with the stamp. */
-const datedBy = new WeakMap<ServerResponse, (this: ServerResponse) => void>();
-
-/**
- * Under Express, `writeHead` defined once on the application's response prototype (the
- * outermost `app.response`, which mounted sub-apps inherit), stamping the responses in
- * `datedBy` and passing the others to Node's: a `writeHead` set on each response would give
- * every response a hidden class of its own (Express sets its prototype per request).
- */
-function applicationWriteHead(this: ServerResponse, ...args: unknown[]): ServerResponse {
-  const stampDate = datedBy.get(this);
-  if (stampDate === undefined)
-    return (nodeWriteHead as (...all: unknown[]) => ServerResponse).apply(this, args);
-  return writeHeadStamped(this, stampDate, args);
-}
-
-/** Per response prototype: whether `applicationWriteHead` is its `writeHead`. */
-const stampingOn = new WeakMap<object, boolean>();
-
-function stampsThroughPrototype(res: ServerResponse): boolean {
-  const proto = Object.getPrototypeOf(res) as object | null;
-  if (proto === null) return false;
-  let known = stampingOn.get(proto);
-  if (known === undefined) {
-    const root = rootApplicationResponse(res);
-    if (root !== undefined && !Object.hasOwn(root, 'writeHead')) {
-      Object.defineProperty(root, 'writeHead', {
-        value: applicationWriteHead,
-        writable: true,
-        enumerable: false,
-        configurable: true,
-      });
-    }
-    known = root !== undefined && res.writeHead === applicationWriteHead;
-    stampingOn.set(proto, known);
-  }
-  return known;
-}
-
-/** The outermost `app.response` in the response's prototype chain, if any. */
-function rootApplicationResponse(res: ServerResponse): object | undefined {
-  let root: object | undefined;
-  let proto: unknown = Object.getPrototypeOf(res);
-  while (typeof proto === 'object' && proto !== null && Object.hasOwn(proto, 'app')) {
-    const app: unknown = (proto as { app?: unknown }).app;
-    if (
-      typeof app !== 'function' ||
-      (app as unknown as { response?: unknown }).response !== proto
-    ) {
-      break;
-    }
-    root = proto;
-    proto = Object.getPrototypeOf(proto);
-  }
-  return root;
 }
 
 /**
@@ -173,5 +87,3 @@ export function responseDate(options: ResponseDateOptions = {}) {
     next();
   };
 }
-
-const nodeWriteHead = ServerResponse.prototype.writeHead;

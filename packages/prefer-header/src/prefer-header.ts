@@ -2,6 +2,7 @@
  * @module The middleware: puts the parsed preferences on `req.preferences`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { outermostApplicationPrototype } from '@resourceful/application-hooks';
 import { assertKnownOptions, assertOptionsObject, invalidOption } from '@resourceful/option-checks';
 import {
   type GetPreferencesOptions,
@@ -65,23 +66,6 @@ function writePreferences(this: IncomingMessage, value: unknown): void {
   });
 }
 
-/**
- * The Express application's request prototype at the root of `req`'s chain (`app.request`,
- * where apps mounted with `app.use(subApp)` inherit from their parent's), or `undefined`
- * outside Express.
- */
-function rootApplicationRequest(req: IncomingMessage): object | undefined {
-  let root: object | undefined;
-  let proto: unknown = Object.getPrototypeOf(req);
-  while (typeof proto === 'object' && proto !== null && Object.hasOwn(proto, 'app')) {
-    const app: unknown = (proto as { app?: unknown }).app;
-    if (typeof app !== 'function' || (app as { request?: unknown }).request !== proto) break;
-    root = proto;
-    proto = Object.getPrototypeOf(proto);
-  }
-  return root;
-}
-
 /** Per request prototype: whether `req.preferences` is this package's accessor there. */
 const exposedOn = new WeakMap<object, boolean>();
 
@@ -99,7 +83,7 @@ function exposedThroughPrototype(req: IncomingMessage): boolean {
   if (proto === null) return false;
   let exposed = exposedOn.get(proto);
   if (exposed === undefined) {
-    const root = rootApplicationRequest(req);
+    const root = outermostApplicationPrototype(req, 'request');
     if (root === undefined) {
       exposed = false;
     } else {

@@ -1,0 +1,5 @@
+export {
+  type ApplicationPrototypeKind,
+  outermostApplicationPrototype,
+} from './application-prototype.js';
+export { beforeHeaders, type HeadListener } from './before-headers.js';
