@@ -15,12 +15,16 @@
  *
  * Without `--conditions=source` it measures the package as built (run its build first), as
  * run-all.ts does; with it, the sources through tsx. `ABLATE_ROUNDS` (default 12, the first 2
- * discarded) and `ABLATE_MS` (default 200 per variant and round) bound the run.
+ * discarded) and `ABLATE_MS` (default 200 per variant and round) bound the run; `ABLATE_BLOCK`
+ * (default 20) is the number of requests sent between two clock readings. Short rounds
+ * (`ABLATE_MS=1 ABLATE_BLOCK=10 ABLATE_ROUNDS=3000`) interleave the variants finely, so that
+ * every one of them meets the same moments of a shared machine's load: then read the column of
+ * all rounds' CPU over all their requests rather than the per-round ratios.
  * `ABLATE_PROFILE=1` runs only the named variants, without their baselines (for
  * `node --cpu-prof`). `ABLATE_COMPARE=<path of another copy's dist/index.js or src/index.ts>`
  * adds that copy's `conditionalRequests()` as a variant (a change measured against the code
- * before it in one run). `ABLATE_HEADERS` adds request header lines (e.g.
- * `If-None-Match: "x"`).
+ * before it in one run); several paths, comma-separated, add one variant each.
+ * `ABLATE_HEADERS` adds request header lines (e.g. `If-None-Match: "x"`).
  */
 import { conditionalRequests } from '@resourceful/conditional-requests';
 import express, { type Express, type RequestHandler } from 'express';
@@ -70,13 +74,13 @@ function build(body: unknown, options: { layer?: RequestHandler; etag?: boolean 
   return app;
 }
 
-const compared = process.env.ABLATE_COMPARE
-  ? (
-      (await import(process.env.ABLATE_COMPARE)) as {
-        conditionalRequests: typeof conditionalRequests;
-      }
-    ).conditionalRequests
-  : undefined;
+/** `ABLATE_COMPARE`: other copies of the package, comma-separated, each measured as a variant. */
+const comparedPaths = (process.env.ABLATE_COMPARE ?? '').split(',').filter((path) => path !== '');
+const compared: [string, typeof conditionalRequests][] = [];
+for (const path of comparedPaths) {
+  const module = (await import(path)) as { conditionalRequests: typeof conditionalRequests };
+  compared.push([path, module.conditionalRequests]);
+}
 
 const variants: [string, Handler][] = [];
 for (const [label, body] of [
@@ -89,14 +93,10 @@ for (const [label, body] of [
       `${label}: conditionalRequests() strong ETag`,
       build(body, { layer: conditionalRequests() as RequestHandler }) as unknown as Handler,
     ],
-    ...(compared === undefined
-      ? []
-      : ([
-          [
-            `${label}: conditionalRequests() of ABLATE_COMPARE`,
-            build(body, { layer: compared() as RequestHandler }) as unknown as Handler,
-          ],
-        ] as [string, Handler][])),
+    ...compared.map(([path, make], index): [string, Handler] => [
+      `${label}: conditionalRequests() of ABLATE_COMPARE${index === 0 ? '' : ` #${index + 1}`} (${path})`,
+      build(body, { layer: make() as RequestHandler }) as unknown as Handler,
+    ]),
     [`${label}: no ETag at all`, build(body, { etag: false }) as unknown as Handler],
     [
       `${label}: an empty layer + Express weak ETag`,
@@ -128,18 +128,23 @@ const ROUNDS = Number(process.env.ABLATE_ROUNDS ?? 12);
 const MS = Number(process.env.ABLATE_MS ?? 200);
 const END_WITH_GC = process.env.ABLATE_GC === '1';
 const clients = chosen.map(([, handler]) => connect(handler, request));
+const BLOCK = Number(process.env.ABLATE_BLOCK ?? 20);
 const measured = clients.map((): number[] => []);
+/** CPU µs and requests of each variant over all measured rounds. */
+const totals = clients.map(() => ({ cpu: 0, requests: 0 }));
 const order = clients.map((_, index) => index);
 for (let round = 0; round < ROUNDS; round++) {
-  for (const index of round % 2 === 0 ? order : [...order].reverse()) {
+  // Every variant goes first in turn, so that none always follows the same one.
+  const turn = round % order.length;
+  for (const index of [...order.slice(turn), ...order.slice(0, turn)]) {
     const client = clients[index]!;
     const before = process.cpuUsage();
     let requests = 0;
     const start = performance.now();
     // Bounded: MS milliseconds of requests per variant and round.
     while (performance.now() - start < MS) {
-      for (let count = 0; count < 20; count++) await client.send();
-      requests += 20;
+      for (let count = 0; count < BLOCK; count++) await client.send();
+      requests += BLOCK;
     }
     // ABLATE_GC=1 (with --expose-gc) ends each round with a full collection, counted in it: a
     // variant pays for the old-generation garbage it made (hidden classes of its own per
@@ -147,16 +152,24 @@ for (let round = 0; round < ROUNDS; round++) {
     // marking of the whole heap to every round, which dilutes the ratios.
     if (END_WITH_GC) globalThis.gc?.();
     const used = process.cpuUsage(before);
-    if (round >= 2) measured[index]!.push((used.user + used.system) / requests);
+    if (round >= 2) {
+      measured[index]!.push((used.user + used.system) / requests);
+      totals[index]!.cpu += used.user + used.system;
+      totals[index]!.requests += requests;
+    }
   }
 }
 const samples = new Map<string, number[]>(chosen.map(([name], index) => [name, measured[index]!]));
-
-const COMPARED = ': conditionalRequests() of ABLATE_COMPARE';
-console.log(
-  `| variant | CPU µs per request: median, least | baseline / variant: median of rounds (spread); least / least |${compared ? ' ABLATE_COMPARE / variant |' : ''}`,
+const overall = new Map<string, number>(
+  chosen.map(([name], index) => [name, totals[index]!.cpu / totals[index]!.requests]),
 );
-console.log(`|---|---|---|${compared ? '---|' : ''}`);
+
+/** The first ABLATE_COMPARE copy: the column "ABLATE_COMPARE / variant" is against it. */
+const COMPARED = `: conditionalRequests() of ABLATE_COMPARE (${comparedPaths[0]})`;
+console.log(
+  `| variant | CPU µs per request: median, least | baseline / variant: median of rounds (spread); least / least | baseline / variant: all rounds' CPU over all their requests |${compared.length > 0 ? ' ABLATE_COMPARE / variant |' : ''}`,
+);
+console.log(`|---|---|---|---|${compared.length > 0 ? '---|' : ''}`);
 /** The median of the per-round ratios of `base` over `values`, and their spread. */
 function ratio(base: readonly number[] | undefined, values: readonly number[]): string {
   if (base === undefined) return '';
@@ -167,7 +180,10 @@ function ratio(base: readonly number[] | undefined, values: readonly number[]): 
 for (const [name, values] of samples) {
   const label = name.slice(0, name.indexOf(':'));
   const baseline = samples.get(`${label}: Express weak ETag (baseline)`);
-  const against = compared ? ` ${ratio(samples.get(label + COMPARED), values)} |` : '';
+  const against = compared.length > 0 ? ` ${ratio(samples.get(label + COMPARED), values)} |` : '';
   const cost = `${median(values).toFixed(1)}, ${Math.min(...values).toFixed(1)}`;
-  console.log(`| ${name} | ${cost} | ${ratio(baseline, values)} |${against}`);
+  const all = (overall.get(`${label}: Express weak ETag (baseline)`)! / overall.get(name)!).toFixed(
+    3,
+  );
+  console.log(`| ${name} | ${cost} | ${ratio(baseline, values)} | ${all} |${against}`);
 }

@@ -20,7 +20,8 @@ import {
 import {
   attach,
   type End,
-  HookedResponse,
+  type HookedResponse,
+  hookedResponse,
   nextEnd,
   nextJson,
   nextSend,
@@ -103,6 +104,12 @@ function sendsCanonicalJson(res: ServerResponse): boolean {
   );
 }
 
+/** Whether the request carries a precondition `conditionalRequests()` evaluates on a read. */
+function sendsPreconditions(req: IncomingMessage): boolean {
+  const headers = req.headers;
+  return headers['if-match'] !== undefined || headers['if-none-match'] !== undefined;
+}
+
 function isChunk(value: unknown): value is Chunk {
   return typeof value === 'string' || value instanceof Uint8Array;
 }
@@ -119,6 +126,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   const weak = options.weak ?? CONDITIONAL_REQUESTS_DEFAULTS.weak;
   const tagOptions = { weak };
   const computeTag = options.etag ?? ((body: Chunk) => generateETag(body, tagOptions));
+  const generatesTags = options.etag === undefined;
   const tagValue =
     options.etag === undefined ? (value: unknown) => etagFor(value, tagOptions) : undefined;
   // The states of responses whose own methods this middleware replaced (see response-hooks.ts
@@ -129,30 +137,39 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   /** Tags the body; answers 304/412/400 for reads. True when it answered. */
   function settle(res: ServerResponse, state: HookedResponse, body: Chunk | undefined): boolean {
     if (res.headersSent) return false;
+    const status = res.statusCode;
     // RFC 9110 §8.8.3: a tag names a representation of the resource; an error body is not one
     // (Express tags every res.send body, errors included, whatever the method).
-    if (res.statusCode >= 400) res.removeHeader('ETag');
+    if (status >= 400) res.removeHeader('ETag');
     const { method } = state;
     const tagged = TAGGED_METHODS.has(method);
-    if (!state.settled && tagged && res.statusCode === 204) {
+    if (!state.settled && tagged && status === 204) {
       // A write's answer without content still names the version a GET would now select
       // (json-patch-update sends the new ETag with its 204): in that GET's representation.
       nameVariant(res, undefined, true);
       return false;
     }
-    if (state.settled || !tagged || !TAGGED_STATUSES.has(res.statusCode)) return false;
-    if (
-      body !== undefined &&
-      res.getHeader('ETag') === undefined &&
-      derivesTag(method, res.statusCode)
-    ) {
-      res.setHeader('ETag', computeTag(body));
+    if (state.settled || !tagged || !TAGGED_STATUSES.has(status)) return false;
+    let etag = res.getHeader('ETag');
+    let generated = false;
+    if (body !== undefined && etag === undefined && derivesTag(method, status)) {
+      etag = computeTag(body);
+      generated = generatesTags;
+      res.setHeader('ETag', etag);
     }
-    nameVariant(res, body, false);
-    const etag = res.getHeader('ETag');
+    // A registered variant may rename the tag; otherwise it is the one read or set above.
+    if (hasRepresentationVariant(res)) {
+      nameVariant(res, body, false);
+      etag = res.getHeader('ETag');
+    }
     const read = method === 'GET' || method === 'HEAD';
-    if (!read || typeof etag !== 'string' || res.statusCode !== 200) return false;
+    if (!read || typeof etag !== 'string' || status !== 200) return false;
     state.settled = true;
+    // RFC 9110 §13.2.2: without If-Match or If-None-Match the request proceeds. A tag
+    // generateETag made (and representationETag renamed) is well-formed, so evaluatePreconditions
+    // would find nothing to refuse in it either; a tag the route or an `etag` option made is
+    // still checked, and refused when malformed, as before.
+    if (generated && !sendsPreconditions(res.req)) return false;
     let outcome: 'proceed' | 'not-modified';
     try {
       outcome = evaluatePreconditions(res.req, etag);
@@ -252,7 +269,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     const response = res as Express;
     const json = response.json;
     const send = response.send;
-    const state = new HookedResponse(
+    const state = hookedResponse(
       hooks,
       method,
       undefined,
@@ -273,8 +290,10 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     next: Next,
   ): void {
     const method = (req.method ?? 'GET').toUpperCase();
-    if (attach(hooks, req, res, method) === undefined) replaceOwnMethods(res, method);
-    markConditionalRequests(res);
+    if (attach(hooks, req, res, method) === undefined) {
+      replaceOwnMethods(res, method);
+      markConditionalRequests(res);
+    }
     next();
   };
 }

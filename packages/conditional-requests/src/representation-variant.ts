@@ -17,29 +17,50 @@ export type RepresentationVariant = (
   bodiless: boolean,
 ) => readonly string[];
 
-const VARIANT = Symbol.for('@resourceful/conditional-requests.representation-variant');
-
-type Marked = ServerResponse & { [VARIANT]?: RepresentationVariant };
-
 /**
- * The responses `conditionalRequests()` ran for, so that a middleware mounted after it can tell.
- * A set rather than a mark on the response: Express gives every response its prototype with
- * `Object.setPrototypeOf`, after which V8 builds a new hidden class for each property added to
- * it (no transition is shared between responses), about 3 µs per property on these machines.
- * Kept on `globalThis` under a `Symbol.for` key so that every copy of this package loaded in
- * the process shares it, as they shared the `Symbol.for` mark it replaces.
+ * The responses `conditionalRequests()` ran for, so that a middleware mounted after it can tell,
+ * and the variant registered for a response, each kept by response rather than as a property
+ * of it: Express gives every response its prototype with `Object.setPrototypeOf`, after which
+ * V8 builds a new hidden class for each property added to it (no transition is shared between
+ * responses), about 3 µs per property on these machines; and reading a property no response
+ * has (the variant, on every answer without one) looked it up through the whole prototype
+ * chain of a hidden class seen once, a miss of every inline cache. Both are kept on `globalThis`
+ * under `Symbol.for` keys so that every copy of this package loaded in the process shares them,
+ * as they shared the `Symbol.for` properties these replace.
  */
 const MOUNTED = Symbol.for('@resourceful/conditional-requests.mounted');
-const shared = globalThis as { [MOUNTED]?: WeakSet<object> };
+const VARIANTS = Symbol.for('@resourceful/conditional-requests.representation-variants');
+const shared = globalThis as {
+  [MOUNTED]?: WeakSet<object>;
+  [VARIANTS]?: WeakMap<object, RepresentationVariant>;
+};
 shared[MOUNTED] ??= new WeakSet();
+shared[VARIANTS] ??= new WeakMap();
 const mounted: WeakSet<object> = shared[MOUNTED];
+const variants: WeakMap<object, RepresentationVariant> = shared[VARIANTS];
+
+/**
+ * The maps of response states each copy of the package keeps for the responses it attached to
+ * through its shared methods (response-hooks.ts): such a response is in one of them already, so
+ * it needs no mark in `mounted` as well (one `WeakSet` entry less per response, for the
+ * collector too). Shared the same way, so every copy sees every other copy's.
+ */
+const ATTACHED = Symbol.for('@resourceful/conditional-requests.attached-states');
+const sharedAttached = globalThis as { [ATTACHED]?: WeakMap<object, unknown>[] };
+sharedAttached[ATTACHED] ??= [];
+const attachedStates: WeakMap<object, unknown>[] = sharedAttached[ATTACHED];
+
+/** Makes `hasConditionalRequests` true for every response that has a state in `states`. */
+export function countAttached(states: WeakMap<object, unknown>): void {
+  attachedStates.push(states);
+}
 
 /** Registers the function naming this response's variant; the last registration wins. */
 export function setRepresentationVariant(
   res: ServerResponse,
   variant: RepresentationVariant,
 ): void {
-  (res as Marked)[VARIANT] = variant;
+  variants.set(res, variant);
 }
 
 /** The variant names registered for this response (none: the identity representation). */
@@ -48,19 +69,22 @@ export function representationVariantOf(
   bodyLength: number | undefined,
   bodiless = false,
 ): readonly string[] {
-  return (res as Marked)[VARIANT]?.(res, bodyLength, bodiless) ?? [];
+  return variants.get(res)?.(res, bodyLength, bodiless) ?? [];
+}
+
+/** Whether a variant was registered for this response (a negotiated format or coding). */
+export function hasRepresentationVariant(res: ServerResponse): boolean {
+  return variants.has(res);
 }
 
 /** Whether `conditionalRequests()` already ran for this response. */
-/** Whether a variant was registered for this response (a negotiated format or coding). */
-export function hasRepresentationVariant(res: ServerResponse): boolean {
-  return (res as Marked)[VARIANT] !== undefined;
-}
-
 export function hasConditionalRequests(res: ServerResponse): boolean {
-  return mounted.has(res);
+  if (mounted.has(res)) return true;
+  for (const states of attachedStates) if (states.has(res)) return true;
+  return false;
 }
 
+/** Marks a response whose own methods the middleware replaced (no shared state to find it by). */
 export function markConditionalRequests(res: ServerResponse): void {
   mounted.add(res);
 }

@@ -22,6 +22,7 @@
  * app whose `response` already defines one of them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { countAttached } from './representation-variant.js';
 
 export type End = ServerResponse['end'];
 export type Send = (this: ServerResponse, body?: unknown) => unknown;
@@ -41,19 +42,33 @@ export interface ResponseHooks {
  * kept all of them alive through every young-generation collection while the response lived,
  * and then promoted them to the old generation (about 12 µs of collector time per request).
  */
-export class HookedResponse {
-  settled = false;
+export interface HookedResponse {
+  readonly hooks: ResponseHooks;
+  readonly method: string;
+  readonly below: HookedResponse | undefined;
+  readonly end: End;
+  readonly json: Send | undefined;
+  readonly send: Send | undefined;
+  /** Express's own res.json (not one another middleware replaced). */
+  readonly expressJson: boolean;
+  settled: boolean;
+}
 
-  constructor(
-    readonly hooks: ResponseHooks,
-    readonly method: string,
-    readonly below: HookedResponse | undefined,
-    readonly end: End,
-    readonly json: Send | undefined,
-    readonly send: Send | undefined,
-    /** Express's own res.json (not one another middleware replaced). */
-    readonly expressJson: boolean,
-  ) {}
+/**
+ * A response's state, one object literal of one shape: a class with these fields as parameter
+ * properties compiles (ES2022 class fields) to a field initialiser that defines each of them
+ * before the constructor assigns it, twice the stores for one object made per response.
+ */
+export function hookedResponse(
+  hooks: ResponseHooks,
+  method: string,
+  below: HookedResponse | undefined,
+  end: End,
+  json: Send | undefined,
+  send: Send | undefined,
+  expressJson: boolean,
+): HookedResponse {
+  return { hooks, method, below, end, json, send, expressJson, settled: false };
 }
 
 /** Calls what the response's `json` was before this middleware. */
@@ -82,6 +97,8 @@ export function nextEnd(
 
 /** The state of the last middleware attached to each response through the shared methods. */
 const attached = new WeakMap<ServerResponse, HookedResponse>();
+// `hasConditionalRequests` reads this map: a response in it needs no mark of its own.
+countAttached(attached);
 
 function sharedJson(this: ServerResponse, value?: unknown): unknown {
   const state = attached.get(this);
@@ -186,6 +203,51 @@ function reachesSharedAfterInstalling(req: IncomingMessage, res: ServerResponse)
   return reachesShared(res);
 }
 
+/** Which of the three methods the walk below has found, as bits. */
+const FOUND_END = 1;
+const FOUND_JSON = 2;
+const FOUND_SEND = 4;
+const ALL_FOUND = FOUND_END | FOUND_JSON | FOUND_SEND;
+
+/**
+ * The state of the first middleware attached to a response: the methods it calls next are what
+ * `inherited` finds for each name, looked up in one walk up the prototype chain instead of one
+ * walk per name (this runs for every response). `undefined` when one of them is not a function.
+ */
+function expressMethodsState(
+  hooks: ResponseHooks,
+  res: ServerResponse,
+  method: string,
+): HookedResponse | undefined {
+  let end: unknown;
+  let json: unknown;
+  let send: unknown;
+  let found = 0;
+  for (
+    let at: object | null = Object.getPrototypeOf(res);
+    at !== null && found !== ALL_FOUND;
+    at = Object.getPrototypeOf(at)
+  ) {
+    const methods = at as Record<Method, unknown>;
+    if ((found & FOUND_END) === 0 && Object.hasOwn(at, 'end') && methods.end !== sharedEnd) {
+      end = methods.end;
+      found |= FOUND_END;
+    }
+    if ((found & FOUND_JSON) === 0 && Object.hasOwn(at, 'json') && methods.json !== sharedJson) {
+      json = methods.json;
+      found |= FOUND_JSON;
+    }
+    if ((found & FOUND_SEND) === 0 && Object.hasOwn(at, 'send') && methods.send !== sharedSend) {
+      send = methods.send;
+      found |= FOUND_SEND;
+    }
+  }
+  if (typeof end !== 'function' || typeof json !== 'function' || typeof send !== 'function') {
+    return undefined;
+  }
+  return hookedResponse(hooks, method, undefined, end as End, json as Send, send as Send, true);
+}
+
 /**
  * Makes `hooks` see this response's `json`, `send` and `end` calls through the shared methods,
  * before those of any middleware that attached earlier. `undefined` when the response does not
@@ -199,28 +261,13 @@ export function attach(
 ): HookedResponse | undefined {
   if (!reachesShared(res) && !reachesSharedAfterInstalling(req, res)) return undefined;
   const below = attached.get(res);
-  let state: HookedResponse;
-  if (below === undefined) {
-    const end = inherited(res, 'end');
-    const json = inherited(res, 'json');
-    const send = inherited(res, 'send');
-    if (typeof end !== 'function' || typeof json !== 'function' || typeof send !== 'function') {
-      return undefined;
-    }
-    state = new HookedResponse(
-      hooks,
-      method,
-      undefined,
-      end as End,
-      json as Send,
-      send as Send,
-      true,
-    );
-  } else {
-    // Another middleware's calls come after this one's, as when each replaced the response's
-    // own methods: what this one calls next is not Express's res.json.
-    state = new HookedResponse(hooks, method, below, below.end, below.json, below.send, false);
-  }
+  // Another middleware's calls come after this one's, as when each replaced the response's own
+  // methods: what this one calls next is not Express's res.json.
+  const state =
+    below === undefined
+      ? expressMethodsState(hooks, res, method)
+      : hookedResponse(hooks, method, below, below.end, below.json, below.send, false);
+  if (state === undefined) return undefined;
   attached.set(res, state);
   return state;
 }

@@ -241,6 +241,37 @@ describeEachExpress('conditionalRequests', (express) => {
     expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'If-None-Match' });
   });
 
+  it('answers 400 naming the header for a malformed If-Match', async () => {
+    const res = await request(app()).get('/cards/1').set('If-Match', 'not-quoted');
+    expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'If-Match' });
+  });
+
+  it.each(['If-Match', 'If-None-Match'])(
+    'answers 400 for an empty %s: a header sent empty is not an absent one',
+    async (name) => {
+      const res = await request(app()).get('/cards/1').set(name, '');
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: name });
+    },
+  );
+
+  it('answers 304 for the weak tag it generated with { weak: true }', async () => {
+    const res = await request(app({ weak: true }))
+      .get('/cards/1')
+      .set('If-None-Match', `W/${CARD_TAG}`);
+    expect(res.status).toBe(304);
+    expect(res.headers.etag).toBe(`W/${CARD_TAG}`);
+  });
+
+  it('answers 200 with the tag and the body when no precondition is sent, on GET and HEAD', async () => {
+    const got = await request(app()).get('/cards/1');
+    expect(got.status).toBe(200);
+    expect(got.headers.etag).toBe(CARD_TAG);
+    expect(got.body).toEqual(CARD);
+    const head = await request(app()).head('/cards/1');
+    expect(head.status).toBe(200);
+    expect(head.headers.etag).toBe(CARD_TAG);
+  });
+
   describe('mounted twice on one response (on the app and on a router)', () => {
     function twice(inner: ConditionalRequestsOptions = {}) {
       const app = express();

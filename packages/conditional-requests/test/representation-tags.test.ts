@@ -14,6 +14,7 @@ import {
   hasConditionalRequests,
   KeyedLock,
   representationETag,
+  representationVariantOf,
   resourceETag,
   setRepresentationVariant,
 } from '../src/index.js';
@@ -214,5 +215,47 @@ describe('hasConditionalRequests', () => {
     const res = new ServerResponse(new IncomingMessage(new Socket()));
     other.markConditionalRequests(res);
     expect(hasConditionalRequests(res)).toBe(true);
+  });
+
+  it('is true for a response whose own methods it replaced (no Express app)', async () => {
+    const middleware = conditionalRequests();
+    const req = new IncomingMessage(new Socket());
+    req.method = 'GET';
+    const res = new ServerResponse(req);
+    expect(hasConditionalRequests(res)).toBe(false);
+    middleware(req, res, () => {});
+    expect(Object.hasOwn(res, 'end')).toBe(true);
+    expect(hasConditionalRequests(res)).toBe(true);
+  });
+
+  it('sees a response another copy of the package attached to in an Express app', async () => {
+    vi.resetModules();
+    const other = await import('../src/index.js');
+    expect(other.conditionalRequests).not.toBe(conditionalRequests);
+    const app = express5();
+    const seen: boolean[] = [];
+    app.use(other.conditionalRequests());
+    app.get('/after', (_req, res) => {
+      seen.push(hasConditionalRequests(res), other.hasConditionalRequests(res));
+      seen.push(Object.hasOwn(res, 'end'));
+      res.json({ ok: true });
+    });
+    const answer = await request(app).get('/after');
+    expect(answer.headers.etag).toBe(etagFor({ ok: true }));
+    expect(seen).toEqual([true, true, false]);
+  });
+
+  it('reads the variant another copy of the package registered', async () => {
+    vi.resetModules();
+    const other = await import('../src/representation-variant.js');
+    expect(other.representationVariantOf).not.toBe(representationVariantOf);
+    const res = new ServerResponse(new IncomingMessage(new Socket()));
+    expect(representationVariantOf(res, 10)).toEqual([]);
+    other.setRepresentationVariant(res, (_res, length) => (length === 10 ? ['xml'] : []));
+    expect(representationVariantOf(res, 10)).toEqual(['xml']);
+    expect(other.representationVariantOf(res, 10)).toEqual(['xml']);
+    expect(Object.getOwnPropertySymbols(res).map(String)).not.toContain(
+      'Symbol(@resourceful/conditional-requests.representation-variant)',
+    );
   });
 });

@@ -48,6 +48,20 @@ function sentLines(req: IncomingMessage): readonly string[] | undefined {
   return lines;
 }
 
+/**
+ * Whether the client sent a `Prefer` field line: `sentLines(req) !== undefined` without the
+ * array, for the check the middleware makes on every request.
+ */
+function sentAnyLine(req: IncomingMessage): boolean {
+  const raw = req.rawHeaders as readonly string[] | undefined;
+  if (!Array.isArray(raw)) return sentLines(req) !== undefined;
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const field = raw[index]!;
+    if (field.length === 6 && field.toLowerCase() === 'prefer') return true;
+  }
+  return false;
+}
+
 /** `headers` joins repeated lines with ", " (and holds what was set after parsing). */
 function joinedLines(req: IncomingMessage): readonly string[] | undefined {
   const joined = req.headers.prefer;
@@ -144,5 +158,5 @@ function dependsOnSentLinesOnly(req: IncomingMessage, options: GetPreferencesOpt
   if (queryParameter !== false && queryMayName(req.url, queryParameter.toLowerCase())) {
     return false;
   }
-  return req.headers.prefer === undefined || sentLines(req) !== undefined;
+  return req.headers.prefer === undefined || sentAnyLine(req);
 }
