@@ -229,7 +229,7 @@ function hold(
 ): void {
   const held: [Method, unknown[]][] = [];
   state.late = held;
-  if (!(hooked.get(res) === state && looksFinishedThroughShared(res))) showAsFinished(res);
+  showAsFinished(res);
   const finish = () => {
     state.late = undefined;
     // The status that was stored is the one sent, whatever was set on `res` meanwhile.
@@ -404,40 +404,12 @@ function reachesSharedAfterInstalling(req: IncomingMessage, res: ServerResponse)
   return reachesShared(res);
 }
 
-/** `response` objects of app trees whose held responses look finished through shared getters. */
-const heldShown = new WeakSet<object>();
-
-/**
- * For a held response captured through the shared methods: the `headersSent` and
- * `writableEnded` getters of `showAsFinished`, defined once on the same `response` object as
- * the methods instead of on each held response (two own properties, each a hidden class of its
- * own per response). True when the response now looks finished through them; false leaves the
- * response to `showAsFinished` (the app's `response` defines either itself, or the response
- * does not reach it).
- */
-function looksFinishedThroughShared(res: ServerResponse): boolean {
-  const app: unknown = (res.req as IncomingMessage & { app?: unknown }).app;
-  if (!isExpressApp(app)) return false;
-  let top: ExpressApp = app;
-  while (isExpressApp(top.parent)) top = top.parent;
-  const response = top.response;
-  if (typeof response !== 'object' || response === null) return false;
-  if (!heldShown.has(response)) {
-    if (Object.hasOwn(response, 'headersSent') || Object.hasOwn(response, 'writableEnded')) {
-      return false;
-    }
-    Object.defineProperties(response, HELD_ACCESSORS);
-    heldShown.add(response);
-  }
-  return res.headersSent && res.writableEnded;
-}
-
 /** Sinks that saw a response bypass the shared methods: their responses get own wrappers. */
 const bypassedBy = new WeakSet<CaptureSink<unknown>>();
 
 /**
- * The safety net of the shared path: a listener of each response captured through it that was
- * not answered when the middleware's `next()` returned. A response can still leave without passing the shared methods when, between this middleware and
+ * The safety net of the shared path, a listener of every response captured through it. A
+ * response can still leave without passing the shared methods when, between this middleware and
  * the handler, the request enters an Express app that was not mounted with `app.use` (an app
  * given to `router.use()` or as a route handler: Express then gives the response that app's
  * prototype, which does not inherit from the one the methods are on), or an app whose
@@ -469,27 +441,20 @@ function sharedFinish(this: ServerResponse): void {
 }
 
 /**
- * Called once the middleware's `next()` has returned. Answered by then through the shared
- * methods (a handler that answers at once): nothing more to do. Not yet answered, and the
- * request has entered an app whose responses do not reach the shared methods (see
- * `sharedFinish`) with nothing written yet (the handler waits on something, as most do): the
- * response gets its own wrappers now, which see the whole answer. Otherwise the safety net
- * watches for the answer's end: the answer is still to come through the shared methods (a
- * handler that waits), or something was written without passing them.
+ * Called once the middleware's `next()` has returned: when the request has by then entered an
+ * app whose responses do not reach the shared methods (see `sharedFinish`) and nothing of the
+ * answer has been written yet (the handler is waiting on something, as most do), the response
+ * gets its own wrappers now, which see the whole answer. When something was written already,
+ * the safety net at `finish` takes over.
  */
 export function captureAfterNext(res: ServerResponse): void {
   const state = hooked.get(res);
-  if (state === undefined || state.ended) return;
-  if (!res.headersSent && !reachesShared(res)) {
-    hooked.delete(res);
-    state.writeHead = res.writeHead as Method;
-    state.write = res.write as Method;
-    state.end = res.end as Method;
-    ownWrappers(res, state);
-    return;
-  }
-  if (res.writableFinished) sharedFinish.call(res);
-  else res.on('finish', sharedFinish);
+  if (state === undefined || state.ended || res.headersSent || reachesShared(res)) return;
+  hooked.delete(res);
+  state.writeHead = res.writeHead as Method;
+  state.write = res.write as Method;
+  state.end = res.end as Method;
+  ownWrappers(res, state);
 }
 
 /**
@@ -527,4 +492,5 @@ export function captureResponse<Context>(
     return;
   }
   hooked.set(res, state);
+  res.on('finish', sharedFinish);
 }
