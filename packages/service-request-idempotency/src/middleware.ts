@@ -7,12 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorSettingsFor } from '@resourceful/error-envelope';
-import {
-  type CapturedResponse,
-  type CaptureSink,
-  captureAfterNext,
-  captureResponse,
-} from './capture.js';
+import { type CapturedResponse, type CaptureSink, captureResponse } from './capture.js';
 import {
   ambiguousIdError,
   inProgressError,
@@ -128,8 +123,7 @@ function replay(
   res.end(res.req?.method === 'HEAD' ? undefined : body);
 }
 
-/** `run`: the lock is this request's and its answer is captured; `next`: not idempotent here. */
-type Outcome = 'run' | 'next' | 'done';
+type Outcome = 'next' | 'done';
 
 /**
  * Attempt tokens: one random UUID per process and a counter. As unique as a UUID per attempt
@@ -258,8 +252,8 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     result: AcquireResult,
   ): Outcome | undefined {
     if (result.state === 'acquired') {
-      captureResponse(req, res, sink, replayHeadersFor(req).keep, attempt);
-      return 'run';
+      captureResponse(res, sink, replayHeadersFor(req).keep, attempt);
+      return 'next';
     }
     if (result.fingerprint !== attempt.lock.fingerprint) throw reusedIdError(attempt.target);
     if (result.state === 'completed') {
@@ -395,12 +389,8 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       : fingerprinted(req, res, source, keyOf(principal ?? '', id));
   }
 
-  function settled(outcome: Outcome, res: ServerResponse, next: Next): void {
+  function settled(outcome: Outcome, next: Next): void {
     if (outcome === 'next') next();
-    else if (outcome === 'run') {
-      next();
-      captureAfterNext(res);
-    }
   }
 
   // `req` is typed as Node's request: a `body?: unknown` here would make Express infer `unknown`
@@ -422,7 +412,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       return;
     }
     // `next` outside the `try`: an error thrown by a later handler is not this middleware's.
-    if (typeof outcome === 'string') settled(outcome, res, next);
-    else outcome.then((value) => settled(value, res, next), next);
+    if (typeof outcome === 'string') settled(outcome, next);
+    else outcome.then((value) => settled(value, next), next);
   };
 }

@@ -3,7 +3,7 @@ import { errorHandler } from '@resourceful/error-envelope';
 import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/test-support';
 import type { RequestHandler } from 'express';
 import request from 'supertest';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serviceRequestIdempotency } from '../src/index.js';
 
 type App = Parameters<typeof request>[0];
@@ -33,25 +33,7 @@ async function expectReplayed(app: App, path: string, id: string, runs: () => nu
   expect(runs()).toBe(before + 1);
 }
 
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
 describeEachExpress('serviceRequestIdempotency in an app tree', (express) => {
-  it('replaces no method on the response itself', async () => {
-    const app = express();
-    app.use(express.json());
-    app.use(serviceRequestIdempotency());
-    let own: string[] = [];
-    const { handler, runs } = creating();
-    app.post('/v1/things', (req, res, next) => {
-      own = ['writeHead', 'write', 'end'].filter((name) => Object.hasOwn(res, name));
-      handler(req, res, next);
-    });
-    await expectReplayed(app, '/v1/things', 'own-1', runs);
-    expect(own).toEqual([]);
-  });
-
   it('replays the answers of a sub-app mounted with app.use', async () => {
     const app = express();
     app.use(express.json());
@@ -206,35 +188,13 @@ describeEachExpress('serviceRequestIdempotency in an app tree', (express) => {
       return { app, runs };
     }
 
-    it('never runs the first request twice: its repeat is refused, not run or left waiting', async () => {
-      const warning = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    it('replays the first request of an app that answers at once, and runs it once', async () => {
       const { app, runs } = unmounted();
-      const first = await request(app)
-        .post('/v1/things')
-        .set('Service-Request-Id', 'bypass-1')
-        .send({ a: 1 });
-      expect(first.status).toBe(201);
-      const again = await request(app)
-        .post('/v1/things')
-        .set('Service-Request-Id', 'bypass-1')
-        .send({ a: 1 });
-      expectErrorEnvelope(again, 409, { target: 'Service-Request-Id' });
-      expect(runs()).toBe(1);
-      expect(warning).toHaveBeenCalledTimes(1);
-      expect(String(warning.mock.calls[0]?.[0])).toMatch(/not mounted with app\.use\(\)/);
+      await expectReplayed(app, '/v1/things', 'unmounted-1', runs);
+      await expectReplayed(app, '/v1/things', 'unmounted-2', runs);
     });
 
-    it('replays every later request, as its own wrappers see the answer whatever app gives it', async () => {
-      const warning = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-      const { app, runs } = unmounted();
-      await request(app).post('/v1/things').set('Service-Request-Id', 'bypass-2').send({ a: 1 });
-      await expectReplayed(app, '/v1/things', 'bypass-3', runs);
-      await expectReplayed(app, '/v1/things', 'bypass-4', runs);
-      expect(warning).toHaveBeenCalledTimes(1);
-    });
-
-    it('replays the first request too when the app answers after a wait, as most handlers do', async () => {
-      const warning = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    it('replays the first request when the app answers after a wait', async () => {
       const app = express();
       app.use(express.json());
       app.use(serviceRequestIdempotency());
@@ -250,11 +210,9 @@ describeEachExpress('serviceRequestIdempotency in an app tree', (express) => {
       app.use('/v1', v1);
       await expectReplayed(app, '/v1/things', 'waited-1', () => runs);
       await expectReplayed(app, '/v1/things', 'waited-2', () => runs);
-      expect(warning).not.toHaveBeenCalled();
     });
 
     it('releases the id of a failed first request, so it can be retried', async () => {
-      vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
       const app = express();
       app.use(express.json());
       app.use(serviceRequestIdempotency());
