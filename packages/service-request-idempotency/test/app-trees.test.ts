@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, ServerResponse } from 'node:http';
 import { errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/test-support';
+import { describeEachExpress, listen } from '@resourceful/test-support';
 import type { RequestHandler } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
