@@ -65,7 +65,8 @@ describe('the service process', () => {
       'HEADERS_TOO_LARGE',
     );
     await service.stop();
-  });
+    // A child process and three large requests: more than vitest's 5 s on a loaded machine.
+  }, 30_000);
 
   it('says the cluster relay is off when no credentials are found', async () => {
     service = await startService();
