@@ -6,8 +6,13 @@
  * written, wherever the route sits (a router, an app mounted with `app.use`, an app used as a
  * router's middleware), for every format and coding.
  */
-import { request as httpRequest, ServerResponse } from 'node:http';
-import { describeEachExpress, listen, type RunningServer } from '@resourceful/test-support';
+import { ServerResponse } from 'node:http';
+import {
+  describeEachExpress,
+  exactRequest,
+  listen,
+  type RunningServer,
+} from '@resourceful/test-support';
 import type { Express, RequestHandler } from 'express';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from './app.js';
@@ -21,37 +26,19 @@ interface Wire {
 }
 
 /** One request with exactly `headers`, and the answer's header lines in the order sent. */
-function wire(
+async function wire(
   port: number,
   method: string,
   path: string,
   headers: Readonly<Record<string, string>>,
 ): Promise<Wire> {
-  return new Promise((resolve, reject) => {
-    const call = httpRequest(
-      { host: '127.0.0.1', port, method, path, headers: { ...headers }, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const lines: string[] = [];
-          for (let i = 0; i < res.rawHeaders.length; i += 2) {
-            if (res.rawHeaders[i]!.toLowerCase() === 'date') continue;
-            lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
-          }
-          resolve({
-            status: res.statusCode ?? 0,
-            statusMessage: res.statusMessage ?? '',
-            headers: lines,
-            body: Buffer.concat(chunks),
-          });
-        });
-      },
-    );
-    call.on('error', reject);
-    call.end();
-  });
+  const answer = await exactRequest(port, method, path, headers);
+  return {
+    status: answer.status,
+    statusMessage: answer.statusMessage,
+    headers: answer.headerLines.filter((line) => !/^date:/i.test(line)),
+    body: answer.body,
+  };
 }
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

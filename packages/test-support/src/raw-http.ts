@@ -119,8 +119,11 @@ export function parseRawResponses(text: string, methods: readonly string[] = [])
 
 export interface ExactResponse {
   readonly status: number;
+  readonly statusMessage: string;
   /** Lower-cased names; repeated headers joined with `, `. */
   readonly headers: Readonly<Record<string, string>>;
+  /** Every header line as sent (`Name: value`), in order, names as written. */
+  readonly headerLines: readonly string[];
   /** The body as sent, still content-coded. */
   readonly body: Buffer;
 }
@@ -147,7 +150,17 @@ export function exactRequest(
           for (const [name, value] of Object.entries(res.headers)) {
             if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
           }
-          resolve({ status: res.statusCode ?? 0, headers: flat, body: Buffer.concat(chunks) });
+          const headerLines: string[] = [];
+          for (let i = 0; i < res.rawHeaders.length; i += 2) {
+            headerLines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
+          }
+          resolve({
+            status: res.statusCode ?? 0,
+            statusMessage: res.statusMessage ?? '',
+            headers: flat,
+            headerLines,
+            body: Buffer.concat(chunks),
+          });
         });
       },
     );
