@@ -126,21 +126,14 @@ function collect(
     if (isEnough(found)) return;
     if (layer.route !== undefined) {
       if (matchedPart(layer, path) === undefined) continue;
-      const methods = layer.route.methods ?? {};
-      let count = 0;
-      let all = false;
-      for (const method in methods) {
-        if (!methods[method]) continue;
-        count++;
-        if (method === '_all') all = true;
-      }
+      const served = routeMethods(layer.route);
       // An `.all()` route stands for every method; its registrations say nothing more. On a
       // catch-all path it is the app's fallback (a 404 page, a proxy), not a resource: passed.
-      if (count > ALL_METHODS_THRESHOLD || all) {
+      if (served === undefined) {
         if (!isCatchAll(layer.route.path)) found.anyMethod = true;
         continue;
       }
-      for (const method in methods) if (methods[method]) found.methods.add(method.toUpperCase());
+      for (const method of served) found.methods.add(method);
       continue;
     }
     const inner = stackOf(layer.handle);
