@@ -236,6 +236,32 @@ function hold(
   stored.then(finish, finish);
 }
 
+/** A key no other code uses: added to a response and deleted at once (see `ownable`). */
+const SHAPE_PROBE = Symbol('resourceful.idempotency.shapeProbe');
+
+/**
+ * Prepares a response for the three properties the capture adds, without changing it: a symbol
+ * property added and deleted again.
+ *
+ * Express gives every response its app's prototype (`Object.setPrototypeOf(res, app.response)`)
+ * and then adds `res.locals`. V8 records no transitions from the hidden class a prototype change
+ * makes, so from there each property added to the response builds a hidden class (and a copy
+ * of its 40-odd property descriptors) for that one response, and every later property access
+ * on it (Express's `res.json`, Node's `writeHead` and `end`) sees a class it never saw before
+ * and takes the slowest lookup. Three own wrappers made that a quarter of a bare create's work.
+ * Deleting a property of such a response turns its properties into a dictionary, whose hidden
+ * class every such response shares: the wrappers are then added without a new class, and the
+ * accesses after them hit the inline caches again. Where the response was made without a
+ * prototype change (Node's server, no Express), V8 undoes the addition instead (the class
+ * before it has a transition to the class after it), and the response keeps its fast
+ * properties and its shared class. Either way no property, value or key order changes.
+ */
+function ownable(res: ServerResponse): void {
+  const own = res as unknown as Record<symbol, unknown>;
+  own[SHAPE_PROBE] = undefined;
+  delete own[SHAPE_PROBE];
+}
+
 /**
  * Wraps `writeHead`, `write` and `end` of one response. The response itself is unchanged,
  * except that `stripHeader` never leaves. `keep`: lower-case names of the headers to capture.
@@ -259,6 +285,7 @@ export function captureResponse<Context>(
     ended: false,
     late: undefined,
   });
+  ownable(res);
   res.writeHead = capturedWriteHead as ServerResponse['writeHead'];
   res.write = capturedWrite as ServerResponse['write'];
   res.end = capturedEnd as ServerResponse['end'];
