@@ -88,7 +88,7 @@ function heldAccessor(name: 'headersSent' | 'writableEnded'): PropertyDescriptor
     configurable: true,
     enumerable: false,
     get(this: ServerResponse) {
-      return states.get(this)?.late !== undefined || inherited?.call(this) === true;
+      return stateOf(this)?.late !== undefined || inherited?.call(this) === true;
     },
   };
 }
@@ -117,12 +117,17 @@ interface CaptureState {
 }
 
 /**
- * The state of each captured response. Not a property of the response: every property added
- * to an Express response costs V8 a copy of its object shape (Express sets the response's
- * prototype per request, so no two responses share one), about as much as the rest of the
- * capture; a `WeakMap` entry costs a fraction of that.
+ * The key of a captured response's state, a property of the response. Added after `ownable`,
+ * it builds no hidden class of its own (a `WeakMap` entry, which this was, costs more: the
+ * collector treats every entry as an ephemeron).
  */
-const states = new WeakMap<ServerResponse, CaptureState>();
+const STATE = Symbol('resourceful.idempotency.capture');
+
+type Captured = ServerResponse & { [STATE]?: CaptureState };
+
+function stateOf(res: ServerResponse): CaptureState | undefined {
+  return (res as Captured)[STATE];
+}
 
 function record(state: CaptureState, chunk: unknown, encoding: unknown): void {
   if (!state.storable || chunk === undefined || chunk === null || typeof chunk === 'function') {
@@ -152,7 +157,7 @@ function capturedWriteHead(
   second?: unknown,
   third?: unknown,
 ) {
-  const state = states.get(this)!;
+  const state = stateOf(this)!;
   if (state.late !== undefined) {
     // What Node does once a response has ended.
     throw Object.assign(new Error('Cannot write headers after they are sent to the client'), {
@@ -171,7 +176,7 @@ function capturedWriteHead(
 }
 
 function capturedWrite(this: ServerResponse, ...args: unknown[]) {
-  const state = states.get(this)!;
+  const state = stateOf(this)!;
   if (state.late !== undefined) {
     state.late.push([state.write, args]);
     return true;
@@ -192,7 +197,7 @@ function keptHeaders(res: ServerResponse, keep: readonly string[]) {
 }
 
 function capturedEnd(this: ServerResponse, ...args: unknown[]) {
-  const state = states.get(this)!;
+  const state = stateOf(this)!;
   if (state.late !== undefined) {
     state.late.push([state.end, args]);
     return this;
@@ -240,8 +245,8 @@ function hold(
 const SHAPE_PROBE = Symbol('resourceful.idempotency.shapeProbe');
 
 /**
- * Prepares a response for the three properties the capture adds, without changing it: a symbol
- * property added and deleted again.
+ * Prepares a response for the properties the capture adds (its state and three wrappers),
+ * without changing it: a symbol property added and deleted again.
  *
  * Express gives every response its app's prototype (`Object.setPrototypeOf(res, app.response)`)
  * and then adds `res.locals`. V8 records no transitions from the hidden class a prototype change
@@ -263,8 +268,9 @@ function ownable(res: ServerResponse): void {
 }
 
 /**
- * Wraps `writeHead`, `write` and `end` of one response. The response itself is unchanged,
- * except that `stripHeader` never leaves. `keep`: lower-case names of the headers to capture.
+ * Wraps `writeHead`, `write` and `end` of one response, and keeps the capture's state on it under
+ * a symbol of this module. The response itself is unchanged, except that `stripHeader` never
+ * leaves. `keep`: lower-case names of the headers to capture.
  */
 export function captureResponse<Context>(
   res: ServerResponse,
@@ -272,7 +278,8 @@ export function captureResponse<Context>(
   keep: readonly string[],
   context: Context,
 ): void {
-  states.set(res, {
+  ownable(res);
+  (res as Captured)[STATE] = {
     sink: sink as CaptureSink<unknown>,
     context,
     keep,
@@ -284,8 +291,7 @@ export function captureResponse<Context>(
     storable: true,
     ended: false,
     late: undefined,
-  });
-  ownable(res);
+  };
   res.writeHead = capturedWriteHead as ServerResponse['writeHead'];
   res.write = capturedWrite as ServerResponse['write'];
   res.end = capturedEnd as ServerResponse['end'];

@@ -17,25 +17,38 @@ function descriptorOf(res: ServerResponse, key: string | symbol) {
 
 const WRAPPERS = ['writeHead', 'write', 'end'];
 
-/** The keys in `Reflect.ownKeys` order (names in the order added, then symbols) with the wrappers. */
-function withWrappers(keys: readonly (string | symbol)[]) {
+/**
+ * The keys in `Reflect.ownKeys` order (names in the order added, then symbols in the order
+ * added) with the wrappers and the capture's state, a symbol of the package's own.
+ */
+function withCapture(keys: readonly (string | symbol)[]) {
   return [
     ...keys.filter((key) => typeof key === 'string'),
     ...WRAPPERS,
     ...keys.filter((key) => typeof key === 'symbol'),
+    STATE_DESCRIPTION,
   ];
+}
+
+const STATE_DESCRIPTION = 'Symbol(resourceful.idempotency.capture)';
+
+/** Keys as `withCapture` lists them: the package's symbol by its description. */
+function named(keys: readonly (string | symbol)[]) {
+  return keys.map((key) =>
+    typeof key === 'symbol' && String(key) === STATE_DESCRIPTION ? STATE_DESCRIPTION : key,
+  );
 }
 
 /**
  * The response as the handler gets it has the properties it had before the middleware, with
- * their values, attributes and order, and then the three wrappers: whatever the capture does to
- * keep it cheap for V8 leaves nothing else behind.
+ * their values, attributes and order, and then the three wrappers and the capture's state (a
+ * symbol): whatever the capture does to keep it cheap for V8 leaves nothing else behind.
  */
 function expectOnlyWrappersAdded(
   before: ReturnType<typeof ownProperties>,
   after: ReturnType<typeof ownProperties>,
 ) {
-  expect(after.keys).toEqual(withWrappers(before.keys));
+  expect(named(after.keys)).toEqual(withCapture(before.keys));
   for (const key of before.keys) {
     // `locals` and the like may be objects: the same object, not an equal one.
     expect(after.descriptors.get(key)).toEqual(before.descriptors.get(key));
@@ -51,7 +64,7 @@ function expectOnlyWrappersAdded(
 }
 
 describeEachExpress('serviceRequestIdempotency on the response it captures', (express) => {
-  it('adds writeHead, write and end and changes no other property or key order', async () => {
+  it('adds writeHead, write, end and its state and changes no other property or key order', async () => {
     const app = express();
     const seen: { before?: ReturnType<typeof ownProperties>; after?: typeof seen.before } = {};
     app.use(express.json());
@@ -95,14 +108,15 @@ describeEachExpress('serviceRequestIdempotency on the response it captures', (ex
       keys.filter((key) => typeof key === 'string');
     const before = names(seen.before!.keys);
     expect(names(seen.after!.keys).slice(0, before.length + 3)).toEqual([...before, ...WRAPPERS]);
-    expect(seen.after!.keys.filter((key) => typeof key === 'symbol')).toEqual(
+    expect(named(seen.after!.keys).filter((key) => typeof key === 'symbol')).toEqual(
       seen.before!.keys.filter((key) => typeof key === 'symbol'),
     );
+    expect(named(seen.after!.keys).at(-1)).toBe(STATE_DESCRIPTION);
   });
 });
 
 describe('serviceRequestIdempotency on a response of Node’s server (no Express)', () => {
-  it('adds writeHead, write and end and changes no other property or key order', async () => {
+  it('adds writeHead, write, end and its state and changes no other property or key order', async () => {
     const middleware = serviceRequestIdempotency({ fingerprint: false });
     const seen: { before?: ReturnType<typeof ownProperties>; after?: typeof seen.before } = {};
     const server = await listen(
