@@ -88,7 +88,10 @@ function heldAccessor(name: 'headersSent' | 'writableEnded'): PropertyDescriptor
     configurable: true,
     enumerable: false,
     get(this: ServerResponse) {
-      return stateOf(this)?.late !== undefined || inherited?.call(this) === true;
+      for (let state = stateOf(this); state !== undefined; state = state.nested) {
+        if (state.late !== undefined) return true;
+      }
+      return inherited?.call(this) === true;
     },
   };
 }
@@ -114,6 +117,8 @@ interface CaptureState {
   ended: boolean;
   /** Calls made while the end is held back; run, in order, after it. */
   late: [Method, unknown[]][] | undefined;
+  /** The state of a second capture of the same response (see `captureResponse`). */
+  nested: CaptureState | undefined;
 }
 
 /**
@@ -148,16 +153,15 @@ function record(state: CaptureState, chunk: unknown, encoding: unknown): void {
   state.chunks.push(buffer);
 }
 
-// One set of functions shared by every captured response, each reading the response's state:
-// closures made per response cost an allocation each on every request.
+// What the wrappers do, given the state of the capture they belong to.
 
-function capturedWriteHead(
-  this: ServerResponse,
+function writeHeadWith(
+  res: ServerResponse,
+  state: CaptureState,
   statusCode: unknown,
   second?: unknown,
   third?: unknown,
 ) {
-  const state = stateOf(this)!;
   if (state.late !== undefined) {
     // What Node does once a response has ended.
     throw Object.assign(new Error('Cannot write headers after they are sent to the client'), {
@@ -165,24 +169,23 @@ function capturedWriteHead(
     });
   }
   const reason = typeof second === 'string' ? second : undefined;
-  if (!this.headersSent) {
+  if (!res.headersSent) {
     const headers = reason === undefined ? second : third;
-    if (headers !== undefined) applyHeaderArgument(this, headers);
-    this.removeHeader(state.sink.stripHeader);
+    if (headers !== undefined) applyHeaderArgument(res, headers);
+    res.removeHeader(state.sink.stripHeader);
   }
   return reason === undefined
-    ? state.writeHead.call(this, statusCode)
-    : state.writeHead.call(this, statusCode, reason);
+    ? state.writeHead.call(res, statusCode)
+    : state.writeHead.call(res, statusCode, reason);
 }
 
-function capturedWrite(this: ServerResponse, ...args: unknown[]) {
-  const state = stateOf(this)!;
+function writeWith(res: ServerResponse, state: CaptureState, args: unknown[]) {
   if (state.late !== undefined) {
     state.late.push([state.write, args]);
     return true;
   }
   if (!state.ended) record(state, args[0], args[1]);
-  return state.write.apply(this, args);
+  return state.write.apply(res, args);
 }
 
 /** The headers to keep, read one by one (not `getHeaders()`, which copies them all). */
@@ -196,28 +199,47 @@ function keptHeaders(res: ServerResponse, keep: readonly string[]) {
   return headers;
 }
 
-function capturedEnd(this: ServerResponse, ...args: unknown[]) {
-  const state = stateOf(this)!;
+function endWith(res: ServerResponse, state: CaptureState, args: unknown[]) {
   if (state.late !== undefined) {
     state.late.push([state.end, args]);
-    return this;
+    return res;
   }
-  if (state.ended) return state.end.apply(this, args);
+  if (state.ended) return state.end.apply(res, args);
   state.ended = true;
   record(state, args[0], args[1]);
-  if (!this.headersSent) this.removeHeader(state.sink.stripHeader);
+  if (!res.headersSent) res.removeHeader(state.sink.stripHeader);
   const captured: CapturedResponse = {
-    status: this.statusCode,
-    headers: keptHeaders(this, state.keep),
+    status: res.statusCode,
+    headers: keptHeaders(res, state.keep),
     // Every chunk is already a copy of its own (see toBuffer), so the app changing a Buffer
     // after writing it cannot change what is stored; one chunk (the common `res.end(body)`)
     // is not copied again.
     body: state.storable ? joined(state.chunks) : null,
   };
   const stored = state.sink.onEnd(state.context, captured);
-  if (stored === undefined) return state.end.apply(this, args);
-  hold(this, state, captured.status, args, stored);
-  return this;
+  if (stored === undefined) return state.end.apply(res, args);
+  hold(res, state, captured.status, args, stored);
+  return res;
+}
+
+// One set of wrappers shared by every captured response, each reading the response's state:
+// closures made per response cost an allocation each on every request.
+
+function capturedWriteHead(
+  this: ServerResponse,
+  statusCode: unknown,
+  second?: unknown,
+  third?: unknown,
+) {
+  return writeHeadWith(this, stateOf(this)!, statusCode, second, third);
+}
+
+function capturedWrite(this: ServerResponse, ...args: unknown[]) {
+  return writeWith(this, stateOf(this)!, args);
+}
+
+function capturedEnd(this: ServerResponse, ...args: unknown[]) {
+  return endWith(this, stateOf(this)!, args);
 }
 
 /** Sends the held end once `stored` settles, then the calls made meanwhile. */
@@ -278,8 +300,7 @@ export function captureResponse<Context>(
   keep: readonly string[],
   context: Context,
 ): void {
-  ownable(res);
-  (res as Captured)[STATE] = {
+  const state: CaptureState = {
     sink: sink as CaptureSink<unknown>,
     context,
     keep,
@@ -291,8 +312,35 @@ export function captureResponse<Context>(
     storable: true,
     ended: false,
     late: undefined,
+    nested: undefined,
   };
-  res.writeHead = capturedWriteHead as ServerResponse['writeHead'];
-  res.write = capturedWrite as ServerResponse['write'];
-  res.end = capturedEnd as ServerResponse['end'];
+  const first = stateOf(res);
+  if (first === undefined) {
+    ownable(res);
+    (res as Captured)[STATE] = state;
+    res.writeHead = capturedWriteHead as ServerResponse['writeHead'];
+    res.write = capturedWrite as ServerResponse['write'];
+    res.end = capturedEnd as ServerResponse['end'];
+    return;
+  }
+  // Captured again (a second `serviceRequestIdempotency()` on the request's way, in a sub-app,
+  // say): the shared wrappers find the first capture's state, so this one's wrappers are
+  // closures over its own, and call the first capture's as they would any earlier wrapper.
+  let last = first;
+  while (last.nested !== undefined) last = last.nested;
+  last.nested = state;
+  res.writeHead = function capturedAgainWriteHead(
+    this: ServerResponse,
+    statusCode: unknown,
+    second?: unknown,
+    third?: unknown,
+  ) {
+    return writeHeadWith(this, state, statusCode, second, third);
+  } as ServerResponse['writeHead'];
+  res.write = function capturedAgainWrite(this: ServerResponse, ...args: unknown[]) {
+    return writeWith(this, state, args);
+  } as ServerResponse['write'];
+  res.end = function capturedAgainEnd(this: ServerResponse, ...args: unknown[]) {
+    return endWith(this, state, args);
+  } as ServerResponse['end'];
 }

@@ -4,7 +4,7 @@ import { describeEachExpress, listen } from '@resourceful/test-support';
 import type { RequestHandler } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { serviceRequestIdempotency } from '../src/index.js';
+import { memoryStore, serviceRequestIdempotency } from '../src/index.js';
 
 type App = Parameters<typeof request>[0];
 
@@ -71,6 +71,44 @@ describeEachExpress('serviceRequestIdempotency in an app tree', (express) => {
     v1.post('/things', handler);
     app.use('/v1', v1);
     await expectReplayed(app, '/v1/things', 'inner-1', runs);
+  });
+
+  it('replays the answers of a sub-app when the app above has the middleware too', async () => {
+    const app = express();
+    app.use(express.json());
+    app.use(serviceRequestIdempotency());
+    const v1 = express();
+    v1.use(serviceRequestIdempotency());
+    const { handler, runs } = creating();
+    v1.post('/things', handler);
+    app.use('/v1', v1);
+    app.use(errorHandler());
+    await expectReplayed(app, '/v1/things', 'twice-1', runs);
+    await expectReplayed(app, '/v1/things', 'twice-2', runs);
+  });
+
+  it('replays the answers of a route behind the middleware twice, each with its own store', async () => {
+    const app = express();
+    app.use(express.json());
+    app.use(serviceRequestIdempotency({ store: memoryStore() }));
+    app.use(serviceRequestIdempotency({ store: memoryStore() }));
+    let runs = 0;
+    app.post('/v1/things', (_req, res) => {
+      runs += 1;
+      res.writeHead(201, { 'Content-Type': 'text/plain', Location: `/v1/things/${runs}` });
+      res.write('run ');
+      res.end(String(runs));
+    });
+    app.use(errorHandler());
+    const first = await request(app).post('/v1/things').set('Service-Request-Id', 'twice-3');
+    const again = await request(app).post('/v1/things').set('Service-Request-Id', 'twice-3');
+    expect(first.status).toBe(201);
+    expect(first.text).toBe('run 1');
+    expect(again.status).toBe(201);
+    expect(again.text).toBe('run 1');
+    expect(again.headers.location).toBe('/v1/things/1');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(runs).toBe(1);
   });
 
   it('captures outermost, as before, when an earlier middleware replaced res.end', async () => {
