@@ -158,11 +158,24 @@ interface FloorRedis {
  * record are Map entries; with `redis`, one `SET NX PX` before the handler and one `SET PX`
  * (the record as JSON, the body base64) that the end waits for: the two round trips. No
  * validation of the id, no query parameter, no principal, no replay, no expiry, no bounds, no
- * command timeout, no error paths. With `sharedOn` (an app's `response`), the cheapest form of
- * each step: the three methods defined once on that object instead of on each response, and
- * on a memory store the lock keyed by the id itself (a Map needs no hash): one SHA-256.
+ * command timeout, no error paths. `form`:
+ * - `'own'`: the cheapest form of each step that keeps the capture on each response (the
+ *   guarantee-safe one): the response's properties made a shared dictionary first (a symbol
+ *   added and deleted, as the package's capture does, so that the three own wrappers build no
+ *   hidden class per response), and on a memory store the lock keyed by the id itself (a Map
+ *   needs no hash): one SHA-256.
+ * - `{ sharedOn }` (an app's `response`): the same, but the three methods defined once on that
+ *   object instead of on each response (the third pass's capture, reverted: not safe in every
+ *   app tree; kept as a reference).
  */
-function floorMiddleware(redis?: FloorRedis, sharedOn?: object): express.RequestHandler {
+const SHAPE_PROBE = Symbol('floor.shapeProbe');
+
+function floorMiddleware(
+  redis?: FloorRedis,
+  form?: 'own' | { sharedOn: object },
+): express.RequestHandler {
+  const sharedOn = typeof form === 'object' ? form.sharedOn : undefined;
+  const cheapest = form !== undefined;
   const entries = new Map<string, unknown>();
   const states = new WeakMap<ServerResponse, FloorState>();
   // A copy of every chunk, as any store must keep (the app may reuse a Buffer it wrote).
@@ -231,13 +244,18 @@ function floorMiddleware(redis?: FloorRedis, sharedOn?: object): express.Request
       return;
     }
     states.set(res, { key, writeHead: own.writeHead, write: own.write, end: own.end, chunks: [] });
+    if (cheapest) {
+      const probed = res as unknown as Record<symbol, unknown>;
+      probed[SHAPE_PROBE] = undefined;
+      delete probed[SHAPE_PROBE];
+    }
     own.writeHead = writeHead;
     own.write = write;
     own.end = end;
   }
   return function floor(req, res, next) {
     const key =
-      sharedOn !== undefined && redis === undefined
+      cheapest && redis === undefined
         ? `\u0000${req.headers['service-request-id']}`
         : `floor:${hash('sha256', `\u0000${req.headers['service-request-id']}`)}`;
     const fingerprint = hash(
@@ -274,8 +292,17 @@ if (want('floor (shared)')) {
   // The floor's work with the cheapest form of each step: the capture through methods on the
   // app's response (no own property), the lock keyed by the id itself (no hash), one SHA-256.
   const app = createApp(undefined, undefined, (req, res, next) => floorShared(req, res, next));
-  const floorShared = floorMiddleware(undefined, (app as unknown as { response: object }).response);
+  const floorShared = floorMiddleware(undefined, {
+    sharedOn: (app as unknown as { response: object }).response,
+  });
   variants.push(['floor (shared)', tracked(app)]);
+}
+if (want('floor (own)')) {
+  // The same steps with the capture on each response in its cheapest form.
+  variants.push([
+    'floor (own)',
+    tracked(createApp(undefined, undefined, floorMiddleware(undefined, 'own'))),
+  ]);
 }
 if (want('memory')) {
   variants.push(['memory', tracked(createApp(memoryStore({ maxEntries: 50_000 })))]);
@@ -286,7 +313,7 @@ if (want('memory')) {
 }
 let redis: Awaited<ReturnType<typeof startRedisServer>> | undefined;
 let client: ReturnType<typeof createClient> | undefined;
-if (want('redis') && findRedisServer() !== undefined) {
+if ((want('redis') || want('floor (redis, own)')) && findRedisServer() !== undefined) {
   redis = await startRedisServer();
   client = createClient({ url: redis.url, disableOfflineQueue: true });
   client.on('error', () => undefined);
@@ -306,6 +333,12 @@ if (want('redis') && findRedisServer() !== undefined) {
     variants.push([
       'floor (redis)',
       tracked(createApp(undefined, undefined, floorMiddleware(client))),
+    ]);
+  }
+  if (want('floor (own)') || want('floor (redis, own)')) {
+    variants.push([
+      'floor (redis, own)',
+      tracked(createApp(undefined, undefined, floorMiddleware(client, 'own'))),
     ]);
   }
   if (old) {
