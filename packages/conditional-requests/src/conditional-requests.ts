@@ -290,7 +290,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     next: Next,
   ): void {
     const method = (req.method ?? 'GET').toUpperCase();
-    if (attach(hooks, req, res, method) === undefined) {
+    if (attach(hooks, res, method) === undefined) {
       replaceOwnMethods(res, method);
       markConditionalRequests(res);
     }
