@@ -98,8 +98,6 @@ export function nextEnd(
 
 /** The state of the last middleware attached to each response through the shared methods. */
 const attached = new WeakMap<ServerResponse, HookedResponse>();
-// `hasConditionalRequests` reads this map: a response in it needs no mark of its own.
-countAttached(attached);
 
 function sharedJson(this: ServerResponse, value?: unknown): unknown {
   const state = attached.get(this);
@@ -130,6 +128,11 @@ const SHARED: Readonly<Record<Method, unknown>> = {
   end: sharedEnd,
 };
 const METHODS: readonly Method[] = ['json', 'send', 'end'];
+
+// `hasConditionalRequests` reads this map: a response in it needs no mark of its own. It is
+// needed while `sharedEnd` lives: every response in it reaches `sharedEnd` through its app's
+// `response`, and any middleware that can still add one keeps this module, and it, alive.
+countAttached(attached, sharedEnd);
 
 /**
  * The method the response would call without the shared ones: the first definition up its
