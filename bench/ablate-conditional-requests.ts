@@ -29,6 +29,8 @@
  * The "prefer route" variants are middleware-alone.bench.ts's prefer-header comparison (its
  * route, `preferHeader()` on the version router, `Prefer: return=representation`), with an empty
  * router layer beside it: the floor of any middleware mounted there.
+ * `ABLATE_COMPARE_PREFER=<path of another copy's dist/index.js>` adds that copy's `preferHeader()`
+ * there (comma-separated, one variant each).
  *
  * Instructions per request, which the machine's load does not move: `ABLATE_INSTRUCTIONS=1`
  * bundles this file with esbuild (the `@resourceful/*` packages as built, or their sources with
@@ -139,7 +141,20 @@ for (const [label, body] of [
     variants.push([name, app as unknown as Handler, RESOURCE_REQUEST]);
   }
 }
+/** `ABLATE_COMPARE_PREFER`: other copies of prefer-header, comma-separated, one variant each. */
+const comparedPreferPaths = (process.env.ABLATE_COMPARE_PREFER ?? '')
+  .split(',')
+  .filter((path) => path !== '');
+const comparedPrefer: [string, typeof preferHeader][] = [];
+for (const path of comparedPreferPaths) {
+  const module = (await import(path)) as { preferHeader: typeof preferHeader };
+  comparedPrefer.push([path, module.preferHeader]);
+}
 for (const [name, app] of [
+  ...comparedPrefer.map(([path, make], index): [string, Express] => [
+    `prefer route: preferHeader() of ABLATE_COMPARE_PREFER${index === 0 ? '' : ` #${index + 1}`} (${path})`,
+    buildCardsApp({ router: make() as RequestHandler }),
+  ]),
   ['prefer route: no middleware (baseline)', buildCardsApp({})],
   [
     'prefer route: preferHeader() on the router',
