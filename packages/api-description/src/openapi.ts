@@ -1,8 +1,9 @@
 /**
  * @module The OpenAPI 3.1 document of a described API: every path and verb, the list parameters
- * of both paging conventions, the headers the conventions use, request bodies with read-only
- * fields marked, every status the Resourceful packages can answer with the error envelope, and
- * links from creates to reads.
+ * of the paging conventions each list takes (`page_token` where it pages by continuation token),
+ * the headers the conventions use, request bodies with read-only fields marked, every status the
+ * Resourceful packages can answer with the error envelope (503 everywhere when the resources'
+ * store can be unreachable), and links from creates to reads.
  * @see https://spec.openapis.org/oas/v3.1.0
  */
 import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
