@@ -99,6 +99,7 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
       'pathVersion must look like "v1" or "v1.2".',
     );
   }
+  const storage = oneOfOption('describeApi', 'storage', init.storage, STORAGE, 'external');
   if (!Array.isArray(init.resources)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
@@ -140,7 +141,6 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
       );
     }
   }
-  const storage = oneOfOption('describeApi', 'storage', init.storage, STORAGE, 'external');
   return Object.freeze({
     title: init.title,
     version: init.version,
