@@ -33,6 +33,7 @@ import express5, { type Express, type NextFunction, type Request, type Response 
 import { type AppDatabase, databaseFromEnvironment } from './database/app-database.js';
 import { DOCS_PATH, mountApiDocs, OPENAPI_PATH } from './description/docs.js';
 import { GRAPHQL_PATH, graphqlRoutes } from './description/graphql.js';
+import { describePaymentsApi } from './description/index.js';
 import { keysetListDefaults, listDefaults } from './lists.js';
 import { oneRequestAtATimePerConnection } from './pipelining.js';
 import { README_PATH, sendReadme } from './readme.js';
@@ -169,9 +170,18 @@ export function createApp(options: AppOptions = {}): Express {
 
   // Headers sent as query parameters (`?Prefer=…`), taken out of what the lists parse.
   app.use(queryHeaders());
+  const lists = listDefaults(app.get('public base url') as string | undefined);
+  // The lists of the stores that page by keyset may hand out continuation tokens.
+  const keysetLists = keysetListDefaults(lists, options.pageTokenSecrets);
+  // The API description of this configuration: page_token on the lists that take it, 503
+  // wherever the database can be unreachable.
+  const description = describePaymentsApi({
+    pageTokens: keysetLists.continuation !== undefined,
+    storage: database === undefined ? 'in-process' : 'external',
+  });
   // The API description: the OpenAPI document, its reference page and GraphQL, mounted before
   // content negotiation: GraphQL over HTTP fixes its own media types and errors.
-  mountApiDocs(app, express, app.get('public base url') as string | undefined);
+  mountApiDocs(app, express, app.get('public base url') as string | undefined, description);
   const idempotencyStore = options.idempotencyStore ?? memoryStore();
   // The v1 routes are declared here, mounted after content negotiation below: GraphQL answers
   // with the same declarations (representations, history) as the REST routes.
@@ -180,9 +190,6 @@ export function createApp(options: AppOptions = {}): Express {
   // POST is idempotent when it carries Service-Request-Id (spec, "Verbs and idempotency"):
   // creates, actions and the composite refund alike. The middleware ignores other methods.
   v1.use(serviceRequestIdempotency({ store: idempotencyStore }));
-  const lists = listDefaults(app.get('public base url') as string | undefined);
-  // The lists of the stores that page by keyset may hand out continuation tokens.
-  const keysetLists = keysetListDefaults(lists, options.pageTokenSecrets);
   mountCreditCards({ router: v1, lists: keysetLists, cards: stores.cards, now });
   mountCustomers({ router: v1, lists: keysetLists, customers: stores.customers, now });
   // The actions' history, read by the REST history route and by GraphQL.
@@ -220,6 +227,7 @@ export function createApp(options: AppOptions = {}): Express {
       now,
       { agreementActions, agreementHistory, refund: refundOperations[0], decide },
       help,
+      description,
     ).endpoint,
   );
 

@@ -5,10 +5,13 @@
  */
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { type OpenApiDocument, openApiDocument } from '@resourceful/api-description';
+import {
+  type ApiDescription,
+  type OpenApiDocument,
+  openApiDocument,
+} from '@resourceful/api-description';
 import type { Express, Request, Response } from 'express';
 import type { ExpressModule } from '../app.js';
-import { paymentsApi } from './index.js';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 export const DOCS_PATH = '/v1/docs';
@@ -36,8 +39,11 @@ const PAGE = `<!doctype html>
 // holds for the page.
 const INIT = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(OPENAPI_PATH)}, dom_id: '#swagger-ui', deepLinking: true });\n`;
 
-export function openApiFor(publicBaseUrl: string | undefined): OpenApiDocument {
-  return openApiDocument(paymentsApi, {
+export function openApiFor(
+  description: ApiDescription,
+  publicBaseUrl: string | undefined,
+): OpenApiDocument {
+  return openApiDocument(description, {
     serverUrl: publicBaseUrl ?? '/',
     documentationUrl: `${publicBaseUrl ?? ''}${DOCS_PATH}`,
     license: { name: 'MIT', identifier: 'MIT' },
@@ -48,8 +54,10 @@ export function mountApiDocs(
   app: Express,
   express: ExpressModule,
   publicBaseUrl: string | undefined,
+  /** The app's description: `describePaymentsApi` for its configuration. */
+  description: ApiDescription,
 ): void {
-  const document = JSON.stringify(openApiFor(publicBaseUrl));
+  const document = JSON.stringify(openApiFor(description, publicBaseUrl));
   app.get(OPENAPI_PATH, (_req: Request, res: Response) => {
     res.type('application/json').send(document);
   });

@@ -3,6 +3,7 @@
  * same stores and representation functions as the REST routes, so a card read over GraphQL is
  * the card GET answers (masked number and links included).
  */
+import type { ApiDescription } from '@resourceful/api-description';
 import {
   buildCollectionEnvelope,
   type CollectionSpec,
@@ -33,7 +34,7 @@ import * as refunds from '../resources/refunds.js';
 import * as risk from '../resources/risk.js';
 import * as webhooks from '../resources/webhooks.js';
 import type { Stores } from '../stores.js';
-import { HISTORY_LIST, paymentsApi } from './index.js';
+import { HISTORY_LIST } from './index.js';
 
 /** The declarations of the complex operations, whose representations GraphQL answers with. */
 export interface GraphqlOperations {
@@ -157,13 +158,18 @@ export function graphqlRoutes(
   operations: GraphqlOperations,
   /** The documentation its OPTIONS answers link with rel help, as every other path's. */
   help: string | readonly string[],
+  /**
+   * The app's description. Its paging kinds do not reach GraphQL: list fields take `page` and
+   * `page_size` (the resolvers page by offset), never a continuation token.
+   */
+  description: ApiDescription,
 ) {
   const { agreementActions, agreementHistory, refund, decide } = operations;
   const agreementRepresentation = (req: Request, agreement: agreements.StoredAgreement) =>
     agreements.agreementRepresentation(req, agreement, agreementActions);
   const captureRepresentation = (req: Request, capture: refunds.StoredCapture) =>
     refunds.captureRepresentation(req, capture, refund);
-  const schema = graphqlSchema<ExampleContext>(paymentsApi, {
+  const schema = graphqlSchema<ExampleContext>(description, {
     resolvers: {
       CreditCard: {
         read: readResolver(stores.cards, cards.toRepresentation),
