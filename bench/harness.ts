@@ -71,7 +71,10 @@ export interface LoadResult {
    * request; undefined where it cannot be read (not Linux) or the server is another process.
    */
   serverCpuPerRequest?: number;
-  /** Latency percentiles in milliseconds (autocannon's, 1 ms resolution). */
+  /**
+   * Latency percentiles in milliseconds, from each answer's own time (load-worker.mjs);
+   * autocannon's whole milliseconds for a request loaded from this thread.
+   */
   p50?: number;
   p99?: number;
   non2xx: number;

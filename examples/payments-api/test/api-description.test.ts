@@ -3,15 +3,21 @@ import {
   singleFieldName,
   subCollectionFieldName,
 } from '@resourceful/graphql-description';
-import { describeEachExpress } from '@resourceful/test-support';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  hasPostgresServer,
+  startPostgresServer,
+} from '@resourceful/test-support';
 import { listRoutes } from '@resourceful/versioned-router/check-routes';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import pg from 'pg';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type AppOptions, createApp } from '../src/app.js';
-import { DOCS_PATH, OPENAPI_PATH } from '../src/description/docs.js';
-import { paymentsApi } from '../src/description/index.js';
+import { type AppOptions, appReady, createApp } from '../src/app.js';
+import { DOCS_PATH, OPENAPI_PATH, openApiFor } from '../src/description/docs.js';
+import { describePaymentsApi, paymentsApi } from '../src/description/index.js';
 
 type Json = Record<string, unknown>;
 interface Operation {
@@ -473,12 +479,25 @@ describeEachExpress('the API description', (express) => {
 
 describe('the OpenAPI document of the example', () => {
   it('passes Redocly’s recommended rules with no errors and no warnings', async () => {
-    const { createConfig, lintFromString } = await import('@redocly/openapi-core');
     const document = (
       await request(createApp({ publicBaseUrl: 'https://payments.resourceful.dev' })).get(
         '/v1/openapi.json',
       )
     ).body;
+    await expectNoProblems(document);
+  });
+
+  it('passes them too for continuation tokens on PostgreSQL', async () => {
+    await expectNoProblems(
+      openApiFor(
+        describePaymentsApi({ pageTokens: true, storage: 'external' }),
+        'https://payments.resourceful.dev',
+      ),
+    );
+  });
+
+  async function expectNoProblems(document: unknown) {
+    const { createConfig, lintFromString } = await import('@redocly/openapi-core');
     const problems = await lintFromString({
       source: JSON.stringify(document),
       absoluteRef: 'openapi.json',
@@ -487,5 +506,220 @@ describe('the OpenAPI document of the example', () => {
     expect(
       problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`),
     ).toEqual([]);
+  }
+});
+
+/** 32+ characters, as collection-pagination's `continuation.secrets` asks. */
+const PAGE_TOKEN_SECRET = 'api-description-test-secret-0123456789';
+
+/** Path parameters: seeded records. */
+const SEEDED_IDS: Record<string, string> = {
+  credit_card_id: 'CARD-SEED1',
+  customer_id: 'CUST-SEED1',
+  webhook_id: 'WH-SEED1',
+  billing_agreement_id: 'AGREEMENT-SEED01',
+  payment_id: 'PAY-SEED1',
+  capture_id: 'CAPTURE-SEED2',
+  refund_id: 'REFUND-NONE',
+  payment_decision_id: 'DECISION-NONE',
+};
+
+type Document = Json & { paths: Record<string, Record<string, Operation>> };
+
+/** Every operation of the document, with its path's placeholders filled with seeded ids. */
+function operationsOf(document: Document) {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    VERBS.filter((verb) => verb in item).map((verb) => ({
+      verb,
+      path,
+      url: path.replace(/\{([a-z_]+)\}/g, (_, name: string) => SEEDED_IDS[name] as string),
+      operation: item[verb] as Operation,
+    })),
+  );
+}
+
+/** The GET operations answering a collection envelope: lists and sub-collections. */
+function listsOf(document: Document) {
+  return operationsOf(document).filter(
+    ({ verb, operation }) =>
+      verb === 'get' &&
+      /Collection$/.test(String(responseSchema(document, operation, 200)?.$ref ?? '')),
+  );
+}
+
+function takes(operation: Operation, parameter: string): boolean {
+  return (operation.parameters ?? []).some(
+    (p) => p.$ref === `#/components/parameters/${parameter}` || p.name === parameter,
+  );
+}
+
+function nextHref(body: { links?: { rel: string; href: string }[] }): URL | undefined {
+  const next = body.links?.find((link) => link.rel === 'next');
+  return next === undefined ? undefined : new URL(next.href);
+}
+
+describeEachExpress('the OpenAPI document and continuation tokens', (express) => {
+  it('documents page_token on no list without PAGE_TOKEN_SECRETS, and every list refuses it', async () => {
+    const app = createApp({ express, publicBaseUrl: BASE });
+    const document = (await request(app).get(OPENAPI_PATH)).body as Document;
+    expect(JSON.stringify(document)).not.toContain('page_token');
+    const lists = listsOf(document);
+    expect(lists.length).toBeGreaterThan(6);
+    for (const { url, operation } of lists) {
+      const first = await request(app).get(`${url}?page_size=1`);
+      expect(first.status, url).toBe(200);
+      expect(nextHref(first.body)?.searchParams.has('page_token') ?? false, url).toBe(false);
+      const res = await request(app).get(`${url}?page_token=abc`);
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'page_token' });
+      expect(res.body.error.innererror.code, url).toBe('UNKNOWN_PARAMETER');
+      expect(Object.keys(operation.responses), url).toContain('400');
+    }
+  });
+
+  it('documents page_token on exactly the lists that take it with secrets, and what a bad one answers', async () => {
+    const app = createApp({ express, publicBaseUrl: BASE, pageTokenSecrets: [PAGE_TOKEN_SECRET] });
+    const document = (await request(app).get(OPENAPI_PATH)).body as Document;
+    const validate = validatorFor(document);
+    const documented: string[] = [];
+    const tokens: { url: string; token: string }[] = [];
+    for (const { url, operation } of listsOf(document)) {
+      const takesToken = takes(operation, 'page_token');
+      if (takesToken) documented.push(operation.operationId);
+      // A list reads page_token (and finds this one forged) exactly when it is documented.
+      const forged = await request(app).get(`${url}?page_token=v1.e30.AAAA`);
+      expectErrorEnvelope(forged, 400, { code: 'INVALID_REQUEST', target: 'page_token' });
+      expect(forged.body.error.innererror.code, url).toBe(
+        takesToken ? 'INVALID_PAGE_TOKEN' : 'UNKNOWN_PARAMETER',
+      );
+      let first = await request(app).get(`${url}?page_size=1`);
+      if (takesToken && nextHref(first.body) === undefined) {
+        // One record seeded (the webhooks): a second from the document's create example.
+        const create = document.paths[url]?.post;
+        const example = create?.requestBody?.content['application/json']?.example as object;
+        expect((await request(app).post(url).send(example)).status, url).toBe(201);
+        first = await request(app).get(`${url}?page_size=1`);
+      }
+      expect(first.status, url).toBe(200);
+      const next = nextHref(first.body);
+      if (next !== undefined) {
+        expect(next.searchParams.has('page_token'), `${url}: next ${next}`).toBe(takesToken);
+      }
+      if (!takesToken) continue;
+      // A token list of more than one record: its next link carries a token.
+      expect(next?.searchParams.get('page_token'), url).toEqual(expect.any(String));
+      const followed = await request(app).get(`${next?.pathname}${next?.search}`);
+      expect(followed.status, String(next)).toBe(200);
+      expect(validate(responseSchema(document, operation, 200) as Json, followed.body)).toEqual([]);
+      // An altered token: the documented 400, naming page_token.
+      const token = next?.searchParams.get('page_token') as string;
+      const altered = new URL(next as URL);
+      altered.searchParams.set(
+        'page_token',
+        `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`,
+      );
+      const refused = await request(app).get(`${altered.pathname}${altered.search}`);
+      expectErrorEnvelope(refused, 400, { code: 'INVALID_REQUEST', target: 'page_token' });
+      expect(refused.body.error.innererror.code).toBe('INVALID_PAGE_TOKEN');
+      expect(Object.keys(operation.responses)).toContain('400');
+      tokens.push({ url, token });
+    }
+    // A token of another list: the documented 400, PAGE_TOKEN_MISMATCH.
+    expect(tokens.length).toBe(3);
+    for (const [index, { url }] of tokens.entries()) {
+      const { token } = tokens[(index + 1) % tokens.length] as { token: string };
+      const mismatch = await request(app).get(
+        `${url}?page_size=1&page_token=${encodeURIComponent(token)}`,
+      );
+      expectErrorEnvelope(mismatch, 400, { code: 'INVALID_REQUEST', target: 'page_token' });
+      expect(mismatch.body.error.innererror.code, url).toBe('PAGE_TOKEN_MISMATCH');
+    }
+    expect(documented.sort()).toEqual(['listCreditCard', 'listCustomer', 'listWebhook']);
+  });
+});
+
+describeEachExpress('the OpenAPI document and 503', (express) => {
+  it('documents 503 in memory only where Service-Request-Id is taken (its store can be down)', async () => {
+    const document = (await request(createApp({ express })).get(OPENAPI_PATH)).body as Document;
+    const all = operationsOf(document);
+    const with503 = all.filter(({ operation }) => '503' in operation.responses);
+    expect(with503.map(({ operation }) => operation.operationId)).toEqual(
+      all
+        .filter(({ operation }) => takes(operation, 'ServiceRequestId'))
+        .map(({ operation }) => operation.operationId),
+    );
+    expect(with503.every(({ verb }) => verb === 'post')).toBe(true);
+  });
+
+  describe.skipIf(!hasPostgresServer())('on PostgreSQL', () => {
+    it('documents 503 with Retry-After everywhere, and every operation answers a documented status while the database is down', async () => {
+      const server = await startPostgresServer();
+      const pool = new pg.Pool({ connectionString: server.url, max: 2 });
+      pool.on('error', () => {});
+      try {
+        const app = createApp({
+          express,
+          publicBaseUrl: BASE,
+          database: { pool, schema: 'public' },
+          pageTokenSecrets: [PAGE_TOKEN_SECRET],
+        });
+        await appReady(app);
+        const document = (await request(app).get(OPENAPI_PATH)).body as Document;
+        const all = operationsOf(document);
+        expect(all.length).toBeGreaterThan(25);
+        for (const { verb, path, operation } of all) {
+          expect(operation.responses['503'], `${verb} ${path}`).toEqual({
+            $ref: '#/components/responses/Error503',
+          });
+        }
+        expect(
+          (document.components as { responses: Record<string, Json> }).responses.Error503?.headers,
+        ).toHaveProperty('Retry-After');
+        // Keyset lists page in the database too: tokens are documented there as in memory.
+        expect(
+          listsOf(document)
+            .filter(({ operation }) => takes(operation, 'page_token'))
+            .map(({ operation }) => operation.operationId)
+            .sort(),
+        ).toEqual(['listCreditCard', 'listCustomer', 'listWebhook']);
+
+        await server.close();
+        const unavailable: string[] = [];
+        for (const { verb, path, url, operation } of all) {
+          const query = new URLSearchParams();
+          for (const parameter of operation.parameters ?? []) {
+            if (parameter.in === 'query' && parameter.required === true)
+              query.set(parameter.name as string, String(parameter.example));
+          }
+          const target = query.size > 0 ? `${url}?${query}` : url;
+          let test = request(app)[verb](target);
+          if (verb === 'patch')
+            test = test.set('Content-Type', 'application/json-patch+json').send('[]');
+          else if (verb === 'put') test = test.send({});
+          else if (verb === 'post')
+            test = test.send(
+              (operation.requestBody?.content['application/json']?.example ?? {}) as object,
+            );
+          const res = await test;
+          expect(Object.keys(operation.responses), `${verb} ${path}: ${res.status}`).toContain(
+            String(res.status),
+          );
+          if (res.status === 503) {
+            expect(res.headers['retry-after'], `${verb} ${path}`).toMatch(/^\d+$/);
+            unavailable.push(operation.operationId);
+          }
+        }
+        // Every operation needs the database, before it reads a body; the transient
+        // evaluation alone keeps nothing.
+        expect(unavailable.sort()).toEqual(
+          all
+            .map(({ operation }) => operation.operationId)
+            .filter((id) => id !== 'evaluatePayment')
+            .sort(),
+        );
+      } finally {
+        await pool.end();
+        await server.close();
+      }
+    });
   });
 });

@@ -73,4 +73,33 @@ describe.skipIf(!available)('the documentation page at /v1/docs, in headless Chr
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: new URL('docs-page.png', ARTIFACTS).pathname, fullPage: false });
   });
+
+  it('shows page_token on the card list of a service with continuation tokens, and not without', async () => {
+    const withTokens = await listen(
+      createApp({ pageTokenSecrets: ['docs-page-test-secret-0123456789abcdef'] }),
+    );
+    try {
+      const parametersOf = async (url: string) => {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 2000 } });
+        // Deep links open the operation: its parameters table is rendered.
+        await page.goto(`${url}/v1/docs#/CreditCard/listCreditCard`);
+        const names = page.locator('#operations-CreditCard-listCreditCard .parameter__name');
+        await names.first().waitFor({ timeout: 15_000 });
+        const listed = (await names.allTextContents()).map((name) => name.replace(/\W+$/, ''));
+        return { page, listed };
+      };
+      const tokens = await parametersOf(withTokens.url);
+      expect(tokens.listed).toEqual(expect.arrayContaining(['page', 'offset', 'page_token']));
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await tokens.page.screenshot({
+        path: new URL('docs-page-page-token.png', ARTIFACTS).pathname,
+        fullPage: false,
+      });
+      const offsets = await parametersOf(server.url);
+      expect(offsets.listed).toEqual(expect.arrayContaining(['page', 'offset']));
+      expect(offsets.listed).not.toContain('page_token');
+    } finally {
+      await withTokens.close();
+    }
+  });
 });

@@ -64,13 +64,18 @@ describeEachExpress('content negotiation in the example', (express) => {
       if (items !== undefined) expect(items.length, path).toBeGreaterThan(0);
     });
 
-    it('leaves the description and the README in their own media types', async () => {
+    it('leaves the reference page and the README in their own media types', async () => {
       const server = app();
-      for (const path of NOT_NEGOTIATED) {
+      for (const path of [DOCS_PATH, README_PATH]) {
         const res = await request(server).get(path).set('Accept', 'application/xml');
         expect(res.status, path).toBe(200);
         expect(res.headers['content-type'], path).not.toMatch(/xml/);
       }
+    });
+
+    it('answers 406 for the OpenAPI document in XML, which it does not have', async () => {
+      const res = await request(app()).get(OPENAPI_PATH).set('Accept', 'application/xml');
+      expectErrorEnvelope(res, 406, { code: 'NOT_ACCEPTABLE', target: 'Accept' });
     });
 
     it.each([
@@ -135,6 +140,48 @@ describeEachExpress('content negotiation in the example', (express) => {
       );
       expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
       expect(res.text).toMatch(/^\/\*\*\/ typeof show === 'function' && show\(\{"id":"CARD-SEED1"/);
+    });
+
+    it.each(READ_ROUTES)('answers GET %s?accept=jsonp&callback= as a script', async (route) => {
+      const { app: server, ids } = await appWithRecords(express);
+      const path = concrete(route, ids) + (REQUIRED_QUERY[route] ?? '');
+      const json = await request(server).get(path);
+      const separator = path.includes('?') ? '&' : '?';
+      const res = await request(server).get(`${path}${separator}accept=jsonp&callback=show`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      const call = /^\/\*\*\/ typeof show === 'function' && show\((.*)\);$/s.exec(res.text);
+      // A list's own links keep ?accept=jsonp&callback=show; everything else is the JSON's.
+      const { links: _scriptLinks, ...script } = JSON.parse(call![1]!);
+      const { links: _jsonLinks, ...plain } = json.body;
+      expect(script).toEqual(plain);
+    });
+  });
+
+  describe('the ?accept= short form on lists, sub-collections and searches', () => {
+    it.each(READ_ROUTES)('answers GET %s?accept=xml in XML', async (route) => {
+      const { app: server, ids } = await appWithRecords(express);
+      const path = concrete(route, ids) + (REQUIRED_QUERY[route] ?? '');
+      const separator = path.includes('?') ? '&' : '?';
+      const res = await request(server).get(`${path}${separator}accept=xml`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('application/xml; charset=utf-8');
+    });
+
+    it('keeps ?accept=xml in a list’s next link, so the next page is XML too', async () => {
+      const res = await request(app()).get('/v1/customers/customers?page_size=1&accept=xml');
+      expect(res.status).toBe(200);
+      const { links } = parseXmlMirror(res.text) as { links: { href: string; rel: string }[] };
+      const next = links.find((link) => link.rel === 'next');
+      expect(new URL(next!.href).searchParams.get('accept')).toBe('xml');
+    });
+
+    it('answers POST /v1/payments/search-billing-agreements?accept=xml in XML', async () => {
+      const res = await request(app())
+        .post('/v1/payments/search-billing-agreements?page_size=2&accept=xml')
+        .send({ status: 'ACTIVE' });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('application/xml; charset=utf-8');
     });
   });
 

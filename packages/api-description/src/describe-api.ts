@@ -5,7 +5,10 @@
 import {
   assertKnownOptions,
   assertOptionsObject,
+  closestName,
+  describeValue,
   OPTION_ERROR_CODES,
+  oneOfOption,
   optionError,
 } from '@resourceful/option-checks';
 import { propertyNames, toJsonSchema } from './json-schema.js';
@@ -18,7 +21,9 @@ import type {
   DescribedSubCollection,
   JsonSchema,
   OperationDescription,
+  PagingKind,
   ResourceDescription,
+  ResourceStorage,
   SearchDescription,
   SubCollectionDescription,
   SubCollectionListDescription,
@@ -27,7 +32,18 @@ import type {
 /** Fields every resource has and no client sets (spec: "Common envelope fields"). */
 export const COMMON_READ_ONLY_FIELDS = ['id', 'create_time', 'update_time', 'links'] as const;
 
-const API_OPTIONS = ['title', 'version', 'pathVersion', 'summary', 'resources', 'operations'];
+const API_OPTIONS = [
+  'title',
+  'version',
+  'pathVersion',
+  'summary',
+  'resources',
+  'operations',
+  'storage',
+];
+const STORAGE: readonly ResourceStorage[] = ['external', 'in-process'];
+const LIST_PAGING: readonly PagingKind[] = ['page', 'offset', 'token'];
+const SEARCH_PAGING: readonly ('page' | 'offset')[] = ['page', 'offset'];
 const RESOURCE_OPTIONS = [
   'name',
   'path',
@@ -83,6 +99,7 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
       'pathVersion must look like "v1" or "v1.2".',
     );
   }
+  const storage = oneOfOption('describeApi', 'storage', init.storage, STORAGE, 'external');
   if (!Array.isArray(init.resources)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
@@ -129,6 +146,7 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     version: init.version,
     pathVersion: init.pathVersion,
     summary: init.summary,
+    storage,
     resources: Object.freeze(linked),
     operations: Object.freeze(
       operations.map((operation) =>
@@ -190,14 +208,7 @@ function describeResource(resource: ResourceDescription, index: number): Describ
       ops.list.timeSelectable,
       listed,
     );
-    const paging = ops.list.paging ?? ['page', 'offset'];
-    if (paging.length === 0 || paging.some((p) => p !== 'page' && p !== 'offset')) {
-      throw optionError(
-        OPTION_ERROR_CODES.invalidOption,
-        'describeApi',
-        `${label} list.paging must name "page" and/or "offset".`,
-      );
-    }
+    const paging = pagingKinds(`${label} list.paging`, ops.list.paging, LIST_PAGING);
     list = { sortable, filterable, timeSelectable, paging, summary };
   }
   const readOnly = [
@@ -336,24 +347,68 @@ function listOptions(
   label: string,
   list: SubCollectionListDescription,
 ): Required<SubCollectionListDescription> {
-  const paging = list.paging ?? ['page', 'offset'];
-  if (
-    !Array.isArray(paging) ||
-    paging.length === 0 ||
-    paging.some((p) => p !== 'page' && p !== 'offset')
-  ) {
-    throw optionError(
-      OPTION_ERROR_CODES.invalidOption,
-      'describeApi',
-      `${label} paging must name "page" and/or "offset".`,
-    );
-  }
   return {
     sortable: list.sortable ?? [],
     filterable: list.filterable ?? [],
     timeSelectable: list.timeSelectable ?? [],
-    paging: [...paging],
+    paging: pagingKinds(`${label} list.paging`, list.paging, LIST_PAGING),
   };
+}
+
+/**
+ * A paging option: a non-empty list of known kinds, each once. `token` only beside `page` or
+ * `offset`: a continuation token says where a page starts, not how long it is, and the first
+ * page has none (collection-pagination's `continuation` pages keep `page_size` / `limit`).
+ */
+function pagingKinds<Kind extends PagingKind>(
+  where: string,
+  value: readonly Kind[] | undefined,
+  allowed: readonly Kind[],
+): Kind[] {
+  if (value === undefined) return ['page', 'offset'] as Kind[];
+  const expected = allowed.map((kind) => `"${kind}"`).join(', ');
+  if (!Array.isArray(value) || value.length === 0) {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${where} must be a non-empty array of ${expected}; got ${describeValue(value)}.`,
+    );
+  }
+  for (const kind of value) {
+    if (!(allowed as readonly unknown[]).includes(kind)) {
+      const guess = typeof kind === 'string' ? closestName(kind, allowed) : undefined;
+      const hint =
+        (kind as unknown) === 'token'
+          ? ' Searches are paged by page or offset only: their links repeat the POST with its criteria.'
+          : guess === undefined
+            ? ''
+            : ` Did you mean "${guess}"?`;
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'describeApi',
+        `${where} names ${describeValue(kind)}; the kinds are ${expected}.${hint}`,
+      );
+    }
+  }
+  if (new Set(value).size !== value.length) {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${where} names a paging kind twice.`,
+    );
+  }
+  if (
+    value.includes('token' as Kind) &&
+    !value.includes('page' as Kind) &&
+    !value.includes('offset' as Kind)
+  ) {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${where}: "token" goes with "page" or "offset", whose page_size or limit sizes the pages a token continues.`,
+    );
+  }
+  return [...value];
 }
 
 /** Resolves sub-collection items named by resource, and checks their field lists. */
@@ -424,7 +479,7 @@ function describeSearch(label: string, search: SearchDescription): DescribedSear
     );
   }
   requireString(`${label} search summary`, search.summary);
-  const { paging } = listOptions(`${label} search`, { paging: search.paging });
+  const paging = pagingKinds(`${label} search.paging`, search.paging, SEARCH_PAGING);
   return Object.freeze({
     path: search.path,
     summary: search.summary,

@@ -1,8 +1,9 @@
 /**
  * @module The OpenAPI 3.1 document of a described API: every path and verb, the list parameters
- * of both paging conventions, the headers the conventions use, request bodies with read-only
- * fields marked, every status the Resourceful packages can answer with the error envelope, and
- * links from creates to reads.
+ * of the paging conventions each list takes (`page_token` where it pages by continuation token),
+ * the headers the conventions use, request bodies with read-only fields marked, every status the
+ * Resourceful packages can answer with the error envelope (503 everywhere when the resources'
+ * store can be unreachable), and links from creates to reads.
  * @see https://spec.openapis.org/oas/v3.1.0
  */
 import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
@@ -14,6 +15,7 @@ import type {
   DescribedSearch,
   DescribedSubCollection,
   JsonSchema,
+  PagingKind,
   SubCollectionListDescription,
 } from './types.js';
 
@@ -64,8 +66,17 @@ type ErrorStatus = keyof typeof ERROR_RESPONSES;
 const ALWAYS: readonly ErrorStatus[] = [400, 406, 414, 500];
 /** Operations that read a JSON body. */
 const WITH_BODY: readonly ErrorStatus[] = [413, 415];
-/** POSTs, idempotent through `Service-Request-Id`. */
+/**
+ * POSTs, idempotent through `Service-Request-Id`: 503 while the store of the ids is unreachable
+ * (service-request-idempotency fails closed), whatever keeps the resources.
+ */
 const IDEMPOTENT_POST: readonly ErrorStatus[] = [409, 422, 503];
+
+/**
+ * The longest `page_token` collection-pagination reads (its `MAX_PAGE_TOKEN_LENGTH`); a longer
+ * one is a 400 `PARAMETER_TOO_LONG`.
+ */
+const MAX_PAGE_TOKEN_LENGTH = 2048;
 
 export function openApiDocument(
   api: ApiDescription,
@@ -81,6 +92,9 @@ export function openApiDocument(
   const schemas: Json = { ...commonSchemas() };
   const paths: Json = {};
   const base = `/${api.pathVersion}`;
+  // Resources kept outside the process: any operation can find their store unreachable.
+  const store: readonly ErrorStatus[] = api.storage === 'external' ? [503] : [];
+  let tokenPaging = false;
 
   for (const resource of api.resources) {
     Object.assign(schemas, resourceSchemas(resource));
@@ -94,13 +108,15 @@ export function openApiDocument(
         tag: resource.name,
         list: resource.list,
         collection: `${resource.name}Collection`,
+        store,
       });
+      tokenPaging ||= resource.list.paging.includes('token');
     }
-    if (resource.create) collection.post = createOperation(resource);
-    if (resource.read) item.get = readOperation(resource);
-    if (resource.replace) item.put = replaceOperation(resource);
-    if (resource.patch) item.patch = patchOperation(resource);
-    if (resource.delete) item.delete = deleteOperation(resource);
+    if (resource.create) collection.post = createOperation(resource, store);
+    if (resource.read) item.get = readOperation(resource, store);
+    if (resource.replace) item.put = replaceOperation(resource, store);
+    if (resource.patch) item.patch = patchOperation(resource, store);
+    if (resource.delete) item.delete = deleteOperation(resource, store);
     if (Object.keys(collection).length > 0) paths[`${base}${resource.path}`] = collection;
     if (Object.keys(item).length > 0) {
       paths[`${base}${resource.path}/{${id}}`] = { parameters: [pathParameter(id)], ...item };
@@ -108,7 +124,7 @@ export function openApiDocument(
     for (const action of resource.actions) {
       paths[`${base}${resource.path}/{${id}}/${action.name}`] = {
         parameters: [pathParameter(id)],
-        post: actionOperation(resource, action),
+        post: actionOperation(resource, action, store),
       };
     }
     for (const sub of resource.subCollections) {
@@ -123,12 +139,14 @@ export function openApiDocument(
           list: { ...sub.list, summary: sub.items.schema },
           collection: `${sub.items.name}Collection`,
           notFound: true,
+          store,
         }),
       };
+      tokenPaging ||= sub.list.paging.includes('token');
     }
     if (resource.search) {
       schemas[`${resource.name}SearchCriteria`] = resource.search.criteria;
-      paths[`${base}${resource.search.path}`] = { post: searchOperation(resource) };
+      paths[`${base}${resource.search.path}`] = { post: searchOperation(resource, store) };
     }
   }
   for (const operation of api.operations) {
@@ -136,7 +154,7 @@ export function openApiDocument(
     const entry = (paths[path] ?? {}) as Json;
     const parameters = pathParameters(operation.path);
     if (parameters.length > 0) entry.parameters = parameters;
-    entry[operation.method.toLowerCase()] = complexOperation(api, operation, schemas);
+    entry[operation.method.toLowerCase()] = complexOperation(api, operation, schemas, store);
     paths[path] = entry;
   }
 
@@ -162,7 +180,8 @@ export function openApiDocument(
     components: {
       ...(options.security ? { securitySchemes: options.security.schemes } : {}),
       schemas,
-      parameters: commonParameters(),
+      // page_token only where a list takes it: an unused component would be a lint warning.
+      parameters: { ...commonParameters(), ...(tokenPaging ? { page_token: pageToken() } : {}) },
       headers: commonHeaders(),
       responses: errorResponses(),
     },
@@ -387,6 +406,24 @@ function commonParameters(): Json {
   };
 }
 
+/**
+ * `page_token` as collection-pagination's `continuation` reads it: opaque, signed, bound to the
+ * collection, sort and filters it was issued for, and never combined with `page` or `offset`.
+ */
+function pageToken(): Json {
+  return {
+    name: 'page_token',
+    in: 'query',
+    description: [
+      'A continuation token: where the next page starts. Take it from the `next` link, which carries every other parameter it needs; it is opaque and signed, so do not build or change one.',
+      'A request without `page` or `offset` is paged by token: its `next` link carries one, and its pages link `self`, `first` and `next` only.',
+      'Refused with 400 `INVALID_REQUEST`, `target` `page_token`: a forged, altered or truncated token, or one signed with a secret the service no longer has (`innererror.code` `INVALID_PAGE_TOKEN`: start again from the first page); a token sent with another sort, filter or collection than it was issued for (`PAGE_TOKEN_MISMATCH`); a token together with `page` or `offset` (`CONFLICTING_PARAMETERS`); one over ' +
+        `${MAX_PAGE_TOKEN_LENGTH} characters (\`PARAMETER_TOO_LONG\`).`,
+    ].join(' '),
+    schema: { type: 'string', minLength: 1, maxLength: MAX_PAGE_TOKEN_LENGTH },
+  };
+}
+
 function commonHeaders(): Json {
   return {
     ETag: {
@@ -447,12 +484,15 @@ interface ListOperation {
   readonly collection: string;
   /** A sub-collection answers 404 when its resource does not exist. */
   readonly notFound?: boolean;
+  /** The statuses of an unreachable store. */
+  readonly store: readonly ErrorStatus[];
 }
 
-function pagingParameters(paging: readonly ('page' | 'offset')[]): Json[] {
+function pagingParameters(paging: readonly PagingKind[]): Json[] {
   const parameters: Json[] = [];
   if (paging.includes('page')) parameters.push(parameterRef('page'), parameterRef('page_size'));
   if (paging.includes('offset')) parameters.push(parameterRef('limit'), parameterRef('offset'));
+  if (paging.includes('token')) parameters.push(parameterRef('page_token'));
   parameters.push(parameterRef('total_required'));
   return parameters;
 }
@@ -464,6 +504,7 @@ function listOperation({
   list,
   collection,
   notFound,
+  store,
 }: ListOperation): Json {
   const parameters = pagingParameters(list.paging);
   if (list.sortable.length > 0) {
@@ -501,6 +542,12 @@ function listOperation({
   return {
     operationId,
     summary,
+    ...(list.paging.includes('token')
+      ? {
+          description:
+            'Paged by continuation token unless the request names `page` or `offset`: the `next` link then carries `page_token`, and there is no `previous` or `last` link.',
+        }
+      : {}),
     tags: [tag],
     parameters,
     responses: withErrors(
@@ -512,7 +559,7 @@ function listOperation({
         },
         304: { description: '`If-None-Match` matched: the client’s copy is current.' },
       },
-      notFound ? [404] : [],
+      notFound ? [404, ...store] : store,
     ),
   };
 }
@@ -525,7 +572,7 @@ export function subCollectionOperationId(
   return `list${resource.name}${pascal(camel(sub.name))}`;
 }
 
-function searchOperation(resource: DescribedResource): Json {
+function searchOperation(resource: DescribedResource, store: readonly ErrorStatus[]): Json {
   const search = resource.search as DescribedSearch;
   return {
     operationId: `search${resource.name}`,
@@ -546,7 +593,7 @@ function searchOperation(resource: DescribedResource): Json {
           content: json(ref(`${resource.name}Collection`)),
         },
       },
-      [...WITH_BODY],
+      [...WITH_BODY, ...store],
     ),
   };
 }
@@ -558,7 +605,7 @@ function filterSchema(field: unknown): Json {
   return { type: 'string' };
 }
 
-function createOperation(resource: DescribedResource): Json {
+function createOperation(resource: DescribedResource, store: readonly ErrorStatus[]): Json {
   return {
     operationId: `create${resource.name}`,
     summary: `Create a ${words(resource.name)}`,
@@ -578,7 +625,7 @@ function createOperation(resource: DescribedResource): Json {
           ...(resource.read ? { links: { read: readLink(resource) } } : {}),
         },
       },
-      [...WITH_BODY, ...IDEMPOTENT_POST],
+      [...WITH_BODY, ...IDEMPOTENT_POST, ...store],
     ),
   };
 }
@@ -591,7 +638,7 @@ function readLink(resource: DescribedResource): Json {
   };
 }
 
-function readOperation(resource: DescribedResource): Json {
+function readOperation(resource: DescribedResource, store: readonly ErrorStatus[]): Json {
   return {
     operationId: `get${resource.name}`,
     summary: `Read a ${words(resource.name)}`,
@@ -606,7 +653,7 @@ function readOperation(resource: DescribedResource): Json {
         },
         304: { description: '`If-None-Match` matched: the client’s copy is current.' },
       },
-      [404, 412],
+      [404, 412, ...store],
     ),
   };
 }
@@ -637,7 +684,7 @@ function writeResponses(resource: DescribedResource, created: boolean): Json {
   };
 }
 
-function replaceOperation(resource: DescribedResource): Json {
+function replaceOperation(resource: DescribedResource, store: readonly ErrorStatus[]): Json {
   const upsert = resource.replace !== false && resource.replace.upsert;
   return {
     operationId: `replace${resource.name}`,
@@ -647,11 +694,18 @@ function replaceOperation(resource: DescribedResource): Json {
     tags: [resource.name],
     parameters: [parameterRef('IfMatch'), parameterRef('IfNoneMatch'), parameterRef('Prefer')],
     requestBody: { required: true, content: json(ref(resource.name)) },
-    responses: withErrors(writeResponses(resource, upsert), [...WITH_BODY, 404, 409, 412, 428]),
+    responses: withErrors(writeResponses(resource, upsert), [
+      ...WITH_BODY,
+      404,
+      409,
+      412,
+      428,
+      ...store,
+    ]),
   };
 }
 
-function patchOperation(resource: DescribedResource): Json {
+function patchOperation(resource: DescribedResource, store: readonly ErrorStatus[]): Json {
   return {
     operationId: `patch${resource.name}`,
     summary: `Update a ${words(resource.name)} in part`,
@@ -666,24 +720,32 @@ function patchOperation(resource: DescribedResource): Json {
         'application/merge-patch+json': { schema: ref(`${resource.name}MergePatch`) },
       },
     },
-    responses: withErrors(writeResponses(resource, false), [...WITH_BODY, 404, 409, 412, 428]),
+    responses: withErrors(writeResponses(resource, false), [
+      ...WITH_BODY,
+      404,
+      409,
+      412,
+      428,
+      ...store,
+    ]),
   };
 }
 
-function deleteOperation(resource: DescribedResource): Json {
+function deleteOperation(resource: DescribedResource, store: readonly ErrorStatus[]): Json {
   return {
     operationId: `delete${resource.name}`,
     summary: `Delete a ${words(resource.name)}`,
     description: 'Repeated deletes answer 204 too.',
     tags: [resource.name],
     parameters: [parameterRef('IfMatch')],
-    responses: withErrors({ 204: { description: 'Deleted, or already gone.' } }, [412]),
+    responses: withErrors({ 204: { description: 'Deleted, or already gone.' } }, [412, ...store]),
   };
 }
 
 function actionOperation(
   resource: DescribedResource,
   action: DescribedResource['actions'][number],
+  store: readonly ErrorStatus[],
 ): Json {
   return {
     operationId: `${camel(action.name)}${resource.name}`,
@@ -706,12 +768,17 @@ function actionOperation(
         },
         204: { description: 'The action left the resource as it was.' },
       },
-      [...WITH_BODY, ...IDEMPOTENT_POST, 404, 412],
+      [...WITH_BODY, ...IDEMPOTENT_POST, 404, 412, ...store],
     ),
   };
 }
 
-function complexOperation(api: ApiDescription, operation: DescribedOperation, schemas: Json): Json {
+function complexOperation(
+  api: ApiDescription,
+  operation: DescribedOperation,
+  schemas: Json,
+  store: readonly ErrorStatus[],
+): Json {
   const responseName = operation.responseName;
   const created =
     operation.creates === undefined
@@ -763,11 +830,12 @@ function complexOperation(api: ApiDescription, operation: DescribedOperation, sc
         };
   const errors: ErrorStatus[] =
     operation.method === 'GET'
-      ? [404]
+      ? [404, ...store]
       : [
           ...WITH_BODY,
           ...IDEMPOTENT_POST,
           ...(operation.kind === 'composite' ? [404 as const, 412 as const] : []),
+          ...store,
         ];
   return {
     operationId: operation.operationId,

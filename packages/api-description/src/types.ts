@@ -13,6 +13,21 @@ export type JsonSchema = { readonly [keyword: string]: unknown };
  */
 export type SchemaSource = StandardJSONSchemaV1 | JsonSchema;
 
+/**
+ * How a list is paged: `page` (`page`, `page_size`), `offset` (`limit`, `offset`), and `token`
+ * (`page_token`: a signed continuation token the service hands out in `next` links;
+ * collection-pagination's `continuation` option). `token` goes with `page` or `offset`, whose
+ * `page_size` / `limit` size the token pages.
+ */
+export type PagingKind = 'page' | 'offset' | 'token';
+
+/**
+ * Where the described resources are kept: `external` (a database or another service, which can
+ * be unreachable: every operation can answer 503 with `Retry-After`) or `in-process` (the
+ * service's own memory: only what reaches the `Service-Request-Id` store can answer 503).
+ */
+export type ResourceStorage = 'external' | 'in-process';
+
 /** The list options of a collection, as `@resourceful/collection-pagination` takes them. */
 export interface ListDescription {
   /** Properties `sort_by` accepts. @default [] */
@@ -22,10 +37,12 @@ export interface ListDescription {
   /** Timestamp properties with `{name}_after` / `{name}_before` (and `start_time`/`end_time`). */
   readonly timeSelectable?: readonly string[];
   /**
-   * Paging conventions the list accepts: `page` (page, page_size) and `offset` (limit, offset).
+   * Paging conventions the list accepts: `page` (page, page_size), `offset` (limit, offset), and
+   * `token` (page_token, beside one of the other two) when the service hands out continuation
+   * tokens for it.
    * @default ['page', 'offset']
    */
-  readonly paging?: readonly ('page' | 'offset')[];
+  readonly paging?: readonly PagingKind[];
   /** The list items, when they are a summary of the resource. @default the representation */
   readonly summary?: SchemaSource;
 }
@@ -159,6 +176,11 @@ export interface ApiDescriptionInit {
   readonly summary?: string;
   readonly resources: readonly ResourceDescription[];
   readonly operations?: readonly OperationDescription[];
+  /**
+   * Where the resources are kept; with `external`, every operation documents 503 with
+   * `Retry-After` (the store unreachable). @default 'external'
+   */
+  readonly storage?: ResourceStorage;
 }
 
 /** A checked description, schemas resolved to JSON Schema once. */
@@ -169,6 +191,7 @@ export interface ApiDescription {
   readonly summary: string | undefined;
   readonly resources: readonly DescribedResource[];
   readonly operations: readonly DescribedOperation[];
+  readonly storage: ResourceStorage;
 }
 
 export interface DescribedResource {

@@ -65,6 +65,34 @@ describe('describeApi', () => {
     });
   });
 
+  it('takes continuation-token paging beside a paging convention, on lists and sub-collections', () => {
+    const api = describeApi({
+      ...minimal,
+      resources: [
+        {
+          ...minimal.resources[0]!,
+          operations: { list: { paging: ['page', 'offset', 'token'] } },
+          subCollections: [
+            {
+              name: 'copies',
+              summary: 's',
+              items: 'CreditCard',
+              list: { paging: ['offset', 'token'] },
+            },
+          ],
+        },
+      ],
+    });
+    expect(api.resources[0]?.list?.paging).toEqual(['page', 'offset', 'token']);
+    expect(api.resources[0]?.subCollections[0]?.list.paging).toEqual(['offset', 'token']);
+  });
+
+  it('takes the resources as kept in an external store unless told they are in process', () => {
+    expect(describeApi(minimal).storage).toBe('external');
+    expect(describeApi({ ...minimal, storage: undefined }).storage).toBe('external');
+    expect(describeApi({ ...minimal, storage: 'in-process' }).storage).toBe('in-process');
+  });
+
   it('returns a frozen description', () => {
     const api = describeApi(minimal);
     expect(Object.isFrozen(api)).toBe(true);
@@ -321,7 +349,7 @@ describe('describeApi', () => {
             },
           ],
         },
-        /search paging must name "page" and\/or "offset"/,
+        /search\.paging names the string "cursor"; the kinds are "page", "offset"\./,
       ],
       [
         'a response name that is not PascalCase',
@@ -366,6 +394,93 @@ describe('describeApi', () => {
           resources: [{ ...minimal.resources[0], actions: [{ name: 'x', summary: 's', bdy: {} }] }],
         },
         /unknown option "bdy".*Did you mean "body"/,
+      ],
+      [
+        'a continuation token without a paging convention to size its pages',
+        {
+          ...minimal,
+          resources: [{ ...minimal.resources[0], operations: { list: { paging: ['token'] } } }],
+        },
+        /list\.paging: "token" goes with "page" or "offset"/,
+      ],
+      [
+        'a misspelt paging kind, with a hint',
+        {
+          ...minimal,
+          resources: [
+            { ...minimal.resources[0], operations: { list: { paging: ['page', 'tokens'] } } },
+          ],
+        },
+        /list\.paging names the string "tokens"; the kinds are "page", "offset", "token"\. Did you mean "token"\?/,
+      ],
+      [
+        'paging that is not an array',
+        {
+          ...minimal,
+          resources: [{ ...minimal.resources[0], operations: { list: { paging: 'token' } } }],
+        },
+        /list\.paging must be a non-empty array of "page", "offset", "token"; got the string "token"\./,
+      ],
+      [
+        'an empty paging list',
+        {
+          ...minimal,
+          resources: [{ ...minimal.resources[0], operations: { list: { paging: [] } } }],
+        },
+        /list\.paging must be a non-empty array/,
+      ],
+      [
+        'a paging kind named twice',
+        {
+          ...minimal,
+          resources: [
+            { ...minimal.resources[0], operations: { list: { paging: ['page', 'page'] } } },
+          ],
+        },
+        /list\.paging names a paging kind twice/,
+      ],
+      [
+        'a sub-collection paged by token alone',
+        {
+          ...minimal,
+          resources: [
+            {
+              ...minimal.resources[0],
+              subCollections: [
+                { name: 'x', summary: 's', items: 'CreditCard', list: { paging: ['token'] } },
+              ],
+            },
+          ],
+        },
+        /sub-collection "x" list\.paging: "token" goes with "page" or "offset"/,
+      ],
+      [
+        'a search paged by continuation token',
+        {
+          ...minimal,
+          resources: [
+            {
+              ...minimal.resources[0],
+              search: {
+                path: '/s',
+                summary: 's',
+                criteria: z.object({}),
+                paging: ['page', 'token'],
+              },
+            },
+          ],
+        },
+        /search\.paging names the string "token"; the kinds are "page", "offset"\. Searches are paged by page or offset only/,
+      ],
+      [
+        'a storage that is not one of the two, with a hint',
+        { ...minimal, storage: 'inprocess' },
+        /"storage" must be "external" or "in-process", got the string "inprocess"\. Did you mean "in-process"\?/,
+      ],
+      [
+        'a storage that is not a string',
+        { ...minimal, storage: true },
+        /"storage" must be "external" or "in-process", got true\./,
       ],
     ];
     for (const [name, init, message] of cases) {

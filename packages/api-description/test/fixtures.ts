@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeApi } from '../src/index.js';
+import { describeApi, type ResourceStorage } from '../src/index.js';
 
 const link = z.object({ href: z.string(), rel: z.string(), method: z.string().optional() });
 const address = z.object({ line1: z.string(), city: z.string(), country_code: z.string() });
@@ -31,11 +31,16 @@ export const Decision = z.object({
 
 export const EventType = z.object({ name: z.string(), description: z.string().optional() });
 
-export function exampleApi() {
+/**
+ * The cards API. `tokens`: the card list and the card's decisions also page by continuation
+ * token (the event types do not); `storage` as `describeApi` takes it.
+ */
+export function exampleApi(deployment: { tokens?: boolean; storage?: ResourceStorage } = {}) {
   return describeApi({
     title: 'Cards',
     version: '1.0.0',
     pathVersion: 'v1',
+    ...(deployment.storage === undefined ? {} : { storage: deployment.storage }),
     resources: [
       {
         name: 'CreditCard',
@@ -49,6 +54,7 @@ export function exampleApi() {
             sortable: ['create_time'],
             filterable: ['state'],
             timeSelectable: ['create_time'],
+            ...(deployment.tokens ? { paging: ['page', 'offset', 'token'] as const } : {}),
           },
           create: CardCreate,
           read: true,
@@ -69,7 +75,11 @@ export function exampleApi() {
             name: 'decisions',
             summary: 'The decisions taken on the card.',
             items: 'PaymentDecision',
-            list: { sortable: ['create_time'], timeSelectable: ['create_time'] },
+            list: {
+              sortable: ['create_time'],
+              timeSelectable: ['create_time'],
+              ...(deployment.tokens ? { paging: ['offset', 'token'] as const } : {}),
+            },
           },
           {
             name: 'event-types',

@@ -3,11 +3,15 @@ import { expect, it } from 'vitest';
 import { openApiDocument } from '../src/index.js';
 import { exampleApi } from './fixtures.js';
 
-it('passes Redocly’s recommended rules with no errors', async () => {
+it.each([
+  ['resources in an external store', {}],
+  ['resources in process', { storage: 'in-process' as const }],
+  ['lists paged by continuation token', { tokens: true }],
+])('passes Redocly’s recommended rules with no errors: %s', async (_, deployment) => {
   const config = await createConfig({ extends: ['recommended'] });
   const problems = await lintFromString({
     source: JSON.stringify(
-      openApiDocument(exampleApi(), { license: { name: 'MIT', identifier: 'MIT' } }),
+      openApiDocument(exampleApi(deployment), { license: { name: 'MIT', identifier: 'MIT' } }),
     ),
     absoluteRef: 'openapi.json',
     config,

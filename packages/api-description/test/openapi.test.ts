@@ -315,6 +315,127 @@ describe('openApiDocument', () => {
     expect(Object.keys(search.responses)).toEqual(expect.arrayContaining(['400', '413', '415']));
   });
 
+  describe('with lists paged by continuation token', () => {
+    const tokens = openApiDocument(exampleApi({ tokens: true })) as Json;
+    const names = (operation: Json) =>
+      operation.parameters.map((p: Json) => p.name ?? p.$ref.split('/').pop());
+
+    it('takes page_token on exactly the lists described with "token", after their conventions', () => {
+      const withToken = operations(tokens)
+        .filter(([, , op]) =>
+          (op.parameters ?? []).some((p: Json) => p.$ref === '#/components/parameters/page_token'),
+        )
+        .map(([m, p]) => `${m} ${p}`);
+      expect(withToken).toEqual([
+        'GET /v1/vault/credit-cards',
+        'GET /v1/vault/credit-cards/{credit_card_id}/decisions',
+      ]);
+      expect(names(tokens.paths['/v1/vault/credit-cards'].get).slice(0, 6)).toEqual([
+        'page',
+        'page_size',
+        'limit',
+        'offset',
+        'page_token',
+        'total_required',
+      ]);
+      expect(
+        names(tokens.paths['/v1/vault/credit-cards/{credit_card_id}/decisions'].get).slice(0, 4),
+      ).toEqual(['limit', 'offset', 'page_token', 'total_required']);
+      expect(
+        names(tokens.paths['/v1/vault/credit-cards/{credit_card_id}/event-types'].get),
+      ).not.toContain('page_token');
+    });
+
+    it('describes page_token as an opaque string and the 400 each bad token answers', () => {
+      const parameter = tokens.components.parameters.page_token;
+      expect(parameter).toMatchObject({
+        name: 'page_token',
+        in: 'query',
+        schema: { type: 'string', minLength: 1, maxLength: 2048 },
+      });
+      for (const words of [
+        'opaque and signed',
+        '400 `INVALID_REQUEST`, `target` `page_token`',
+        '`INVALID_PAGE_TOKEN`',
+        '`PAGE_TOKEN_MISMATCH`',
+        '`CONFLICTING_PARAMETERS`',
+        '2048 characters (`PARAMETER_TOO_LONG`)',
+      ]) {
+        expect(parameter.description).toContain(words);
+      }
+      expect(tokens.paths['/v1/vault/credit-cards'].get.description).toMatch(
+        /`next` link then carries `page_token`, and there is no `previous` or `last` link/,
+      );
+      expect(
+        tokens.paths['/v1/vault/credit-cards/{credit_card_id}/event-types'].get.description,
+      ).toBeUndefined();
+    });
+
+    it('defines no page_token parameter when no list takes it', () => {
+      expect(document.components.parameters.page_token).toBeUndefined();
+      expect(JSON.stringify(document)).not.toContain('page_token');
+    });
+  });
+
+  describe('503 while the store is unreachable', () => {
+    const documents = {
+      external: openApiDocument(exampleApi()) as Json,
+      'in-process': openApiDocument(exampleApi({ storage: 'in-process' })) as Json,
+    };
+    const idempotent = (operation: Json) =>
+      (operation.parameters ?? []).some(
+        (p: Json) => p.$ref === '#/components/parameters/ServiceRequestId',
+      );
+
+    it('is documented for every operation of resources kept in an external store (the default)', () => {
+      const all = operations(documents.external);
+      expect(all.length).toBe(14);
+      for (const [method, path, operation] of all) {
+        expect(operation.responses['503'], `${method} ${path}`).toEqual({
+          $ref: '#/components/responses/Error503',
+        });
+      }
+    });
+
+    it('is documented only where Service-Request-Id is taken when the resources are in process', () => {
+      const all = operations(documents['in-process']);
+      const with503 = all.filter(([, , op]) => op.responses['503'] !== undefined);
+      expect(with503.map(([m, p]) => `${m} ${p}`)).toEqual(
+        all.filter(([, , op]) => idempotent(op)).map(([m, p]) => `${m} ${p}`),
+      );
+      expect(with503.map(([m, p]) => `${m} ${p}`).sort()).toEqual([
+        'POST /v1/risk/decisions',
+        'POST /v1/risk/evaluate',
+        'POST /v1/vault/credit-cards',
+        'POST /v1/vault/credit-cards/{credit_card_id}/re-validate',
+      ]);
+    });
+
+    it('answers 503 with Retry-After and the error envelope', () => {
+      for (const doc of Object.values(documents)) {
+        expect(doc.components.responses.Error503).toEqual({
+          description: ERROR_RESPONSES[503],
+          headers: {
+            'Error-Code': { $ref: '#/components/headers/ErrorCode' },
+            'Retry-After': { $ref: '#/components/headers/RetryAfter' },
+          },
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } },
+          },
+        });
+      }
+    });
+
+    it('keeps the statuses of every operation in ascending order', () => {
+      for (const doc of Object.values(documents)) {
+        for (const [method, path, operation] of operations(doc)) {
+          const statuses = Object.keys(operation.responses).map(Number);
+          expect(statuses, `${method} ${path}`).toEqual([...statuses].sort((a, b) => a - b));
+        }
+      }
+    });
+  });
+
   it('names a complex operation’s answer by responseName, or after the operation', () => {
     const api = exampleApi();
     expect(api.operations.map((o) => o.responseName)).toEqual([

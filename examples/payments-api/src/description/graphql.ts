@@ -3,6 +3,7 @@
  * same stores and representation functions as the REST routes, so a card read over GraphQL is
  * the card GET answers (masked number and links included).
  */
+import type { ApiDescription } from '@resourceful/api-description';
 import {
   buildCollectionEnvelope,
   type CollectionSpec,
@@ -16,13 +17,14 @@ import {
   graphqlSchema,
   type ListArguments,
   type PageArguments,
+  SDL_PATH,
 } from '@resourceful/graphql-description';
 import type {
   HistoryStore,
   ResourceOrientedOperation,
   SubResourceActions,
 } from '@resourceful/resource-operations';
-import type { Request } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { z } from 'zod';
 import { absoluteUrl } from '../links.js';
 import type { ListedRecordStore, StoredRecord } from '../record-store.js';
@@ -33,7 +35,7 @@ import * as refunds from '../resources/refunds.js';
 import * as risk from '../resources/risk.js';
 import * as webhooks from '../resources/webhooks.js';
 import type { Stores } from '../stores.js';
-import { HISTORY_LIST, paymentsApi } from './index.js';
+import { HISTORY_LIST } from './index.js';
 
 /** The declarations of the complex operations, whose representations GraphQL answers with. */
 export interface GraphqlOperations {
@@ -51,6 +53,18 @@ interface ExampleContext extends Record<PropertyKey, unknown> {
 
 /** Where the example serves GraphQL (design: `POST /graphql`, `GET /graphql?query=`). */
 export const GRAPHQL_PATH = '/graphql';
+
+/**
+ * The first middleware of the router the endpoint is mounted in: only the endpoint and its SDL
+ * go on (to compression, the body parser, idempotency and the endpoint); any other path under
+ * the mount leaves the router untouched, for the app's 404. Parsed here, its body would reach
+ * content negotiation, which refuses a parsed body (a 500); compressed here, its answer would be
+ * coded twice.
+ */
+export function onlyGraphqlPaths(req: Request, _res: Response, next: NextFunction): void {
+  if (req.path === '/' || req.path === SDL_PATH) next();
+  else next('router');
+}
 
 /**
  * The request as the v1 router sees it. resource-operations builds links from the mount path
@@ -157,13 +171,18 @@ export function graphqlRoutes(
   operations: GraphqlOperations,
   /** The documentation its OPTIONS answers link with rel help, as every other path's. */
   help: string | readonly string[],
+  /**
+   * The app's description. Its paging kinds do not reach GraphQL: list fields take `page` and
+   * `page_size` (the resolvers page by offset), never a continuation token.
+   */
+  description: ApiDescription,
 ) {
   const { agreementActions, agreementHistory, refund, decide } = operations;
   const agreementRepresentation = (req: Request, agreement: agreements.StoredAgreement) =>
     agreements.agreementRepresentation(req, agreement, agreementActions);
   const captureRepresentation = (req: Request, capture: refunds.StoredCapture) =>
     refunds.captureRepresentation(req, capture, refund);
-  const schema = graphqlSchema<ExampleContext>(paymentsApi, {
+  const schema = graphqlSchema<ExampleContext>(description, {
     resolvers: {
       CreditCard: {
         read: readResolver(stores.cards, cards.toRepresentation),
