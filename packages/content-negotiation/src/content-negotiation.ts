@@ -153,11 +153,16 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
       res.setHeader('Content-Language', negotiated.language);
     }
     const compressible = compress !== false && isCompressible(req, res);
+    // RFC 9110 §15.4.5: a 304 carries the Vary its 200 would have. Its Content-Type, which
+    // decides compressibility, is gone by now (Express removes it), so a 304 lists
+    // Accept-Encoding whenever compression is on: naming a field that did not vary only splits
+    // a cache's entries, leaving it out lets a cache serve a gzip body to a client without gzip.
+    const variesByCoding = compressible || (compress !== false && res.statusCode === 304);
     if (res.hasHeader('Vary')) {
-      vary(res, VARY_FIELDS[Number(localised)]![Number(compressible)]!);
+      vary(res, VARY_FIELDS[Number(localised)]![Number(variesByCoding)]!);
     } else {
       // What vary() writes when there is no Vary yet, without parsing it again.
-      res.setHeader('Vary', VARY_VALUES[Number(localised)]![Number(compressible)]!);
+      res.setHeader('Vary', VARY_VALUES[Number(localised)]![Number(variesByCoding)]!);
     }
     // compression leaves HEAD alone; the headers must be those of the GET (RFC 9110 §9.3.2).
     if (compressible && answer.head) {

@@ -85,8 +85,19 @@ export function requestNegotiation(
       queried === undefined
         ? boundedHeader(req.headers.accept, 'Accept')
         : mediaRangeOfQuery(queried);
-    const chosen = chooseMediaType(accept, available);
+    let chosen = chooseMediaType(accept, available);
     if (chosen === undefined) throw notAcceptable(available);
+    let callback: string | undefined;
+    if (chosen.format === 'jsonp') {
+      const callbacks = queryValues(req, JSONP_CALLBACK_PARAMETER);
+      // A script is nothing without its callback. Without `?callback=`, a client that accepts
+      // another format gets it (jQuery's script Accept ends in `*/*;q=0.01`); only one that
+      // accepts nothing else hears that `callback` is missing (400 naming it).
+      const instead =
+        callbacks === undefined ? chooseMediaType(accept, offeredForWrites) : undefined;
+      if (instead === undefined) callback = parseCallback(callbacks ?? []);
+      else chosen = instead;
+    }
     const charset = chooseCharset(boundedHeader(req.headers['accept-charset'], 'Accept-Charset'));
     const language = readsLanguage
       ? lookupLanguage(
@@ -98,10 +109,6 @@ export function requestNegotiation(
     const encoding = readsEncoding
       ? negotiateEncoding(boundedHeader(req.headers['accept-encoding'], 'Accept-Encoding'))
       : undefined;
-    const callback =
-      chosen.format === 'jsonp'
-        ? parseCallback(queryValues(req, JSONP_CALLBACK_PARAMETER) ?? [])
-        : undefined;
     return {
       format: chosen.format,
       mediaType: chosen.mediaType,
