@@ -28,3 +28,4 @@ export {
   type ValidateOperationsOptions,
   validateOperations,
 } from './validate-operations.js';
+export { type CheckJsonBodyOptions, checkJsonBody } from './value-checks.js';

@@ -2,11 +2,13 @@
  * @module PATCH with a JSON Patch (RFC 6902) or a merge patch (RFC 7396): all or nothing,
  * read-only fields protected, preconditions evaluated before the write, upsert rules.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
 import { booleanOption, functionOption, positiveIntegerOption } from '@resourceful/option-checks';
 import typeis from 'type-is';
 import { applyParsedOperations } from './apply-json-patch.js';
+import { jsonPatchMembers, mergePatchMembers } from './dropped-members.js';
 import { JSON_MEDIA_TYPE, JSON_PATCH_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from './media-types.js';
 import { applyMergePatch } from './merge-patch.js';
 import { readJsonBody } from './read-body.js';
@@ -113,6 +115,7 @@ export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOption
           maxCopyBytes: resolved.maxBodyBytes,
         });
       },
+      operations === undefined ? mergePatchMembers(body) : jsonPatchMembers(operations),
     );
     answerWrite(resolved, req, res, outcome, 'PATCH');
   }

@@ -10,6 +10,7 @@ it('exports exactly the public API', async () => {
     'RESOURCE_DEFAULTS',
     'applyJsonPatch',
     'applyMergePatch',
+    'checkJsonBody',
     'formatPointer',
     'jsonPatchUpdate',
     'parsePointer',
