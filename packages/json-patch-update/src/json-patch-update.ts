@@ -115,7 +115,10 @@ export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOption
           maxCopyBytes: resolved.maxBodyBytes,
         });
       },
-      operations === undefined ? mergePatchMembers(body) : jsonPatchMembers(operations),
+      {
+        members: operations === undefined ? mergePatchMembers(body) : jsonPatchMembers(operations),
+        representationKnown: false,
+      },
     );
     answerWrite(resolved, req, res, outcome, 'PATCH');
   }

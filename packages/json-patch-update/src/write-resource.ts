@@ -12,6 +12,13 @@ import type { ResolvedResource, ResourceRequest } from './resource-options.js';
 import { validateWithSchema } from './schema.js';
 import { jsonEqual } from './value-checks.js';
 
+/** The members a write sets, each of which must survive the schema. */
+export interface MemberCheck {
+  members: readonly (readonly string[])[];
+  /** A PUT may send back what GET sent: members of the representation count as known. */
+  representationKnown: boolean;
+}
+
 export interface WriteOutcome<T> {
   resource: T;
   created: boolean;
@@ -27,7 +34,7 @@ export function writeUnderPreconditions<T extends object>(
   id: string,
   ifMissing: 'proceed' | 'not-found' | 'conflict',
   change: (current: T | undefined) => unknown,
-  patchedMembers?: readonly (readonly string[])[],
+  memberCheck?: MemberCheck,
 ): Promise<WriteOutcome<T>> {
   return conditionalWrite(req, {
     // One lock per resource identity, whatever URL spelling or route reached it.
@@ -38,15 +45,15 @@ export function writeUnderPreconditions<T extends object>(
     ifMissing,
     requireIfMatch: resolved.requireIfMatch,
     write: async (current) =>
-      completeAndSave(resolved, req, id, change(current), current, patchedMembers),
+      completeAndSave(resolved, req, id, change(current), current, memberCheck),
   });
 }
 
 /**
  * Sets `id` and the times, validates with the schema and saves. A result equal to the stored
  * resource (an empty patch, a value set to what it was) is not saved: `update_time` and the
- * entity tag stay, so other clients' `If-Match` still holds. A patch's `patchedMembers` must
- * survive the schema: one it strips is a 400 rather than a success that stored nothing.
+ * entity tag stay, so other clients' `If-Match` still holds. Each member in `memberCheck`
+ * must survive the schema: one it strips is a 400 rather than a success that stored nothing.
  * @throws ApiError 400 when the result is not an object, fails the schema, or loses a member
  *   the patch set
  */
@@ -56,7 +63,7 @@ export async function completeAndSave<T extends object>(
   id: string,
   result: unknown,
   previous: T | undefined,
-  patchedMembers?: readonly (readonly string[])[],
+  memberCheck?: MemberCheck,
 ): Promise<WriteOutcome<T>> {
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
     throw ApiError.invalidRequest('The resulting resource must be a JSON object.', {
@@ -74,7 +81,11 @@ export async function completeAndSave<T extends object>(
   const resource = resolved.schema
     ? await validateWithSchema(resolved.schema, candidate)
     : (candidate as T);
-  if (patchedMembers !== undefined) checkNoMemberDropped(candidate, resource, patchedMembers);
+  if (memberCheck !== undefined) {
+    const { members, representationKnown } = memberCheck;
+    const known = representationKnown ? resolved.represent(resource, req) : undefined;
+    checkNoMemberDropped(candidate, resource, members, known);
+  }
   // Compared after the schema, so a field it strips or a default it fills is no change either.
   if (before !== undefined && unchanged(resource, before, resolved.timestamps)) {
     return { resource: previous as T, created: false };

@@ -11,6 +11,7 @@ it('exports exactly the public API', async () => {
     'applyJsonPatch',
     'applyMergePatch',
     'checkJsonBody',
+    'checkKnownFields',
     'formatPointer',
     'jsonPatchUpdate',
     'parsePointer',

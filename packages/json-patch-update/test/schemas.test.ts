@@ -98,8 +98,11 @@ describeEachExpress('schema option (Standard Schema)', (express) => {
           .patch('/hooks/WH-1')
           .set('Content-Type', 'application/json-patch+json')
           .send(JSON.stringify(patch));
-        expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target });
+        expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', target });
         expect(res.body.error.innererror.code).toBe('UNKNOWN_FIELD');
+        expect(res.body.error.details).toEqual([
+          expect.objectContaining({ code: 'UNKNOWN_FIELD', target }),
+        ]);
         expect(fixture.saves).toBe(0);
         expect(fixture.store.get('WH-1')).toEqual(before);
       });
@@ -109,9 +112,41 @@ describeEachExpress('schema option (Standard Schema)', (express) => {
           .patch('/hooks/WH-1')
           .set('Content-Type', 'application/merge-patch+json')
           .send(JSON.stringify({ description: 'kept?', nickname: 'x' }));
-        expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'nickname' });
+        expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', target: 'nickname' });
         expect(fixture.saves).toBe(0);
         expect(fixture.store.get('WH-1')?.description).not.toBe('kept?');
+      });
+
+      it('answers 400 UNKNOWN_FIELD to a PUT with unknown members, naming each', async () => {
+        const before = structuredClone(fixture.store.get('WH-1'));
+        const res = await request(buildApp(express, fixture, { schema }))
+          .put('/hooks/WH-1')
+          .send({
+            url: 'https://b.example/h',
+            event_types: [{ name: 'a', colour: 'red' }],
+            nickname: null,
+          });
+        expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR' });
+        expect(res.body.error.details.map((d: { target: string }) => d.target).sort()).toEqual([
+          'event_types[0].colour',
+          'nickname',
+        ]);
+        expect(fixture.saves).toBe(0);
+        expect(fixture.store.get('WH-1')).toEqual(before);
+      });
+
+      it('takes back in a PUT the members GET sent that are not stored (links)', async () => {
+        const app = buildApp(express, fixture, {
+          schema,
+          represent: (hook) => ({ ...hook, links: [{ rel: 'self', href: `/hooks/${hook.id}` }] }),
+        });
+        const links = [{ rel: 'self', href: '/hooks/WH-1' }];
+        const res = await request(app)
+          .put('/hooks/WH-1')
+          .send({ ...fixture.store.get('WH-1'), links, description: 'changed' });
+        expect(res.status).toBe(204);
+        expect(fixture.store.get('WH-1')).not.toHaveProperty('links');
+        expect(fixture.store.get('WH-1')?.description).toBe('changed');
       });
 
       it('applies a patch that adds a member and removes it again', async () => {
