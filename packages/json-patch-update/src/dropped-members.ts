@@ -99,6 +99,15 @@ export function checkNoMemberDropped(
   );
 }
 
+export interface CheckKnownFieldsOptions {
+  /**
+   * A value whose members count as known too, as a PUT may send back what GET sent: for a
+   * create, the representation of the record about to be stored (its `id`, times and `links`
+   * are then ignored, as PUT ignores them).
+   */
+  alsoKnown?: unknown;
+}
+
 /**
  * For a service's other writes (a POST create): every member of `body` must survive the
  * schema whose output is `parsed`, so an unknown field (`nickname`, `billing_address.colour`) is
@@ -106,6 +115,10 @@ export function checkNoMemberDropped(
  * @throws ApiError 400 `VALIDATION_ERROR`, `innererror.code` `UNKNOWN_FIELD`, one detail per
  *   unknown field, `target` its path
  */
-export function checkKnownFields(body: unknown, parsed: unknown): void {
-  checkNoMemberDropped(body, parsed, bodyMembers(body));
+export function checkKnownFields(
+  body: unknown,
+  parsed: unknown,
+  options: CheckKnownFieldsOptions = {},
+): void {
+  checkNoMemberDropped(body, parsed, bodyMembers(body), options.alsoKnown);
 }

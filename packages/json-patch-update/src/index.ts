@@ -1,5 +1,5 @@
 export { type ApplyPatchOptions, applyJsonPatch } from './apply-json-patch.js';
-export { checkKnownFields } from './dropped-members.js';
+export { type CheckKnownFieldsOptions, checkKnownFields } from './dropped-members.js';
 export { type JsonPatchUpdateOptions, jsonPatchUpdate } from './json-patch-update.js';
 export {
   FORBIDDEN_SEGMENTS,
