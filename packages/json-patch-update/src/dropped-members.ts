@@ -9,14 +9,16 @@
 import { ApiError, type ErrorDetail } from '@resourceful/error-envelope';
 import { formatPointer, toFieldPath, valueAt } from './json-pointer.js';
 import type { ParsedOperation } from './validate-operations.js';
+import { checkJsonValue, DEFAULT_MAX_DEPTH } from './value-checks.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
- * Every member path under `prefix` that `value` sets, through objects and arrays (depth bounded
- * by `checkJsonValue`). With `nullRemoves` (a merge patch) a `null` member sets nothing.
+ * Every member path under `prefix` that `value` sets, through objects and arrays; without
+ * recursion, as it may run before the depth check. With `nullRemoves` (a merge patch) a `null`
+ * member sets nothing.
  */
 function memberPaths(
   prefix: readonly string[],
@@ -24,14 +26,18 @@ function memberPaths(
   nullRemoves: boolean,
   out: (readonly string[])[],
 ): void {
-  const entries: [string, unknown][] = Array.isArray(value)
-    ? value.map((item, index) => [String(index), item])
-    : isObject(value)
-      ? Object.entries(value)
-      : [];
-  if (entries.length === 0) out.push(prefix);
-  for (const [key, member] of entries) {
-    if (!(nullRemoves && member === null)) memberPaths([...prefix, key], member, nullRemoves, out);
+  const stack: [readonly string[], unknown][] = [[prefix, value]];
+  while (stack.length > 0) {
+    const [path, node] = stack.pop()!;
+    const entries: [string, unknown][] = Array.isArray(node)
+      ? node.map((item, index) => [String(index), item])
+      : isObject(node)
+        ? Object.entries(node)
+        : [];
+    if (entries.length === 0) out.push(path);
+    for (const [key, member] of entries) {
+      if (!(nullRemoves && member === null)) stack.push([[...path, key], member]);
+    }
   }
 }
 
@@ -112,13 +118,15 @@ export interface CheckKnownFieldsOptions {
  * For a service's other writes (a POST create): every member of `body` must survive the
  * schema whose output is `parsed`, so an unknown field (`nickname`, `billing_address.colour`) is
  * refused as PUT and PATCH refuse it instead of being dropped silently.
+ * Makes `checkJsonBody`'s checks first.
  * @throws ApiError 400 `VALIDATION_ERROR`, `innererror.code` `UNKNOWN_FIELD`, one detail per
- *   unknown field, `target` its path
+ *   unknown field, `target` its path; 400 `INVALID_REQUEST` as `checkJsonBody`
  */
 export function checkKnownFields(
   body: unknown,
   parsed: unknown,
   options: CheckKnownFieldsOptions = {},
 ): void {
+  checkJsonValue(body, DEFAULT_MAX_DEPTH, '');
   checkNoMemberDropped(body, parsed, bodyMembers(body), options.alsoKnown);
 }

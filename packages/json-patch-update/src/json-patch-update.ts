@@ -20,6 +20,7 @@ import {
   resolveResourceOptions,
 } from './resource-options.js';
 import { validateOperations } from './validate-operations.js';
+import { checkJsonValue } from './value-checks.js';
 import { answerWrite, writeUnderPreconditions } from './write-resource.js';
 
 export interface JsonPatchUpdateOptions<T extends object> extends ResourceUpdateOptions<T> {
@@ -96,6 +97,8 @@ export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOption
       kind === 'json-patch'
         ? validateOperations(body, { maxOperations, maxDepth: resolved.maxDepth })
         : undefined;
+    // Before its members are listed: a listing's cost grows with the square of the depth.
+    if (operations === undefined) checkJsonValue(body, resolved.maxDepth, '');
     const id = resolved.id(req);
 
     const outcome = await writeUnderPreconditions(
