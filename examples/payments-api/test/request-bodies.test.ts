@@ -185,5 +185,18 @@ describeEachExpress('request bodies: one rule on every write path', (express) =>
       expect((await request(server).get(AGREEMENT)).body.state).toBe('ACTIVE');
       expect((await request(server).get(`${AGREEMENT}/history`)).body.items).toEqual([]);
     });
+
+    it('a risk decision answers 400 naming an unknown field and creates nothing', async () => {
+      const server = app();
+      const res = await request(server)
+        .post('/v1/risk/decisions')
+        .send({ code: 'R-1', nickname: 'x' });
+      expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', target: 'nickname' });
+      const evaluated = await request(server)
+        .post('/v1/risk/evaluate')
+        .set('Content-Type', JSON_TYPE)
+        .send('{"code":"R-1","__proto__":{"code":"BAD"}}');
+      expectErrorEnvelope(evaluated, 400, { code: 'INVALID_REQUEST', target: '__proto__' });
+    });
   });
 });
