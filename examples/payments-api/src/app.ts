@@ -30,9 +30,10 @@ import {
 } from '@resourceful/service-request-idempotency';
 import { versionedRouter } from '@resourceful/versioned-router';
 import express5, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { ANSWER_COMPRESSION, compressAnswers } from './answer-compression.js';
 import { type AppDatabase, databaseFromEnvironment } from './database/app-database.js';
 import { DOCS_PATH, mountApiDocs, OPENAPI_PATH } from './description/docs.js';
-import { GRAPHQL_PATH, graphqlRoutes } from './description/graphql.js';
+import { GRAPHQL_PATH, graphqlRoutes, onlyGraphqlPaths } from './description/graphql.js';
 import { describePaymentsApi } from './description/index.js';
 import { keysetListDefaults, listDefaults } from './lists.js';
 import { oneRequestAtATimePerConnection } from './pipelining.js';
@@ -157,7 +158,8 @@ export function createApp(options: AppOptions = {}): Express {
   // generated from the API description.
   const help = options.helpUrl ?? [DOCS_PATH, OPENAPI_PATH];
   app.use(allowedMethods({ help }));
-  app.get(README_PATH, sendReadme);
+  // Mounted before content negotiation (its own media type): compressed as it would compress.
+  app.get(README_PATH, compressAnswers(), sendReadme);
 
   if (options.serviceRelay !== undefined) {
     // Before the body parsers: the relay streams bodies of any media type to the service.
@@ -181,7 +183,7 @@ export function createApp(options: AppOptions = {}): Express {
   });
   // The API description: the OpenAPI document, its reference page and GraphQL, mounted before
   // content negotiation: GraphQL over HTTP fixes its own media types and errors.
-  mountApiDocs(app, express, app.get('public base url') as string | undefined, description);
+  mountApiDocs(app, app.get('public base url') as string | undefined, description);
   const idempotencyStore = options.idempotencyStore ?? memoryStore();
   // The v1 routes are declared here, mounted after content negotiation below: GraphQL answers
   // with the same declarations (representations, history) as the REST routes.
@@ -217,9 +219,12 @@ export function createApp(options: AppOptions = {}): Express {
   const [decide, evaluate] = riskOperations({ lists, decisions: stores.decisions, now });
   mountOperations(v1, [agreementActions, ...refundOperations, decide, evaluate]);
   // A create mutation is a POST like any other: Service-Request-Id makes it idempotent (on the
-  // parsed body, so a reused id with another query is refused).
-  app.use(
-    GRAPHQL_PATH,
+  // parsed body, so a reused id with another query is refused). Mounted before content
+  // negotiation, its answers are compressed as content negotiation compresses the others.
+  const graphql = express.Router();
+  graphql.use(onlyGraphqlPaths);
+  graphql.use(
+    compressAnswers(),
     express.json({ limit: BODY_LIMITS.json }),
     serviceRequestIdempotency({ store: idempotencyStore }),
     graphqlRoutes(
@@ -230,11 +235,19 @@ export function createApp(options: AppOptions = {}): Express {
       description,
     ).endpoint,
   );
+  app.use(GRAPHQL_PATH, graphql);
 
   // Content negotiation: before the body parsers (it reads ISO-8859-1 and compressed JSON
   // bodies) and conditionalRequests() (whose tags name the format and coding). JSONP is on:
   // the example's data is public test data.
-  app.use(contentNegotiation({ jsonp: true, languages: EVENT_TYPE_LANGUAGES }));
+  // The routes mounted before it compress with the same options (ANSWER_COMPRESSION).
+  app.use(
+    contentNegotiation({
+      jsonp: true,
+      languages: EVENT_TYPE_LANGUAGES,
+      compression: ANSWER_COMPRESSION,
+    }),
+  );
   // (end of content negotiation)
 
   app.use(requireJson());

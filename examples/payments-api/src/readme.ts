@@ -1,11 +1,11 @@
 /**
- * @module The example's documentation, until it has an API description: this README, served
- * as `text/markdown` (RFC 7763) and linked from every OPTIONS answer with `rel="help"`.
+ * @module The example's README, served as `text/markdown` (RFC 7763) beside the API description
+ * (`createApp({ helpUrl: README_PATH })` links it from every OPTIONS answer instead).
  */
 import { readFileSync } from 'node:fs';
 import type { Request, Response } from 'express';
 
-/** Where the README is served; the `Link: <…>; rel="help"` target of every OPTIONS answer. */
+/** Where the README is served. */
 export const README_PATH = '/readme';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url));

@@ -11,6 +11,7 @@ import { checkRoutes } from '@resourceful/versioned-router/check-routes';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp, RELAY_PATH } from '../src/app.js';
+import { DOCS_ASSETS, DOCS_PATH } from '../src/description/docs.js';
 import { README_PATH } from '../src/readme.js';
 
 const card = {
@@ -59,8 +60,11 @@ describeEachExpress('the example follows the conventions', (express) => {
         ...complexOperationRoutes(server),
         '/v1/payments/search-billing-agreements',
       ],
-      // the documentation linked from OPTIONS, not a resource
-      ignore: [README_PATH],
+      // the documentation linked from OPTIONS and the reference page's files, not resources
+      ignore: [
+        README_PATH,
+        ...Object.keys(DOCS_ASSETS).map((file) => `${DOCS_PATH}/assets/${file}`),
+      ],
     });
     expect(findings).toEqual([]);
   });

@@ -187,6 +187,71 @@ describeEachExpress('the example on the wire', (express) => {
     });
   });
 
+  describe('requests RFC 9112 §3.2 refuses, and bytes the router cannot decode', () => {
+    beforeEach(() => start());
+
+    async function customerCount(): Promise<number> {
+      const res = await fetch(`${running.url}/v1/customers/customers?total_required=true`);
+      return ((await res.json()) as { total_items: number }).total_items;
+    }
+
+    it('answers 400 naming Host to a request with two Host lines, as the reviewer sent it', async () => {
+      const exchange = await rawExchange(
+        running.port,
+        'GET /v1/customers/customers/CUST-SEED1 HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n',
+      );
+      const [response, ...more] = parseRawResponses(exchange.text);
+      expect(more).toEqual([]);
+      expect(response?.status).toBe(400);
+      expect(JSON.parse(response?.body ?? '').error).toMatchObject({
+        code: 'INVALID_REQUEST',
+        target: 'Host',
+        innererror: { code: 'REPEATED_HOST' },
+      });
+    });
+
+    it('creates nothing for a POST with two Host lines', async () => {
+      const before = await customerCount();
+      expect(before).toBeGreaterThan(0);
+      const body = JSON.stringify({ merchant_customer_id: 'M-HOST', merchant_id: 'MERCHANT-1' });
+      const exchange = await rawExchange(
+        running.port,
+        `POST /v1/customers/customers HTTP/1.1\r\nHost: a\r\nhost: a\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      expect(parseRawResponses(exchange.text).map((response) => response.status)).toEqual([400]);
+      expect(await customerCount()).toBe(before);
+    });
+
+    it('answers 400 MALFORMED_PATH_PARAMETER to an id that is not percent-encoded UTF-8', async () => {
+      for (const id of ['%FF', '%zz', 'CUST-%E2%82']) {
+        const exchange = await rawExchange(
+          running.port,
+          `GET /v1/customers/customers/${id} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        );
+        const [response] = parseRawResponses(exchange.text);
+        expect(response?.status).toBe(400);
+        expect(JSON.parse(response?.body ?? '').error).toMatchObject({
+          code: 'INVALID_REQUEST',
+          target: 'path',
+          innererror: { code: 'MALFORMED_PATH_PARAMETER' },
+        });
+      }
+    });
+
+    it("links a list asked for with an absolute-form target to that target's authority", async () => {
+      const exchange = await rawExchange(
+        running.port,
+        'GET http://api.example/v1/customers/customers?page_size=1 HTTP/1.1\r\nHost: other.example\r\nConnection: close\r\n\r\n',
+      );
+      const [response] = parseRawResponses(exchange.text);
+      expect(response?.status).toBe(200);
+      const { links } = JSON.parse(response?.body ?? '') as { links: { href: string }[] };
+      expect(links.length).toBeGreaterThan(0);
+      for (const link of links)
+        expect(link.href).toMatch(/^http:\/\/api\.example\/v1\/customers\//);
+    });
+  });
+
   describe('a client sending its headers one byte a second', () => {
     // The example's limits, with the headers timeout shortened so the test takes seconds.
     const limits: ServerLimits = {

@@ -64,13 +64,18 @@ describeEachExpress('content negotiation in the example', (express) => {
       if (items !== undefined) expect(items.length, path).toBeGreaterThan(0);
     });
 
-    it('leaves the description and the README in their own media types', async () => {
+    it('leaves the reference page and the README in their own media types', async () => {
       const server = app();
-      for (const path of NOT_NEGOTIATED) {
+      for (const path of [DOCS_PATH, README_PATH]) {
         const res = await request(server).get(path).set('Accept', 'application/xml');
         expect(res.status, path).toBe(200);
         expect(res.headers['content-type'], path).not.toMatch(/xml/);
       }
+    });
+
+    it('answers 406 for the OpenAPI document in XML, which it does not have', async () => {
+      const res = await request(app()).get(OPENAPI_PATH).set('Accept', 'application/xml');
+      expectErrorEnvelope(res, 406, { code: 'NOT_ACCEPTABLE', target: 'Accept' });
     });
 
     it.each([

@@ -1,11 +1,12 @@
 /**
  * @module The absolute URL of the current request, for navigation links: from a configured
- * public base URL, or from Express's trust-proxy-aware protocol and host, and the original URL
- * (so a router mounted under a path prefix still links to itself).
+ * public base URL, or from Express's trust-proxy-aware protocol and host (the authority of an
+ * absolute-form target before Host), and the original URL (so a router mounted under a path
+ * prefix still links to itself).
  */
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { ApiError } from '@resourceful/error-envelope';
+import { ApiError, hasRepeatedHost } from '@resourceful/error-envelope';
 
 /** The members an Express request adds that this module reads, all optional. */
 interface ExpressRequestLike extends IncomingMessage {
@@ -24,15 +25,21 @@ const PROTOCOL = /^https?$/;
  * The request's absolute URL as the client addressed it.
  * @param publicBaseUrl `https://api.example.com` or `https://example.com/payments`: used instead
  *   of the request's protocol and host, and put before the original URL's path.
- * @throws ApiError 400 when Host (or a trusted X-Forwarded-Host / -Proto) is missing or invalid
- *   (RFC 9112 §3.2: a request without a valid Host is a 400)
+ * @throws ApiError 400 when Host (or a trusted X-Forwarded-Host / -Proto) is missing or invalid,
+ *   or Host is sent more than once (RFC 9112 §3.2: such a request is a 400)
  */
 export function requestUrl(req: IncomingMessage, publicBaseUrl?: string): URL {
   const request = req as ExpressRequestLike;
-  const target = pathAndQuery(request.originalUrl ?? request.url ?? '/');
+  const raw = request.originalUrl ?? request.url ?? '/';
+  const absolute = absoluteForm(raw);
+  const target = raw.startsWith('/')
+    ? raw
+    : absolute === undefined
+      ? '/'
+      : absolute.pathname + absolute.search;
   if (publicBaseUrl !== undefined) return new URL(publicBaseUrl + target);
   const protocol = requestProtocol(request);
-  const host = requestHost(request);
+  const host = requestHost(request, absolute);
   try {
     return new URL(`${protocol}://${host}${target}`);
   } catch {
@@ -43,14 +50,13 @@ export function requestUrl(req: IncomingMessage, publicBaseUrl?: string): URL {
   }
 }
 
-function pathAndQuery(raw: string): string {
-  if (raw.startsWith('/')) return raw;
-  // Absolute-form request target (RFC 9112 §3.2.2), sent to proxies: keep path and query only.
+/** An absolute-form request target (RFC 9112 §3.2.2), as clients send to proxies. */
+function absoluteForm(raw: string): URL | undefined {
+  if (raw.startsWith('/')) return undefined;
   try {
-    const url = new URL(raw);
-    return url.pathname + url.search;
+    return new URL(raw);
   } catch {
-    return '/';
+    return undefined;
   }
 }
 
@@ -86,11 +92,29 @@ function hostFromProxy(req: ExpressRequestLike): boolean {
   return firstHeader(req.headers['x-forwarded-host']) !== undefined && isTrusted(req);
 }
 
-function requestHost(req: ExpressRequestLike): string {
-  const fromProxy = hostFromProxy(req);
-  const host = fromProxy
-    ? firstHeader(req.headers['x-forwarded-host'])!.split(',')[0]!.trim()
-    : firstHeader(req.headers.host);
+function requestHost(req: ExpressRequestLike, absolute: URL | undefined): string {
+  if (hostFromProxy(req)) {
+    const forwarded = firstHeader(req.headers['x-forwarded-host'])!.split(',')[0]!.trim();
+    if (!HOST.test(forwarded)) throw invalidHost(req);
+    return forwarded;
+  }
+  // RFC 9112 §3.2.2: with an absolute-form target, the server MUST ignore Host and use the
+  // target's authority (the URL parser has checked it).
+  if (
+    absolute !== undefined &&
+    PROTOCOL.test(absolute.protocol.slice(0, -1)) &&
+    absolute.host !== ''
+  ) {
+    return absolute.host;
+  }
+  // Node keeps the first of several Host lines; which one the client meant cannot be known.
+  if (Array.isArray(req.rawHeaders) && hasRepeatedHost(req.rawHeaders)) {
+    throw ApiError.invalidRequest('The request must carry one Host header, not several.', {
+      target: 'Host',
+      innererror: { code: 'REPEATED_HOST' },
+    });
+  }
+  const host = firstHeader(req.headers.host);
   if (host === undefined || !HOST.test(host)) throw invalidHost(req);
   return host;
 }

@@ -66,6 +66,14 @@ function derivesTag(method: string, status: number): boolean {
   return method !== 'POST' || status === 201;
 }
 
+/**
+ * The name `getHeader` and `removeHeader` look `ETag` up by: Node lower-cases the name it is
+ * given, which makes a new string of `'ETag'` on every call (and a key the header map's lookup
+ * must internalise); a name already in lower case needs no new string. `setHeader` keeps the
+ * `ETag` spelling, the one sent.
+ */
+const ETAG = 'etag';
+
 /** RFC 9110 §15.4.5: a 304 carries no content and no content metadata. */
 const CONTENT_HEADERS = [
   'Content-Type',
@@ -140,7 +148,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     const status = res.statusCode;
     // RFC 9110 §8.8.3: a tag names a representation of the resource; an error body is not one
     // (Express tags every res.send body, errors included, whatever the method).
-    if (status >= 400) res.removeHeader('ETag');
+    if (status >= 400) res.removeHeader(ETAG);
     const { method } = state;
     const tagged = TAGGED_METHODS.has(method);
     if (!state.settled && tagged && status === 204) {
@@ -150,7 +158,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
       return false;
     }
     if (state.settled || !tagged || !TAGGED_STATUSES.has(status)) return false;
-    let etag = res.getHeader('ETag');
+    let etag = res.getHeader(ETAG);
     let generated = false;
     if (body !== undefined && etag === undefined && derivesTag(method, status)) {
       etag = computeTag(body);
@@ -160,7 +168,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     // A registered variant may rename the tag; otherwise it is the one read or set above.
     if (hasRepresentationVariant(res)) {
       nameVariant(res, body, false);
-      etag = res.getHeader('ETag');
+      etag = res.getHeader(ETAG);
     }
     const read = method === 'GET' || method === 'HEAD';
     if (!read || typeof etag !== 'string' || status !== 200) return false;
@@ -189,7 +197,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   function nameVariant(res: ServerResponse, body: Chunk | undefined, bodiless: boolean): void {
     // An identity-coded UTF-8 JSON answer registers no variant: nothing to measure or rename.
     if (!hasRepresentationVariant(res)) return;
-    const etag = res.getHeader('ETag');
+    const etag = res.getHeader(ETAG);
     if (typeof etag !== 'string') return;
     const length =
       body === undefined
@@ -213,7 +221,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
         tagValue !== undefined &&
         derivesTag(state.method, res.statusCode) &&
         !(state.expressJson && sendsCanonicalJson(res)) &&
-        res.getHeader('ETag') === undefined &&
+        res.getHeader(ETAG) === undefined &&
         value !== undefined
       ) {
         res.setHeader('ETag', tagValue(value));
@@ -290,7 +298,7 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     next: Next,
   ): void {
     const method = (req.method ?? 'GET').toUpperCase();
-    if (attach(hooks, req, res, method) === undefined) {
+    if (attach(hooks, res, method) === undefined) {
       replaceOwnMethods(res, method);
       markConditionalRequests(res);
     }

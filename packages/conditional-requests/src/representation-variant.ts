@@ -44,15 +44,36 @@ const variants: WeakMap<object, RepresentationVariant> = shared[VARIANTS];
  * through its shared methods (response-hooks.ts): such a response is in one of them already, so
  * it needs no mark in `mounted` as well (one `WeakSet` entry less per response, for the
  * collector too). Shared the same way, so every copy sees every other copy's.
+ *
+ * A copy's map leaves the list when the copy is gone: when the object it names as its owner (its
+ * shared `end`, which every response attached through it reaches while it lives) has been
+ * collected. A module loaded again (a test runner's fresh module registry, a cleared
+ * `require.cache`) is a copy of its own while the earlier one may still serve responses (an app
+ * built with it still holds its middleware and its shared methods), so the list cannot drop a map
+ * when the same file is loaded again, only when the copy that made it is unreachable; it holds
+ * one map per live copy instead of one per load.
  */
 const ATTACHED = Symbol.for('@resourceful/conditional-requests.attached-states');
-const sharedAttached = globalThis as { [ATTACHED]?: WeakMap<object, unknown>[] };
+const RELEASE = Symbol.for('@resourceful/conditional-requests.attached-states-release');
+const sharedAttached = globalThis as {
+  [ATTACHED]?: WeakMap<object, unknown>[];
+  [RELEASE]?: FinalizationRegistry<WeakMap<object, unknown>>;
+};
 sharedAttached[ATTACHED] ??= [];
 const attachedStates: WeakMap<object, unknown>[] = sharedAttached[ATTACHED];
+sharedAttached[RELEASE] ??= new FinalizationRegistry((states) => {
+  const at = attachedStates.indexOf(states);
+  if (at !== -1) attachedStates.splice(at, 1);
+});
+const release = sharedAttached[RELEASE];
 
-/** Makes `hasConditionalRequests` true for every response that has a state in `states`. */
-export function countAttached(states: WeakMap<object, unknown>): void {
+/**
+ * Makes `hasConditionalRequests` true for every response that has a state in `states`, for as
+ * long as `owner` lives (`states` must not reach `owner` but through its entries).
+ */
+export function countAttached(states: WeakMap<object, unknown>, owner: object): void {
   attachedStates.push(states);
+  release.register(owner, states);
 }
 
 /** Registers the function naming this response's variant; the last registration wins. */

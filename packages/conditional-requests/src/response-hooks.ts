@@ -21,7 +21,8 @@
  * `response` (another middleware replaced them, or a sub-app's `response` defines its own), or an
  * app whose `response` already defines one of them.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { outermostApplicationPrototype } from '@resourceful/application-hooks';
 import { countAttached } from './representation-variant.js';
 
 export type End = ServerResponse['end'];
@@ -97,8 +98,6 @@ export function nextEnd(
 
 /** The state of the last middleware attached to each response through the shared methods. */
 const attached = new WeakMap<ServerResponse, HookedResponse>();
-// `hasConditionalRequests` reads this map: a response in it needs no mark of its own.
-countAttached(attached);
 
 function sharedJson(this: ServerResponse, value?: unknown): unknown {
   const state = attached.get(this);
@@ -130,6 +129,11 @@ const SHARED: Readonly<Record<Method, unknown>> = {
 };
 const METHODS: readonly Method[] = ['json', 'send', 'end'];
 
+// `hasConditionalRequests` reads this map: a response in it needs no mark of its own. It is
+// needed while `sharedEnd` lives: every response in it reaches `sharedEnd` through its app's
+// `response`, and any middleware that can still add one keeps this module, and it, alive.
+countAttached(attached, sharedEnd);
+
 /**
  * The method the response would call without the shared ones: the first definition up its
  * prototype chain that is not one of them (an app tree mounted into another one that also uses
@@ -149,21 +153,6 @@ function inherited(res: ServerResponse, name: Method): unknown {
   return undefined;
 }
 
-interface ExpressApp {
-  handle: unknown;
-  set: unknown;
-  parent?: unknown;
-  response?: unknown;
-}
-
-function isExpressApp(value: unknown): value is ExpressApp {
-  return (
-    typeof value === 'function' &&
-    typeof (value as Partial<ExpressApp>).handle === 'function' &&
-    typeof (value as Partial<ExpressApp>).set === 'function'
-  );
-}
-
 /** `response` objects that define a method of their own: the shared methods are not put there. */
 const declined = new WeakSet<object>();
 
@@ -173,16 +162,13 @@ function reachesShared(res: ServerResponse): boolean {
 }
 
 /**
- * Puts the shared methods on the `response` of the app at the top of `req.app`'s tree, once.
- * True when the response now reaches them (nothing before that object defines them).
+ * Puts the shared methods on the outermost `app.response` of the response's prototype chain
+ * (application-hooks: the `response` of the app at the top of the tree the response is in),
+ * once. True when the response now reaches them (nothing before that object defines them).
  */
-function reachesSharedAfterInstalling(req: IncomingMessage, res: ServerResponse): boolean {
-  const app: unknown = (req as IncomingMessage & { app?: unknown }).app;
-  if (!isExpressApp(app)) return false;
-  let top: ExpressApp = app;
-  while (isExpressApp(top.parent)) top = top.parent;
-  const response = top.response;
-  if (typeof response !== 'object' || response === null || declined.has(response)) return false;
+function reachesSharedAfterInstalling(res: ServerResponse): boolean {
+  const response = outermostApplicationPrototype(res, 'response');
+  if (response === undefined || declined.has(response)) return false;
   const installed =
     Object.hasOwn(response, 'end') && (response as Record<Method, unknown>).end === sharedEnd;
   if (!installed) {
@@ -255,11 +241,10 @@ function expressMethodsState(
  */
 export function attach(
   hooks: ResponseHooks,
-  req: IncomingMessage,
   res: ServerResponse,
   method: string,
 ): HookedResponse | undefined {
-  if (!reachesShared(res) && !reachesSharedAfterInstalling(req, res)) return undefined;
+  if (!reachesShared(res) && !reachesSharedAfterInstalling(res)) return undefined;
   const below = attached.get(res);
   // Another middleware's calls come after this one's, as when each replaced the response's own
   // methods: what this one calls next is not Express's res.json.

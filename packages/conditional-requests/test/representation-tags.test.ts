@@ -1,7 +1,9 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { ApiError, errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress } from '@resourceful/test-support';
+import { describeEachExpress, waitFor } from '@resourceful/test-support';
 import express5 from 'express';
 import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
@@ -243,6 +245,29 @@ describe('hasConditionalRequests', () => {
     const answer = await request(app).get('/after');
     expect(answer.headers.etag).toBe(etagFor({ ok: true }));
     expect(seen).toEqual([true, true, false]);
+  });
+
+  it('keeps one state map per live copy: a copy loaded again adds one, gone it leaves', async () => {
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const list = (globalThis as Record<symbol, unknown>)[
+      Symbol.for('@resourceful/conditional-requests.attached-states')
+    ] as unknown[];
+    const before = list.length;
+    vi.resetModules();
+    await import('../src/response-hooks.js');
+    expect(list.length).toBe(before + 1);
+    // The map itself does not keep its copy alive: only the copy's shared `end` does.
+    const added = list.at(-1);
+    vi.resetModules();
+    await waitFor(
+      () => {
+        collect();
+        return !list.includes(added);
+      },
+      { what: "the unreachable copy's state map to leave the list" },
+    );
+    expect(list.length).toBeLessThanOrEqual(before);
   });
 
   it('reads the variant another copy of the package registered', async () => {

@@ -73,7 +73,8 @@ const responsesBySocket = new WeakMap<object, ServerResponse[]>();
 const startedThisTurn = new WeakSet<object>();
 let tracking = false;
 /**
- * Servers given `attachServerErrorHandlers` (only their Host-less requests are answered here),
+ * Servers given `attachServerErrorHandlers` (only their requests without Host or with a repeated
+ * Host are answered here),
  * with the settings of the options given to it.
  */
 const envelopedServers = new WeakMap<
@@ -94,7 +95,7 @@ function trackResponses(): void {
   subscribe('http.server.request.start', (message) => {
     const { response, socket, server } = message as RequestStartMessage;
     if (server.listenerCount('clientError') === 0) return;
-    answerMissingHost(message as RequestStartMessage);
+    answerMissingOrRepeatedHost(message as RequestStartMessage);
     let responses = responsesBySocket.get(socket);
     if (responses === undefined) {
       responses = [];
@@ -351,12 +352,14 @@ function connectHandler(options: ErrorHandlerOptions | undefined, raw: RawAnswer
 /**
  * Where Node answers a request itself with `writeHead(status)` and an empty `end()` (no event
  * lets the app answer instead), those two calls on this one response write the envelope.
+ * `beforeAnswer` runs first (to undo what was changed to make Node answer).
  */
 function replaceNodeAnswer(
   res: ServerResponse,
   error: ApiError,
   settings: ErrorSettings,
   raw: RawAnswerSettings,
+  beforeAnswer?: () => void,
 ): void {
   res.writeHead = function keepStatusForEnvelope(this: ServerResponse) {
     return this;
@@ -364,6 +367,7 @@ function replaceNodeAnswer(
   res.end = function endWithEnvelope(this: ServerResponse) {
     delete (this as Partial<ServerResponse>).writeHead;
     delete (this as Partial<ServerResponse>).end;
+    beforeAnswer?.();
     // Node's answers close the connection; so do these.
     this.shouldKeepAlive = false;
     stampAnswer(this, raw);
@@ -372,27 +376,78 @@ function replaceNodeAnswer(
   } as typeof res.end;
 }
 
+/** Whether a raw header name is `Host`, in any case, without making a string. */
+function isHostName(name: string): boolean {
+  return (
+    name.length === 4 &&
+    // `| 32` lower-cases an ASCII letter; only "H"/"h" give "h", and so on.
+    (name.charCodeAt(0) | 32) === 104 &&
+    (name.charCodeAt(1) | 32) === 111 &&
+    (name.charCodeAt(2) | 32) === 115 &&
+    (name.charCodeAt(3) | 32) === 116
+  );
+}
+
 /**
- * Node answers an HTTP/1.1 request without `Host` with a bare 400 before any event (RFC 9112
- * §3.2 makes it one); checked when the request starts, so that 400 is the envelope.
+ * Whether the request has more than one `Host` field line. Node keeps the first one in
+ * `headers.host` and drops the rest, so only `rawHeaders` tells. Runs on every request: a loop
+ * over the names, no allocation.
  */
-function answerMissingHost(message: RequestStartMessage): void {
+export function hasRepeatedHost(rawHeaders: readonly string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (isHostName(rawHeaders[i]!)) {
+      if (seen) return true;
+      seen = true;
+    }
+  }
+  return false;
+}
+
+/**
+ * RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request that lacks Host or has more
+ * than one Host field line. Node answers the first with a bare 400 before any event, and lets
+ * the second through with the first value. Checked when the request starts, where Node's
+ * `requireHostHeader` check comes next: that 400 becomes the envelope, and a request with a
+ * repeated Host is shown to that check as one without (its `headers.host` is put back before
+ * the answer is written and reported), so it too is answered before the app sees it.
+ */
+function answerMissingOrRepeatedHost(message: RequestStartMessage): void {
   const { request, response, server } = message;
   const enveloped = envelopedServers.get(server);
   if (
     enveloped === undefined ||
-    // Node before 20 has no such check (the option is undefined there).
+    // Node before 20 has no such check (the option is undefined there); an app that turns it
+    // off accepts Host-less requests, and so repeated ones too.
     (server as Server & { requireHostHeader?: boolean }).requireHostHeader !== true ||
-    request.headers.host !== undefined ||
     request.httpVersion !== '1.1'
   ) {
     return;
   }
+  const headers = request.headers;
+  const host = headers.host;
+  if (host === undefined) {
+    replaceNodeAnswer(
+      response,
+      ApiError.invalidRequest('HTTP/1.1 requests must carry a Host header.', { target: 'Host' }),
+      enveloped.settingsFor(server),
+      enveloped.raw,
+    );
+    return;
+  }
+  if (!hasRepeatedHost(request.rawHeaders)) return;
+  headers.host = undefined;
   replaceNodeAnswer(
     response,
-    ApiError.invalidRequest('HTTP/1.1 requests must carry a Host header.', { target: 'Host' }),
+    ApiError.invalidRequest('The request must carry one Host header, not several.', {
+      target: 'Host',
+      innererror: { code: 'REPEATED_HOST' },
+    }),
     enveloped.settingsFor(server),
     enveloped.raw,
+    () => {
+      headers.host = host;
+    },
   );
 }
 

@@ -27,6 +27,7 @@ export {
   attachServerErrorHandlers,
   type ClientErrorHandlerOptions,
   clientErrorHandler,
+  hasRepeatedHost,
 } from './client-error-handler.js';
 export { errorHandler } from './error-handler.js';
 export {

@@ -1,6 +1,6 @@
 /**
  * @module Turns whatever reached the error handler into an ApiError: body-parser failures,
- * zod validation errors, http-errors style errors, and unknown throws.
+ * path parameters Express could not decode, zod validation errors, http-errors style errors, and unknown throws.
  */
 import { ApiError, type ErrorDetail, type InnerError, isApiError } from './api-error.js';
 import { codeForStatus } from './catalogue.js';
@@ -121,6 +121,7 @@ export function toApiError(error: unknown, options: NormalizeOptions = {}): ApiE
     if (typeof tagged.type === 'string' && Object.hasOwn(BODY_PARSER_TYPES, tagged.type)) {
       return BODY_PARSER_TYPES[tagged.type]!(error);
     }
+    if (isParamDecodeError(error)) return malformedPathParameter(error);
     const status = Number(tagged.status ?? tagged.statusCode);
     if (Number.isInteger(status) && status >= 400 && status < 600) {
       return fromStatusError(error, status, exposeInternals);
@@ -128,6 +129,26 @@ export function toApiError(error: unknown, options: NormalizeOptions = {}): ApiE
   }
   if (!exposeInternals) return ApiError.internal(undefined, { cause: error });
   return ApiError.internal(undefined, { cause: error, innererror: describeThrown(error) });
+}
+
+/**
+ * Express 4's router (`decode_param`) and Express 5's (`router`'s `decodeParam`) throw the
+ * URIError of `decodeURIComponent` for a path parameter that is not percent-encoded UTF-8 (`%FF`,
+ * `%zz`), with status 400 and this message. Neither says which parameter it was.
+ */
+function isParamDecodeError(error: object): error is URIError {
+  return (
+    error instanceof URIError &&
+    (error as { status?: unknown }).status === 400 &&
+    error.message.startsWith('Failed to decode param ')
+  );
+}
+
+function malformedPathParameter(cause: URIError): ApiError {
+  return ApiError.invalidRequest(
+    'A parameter of the request path is not valid percent-encoded UTF-8 (RFC 3986 §2.1): each "%" must start a "%XX" octet, and the octets must be UTF-8.',
+    { target: 'path', innererror: { code: 'MALFORMED_PATH_PARAMETER' }, cause },
+  );
 }
 
 /**

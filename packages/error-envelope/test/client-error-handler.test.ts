@@ -17,6 +17,7 @@ import {
   type ErrorHandlerOptions,
   type ErrorReport,
   errorHandler,
+  hasRepeatedHost,
   parseErrorBody,
   REQUEST_ID_KEY,
 } from '../src/index.js';
@@ -676,6 +677,128 @@ describeEachExpress('requests Node answers before any event', (express) => {
     } finally {
       await running.close();
     }
+  });
+
+  describe('when an HTTP/1.1 request has more than one Host line', () => {
+    let ran = 0;
+    let reports: ErrorReport[] = [];
+    let running: RunningServer | undefined;
+
+    async function startWithRoutes(options?: ServerOptions): Promise<number> {
+      ran = 0;
+      reports = [];
+      const app = express();
+      app.all('/', (_req: Request, res: Response) => {
+        ran += 1;
+        res.json({ ran: true });
+      });
+      app.use(
+        errorHandler({ onError: (report) => reports.push(report), codeHeader: 'X-Error-Code' }),
+      );
+      running = await listen(attachServerErrorHandlers(createServer(options ?? {}, app)));
+      return running.port;
+    }
+
+    afterEach(async () => {
+      await running?.close();
+      running = undefined;
+    });
+
+    it.each([
+      ['two lines', 'Host: a\r\nHost: b'],
+      ['the same value twice', 'Host: a\r\nHost: a'],
+      ['names in other cases', 'host: a\r\nHOST: b'],
+      ['other fields between them', 'Host: a\r\nAccept: */*\r\nhOsT: b'],
+      ['an empty second line', 'Host: a\r\nHost:'],
+    ])('answers a 400 envelope naming Host for %s, before the app runs', async (_, lines) => {
+      const port = await startWithRoutes();
+      const exchange = await rawExchange(
+        port,
+        `POST / HTTP/1.1\r\n${lines}\r\nContent-Length: 0\r\n\r\n`,
+      );
+      const [response, ...more] = parseRawResponses(exchange.text);
+      expect(more).toEqual([]);
+      expect(response?.status).toBe(400);
+      expect(response?.headers['x-error-code']).toBe('INVALID_REQUEST');
+      expect(response?.headers.connection).toBe('close');
+      expect(parseErrorBody(response?.body ?? '')).toMatchObject({
+        code: 'INVALID_REQUEST',
+        target: 'Host',
+        innererror: { code: 'REPEATED_HOST' },
+      });
+      expect(exchange.closedByServer).toBe(true);
+      expect(ran).toBe(0);
+    });
+
+    it('reports the request with the Host Node read, not as one without', async () => {
+      const port = await startWithRoutes();
+      await rawExchange(port, 'GET / HTTP/1.1\r\nHost: first\r\nHost: second\r\n\r\n');
+      await waitFor(() => reports.length === 1, { what: 'the report' });
+      expect(reports[0]).toMatchObject({ status: 400, kind: 'client-error' });
+      expect(reports[0]?.req?.headers.host).toBe('first');
+    });
+
+    it('answers a request with one Host line, whatever its case, as usual', async () => {
+      const port = await startWithRoutes();
+      const [response] = parseRawResponses(
+        (
+          await rawExchange(
+            port,
+            'GET / HTTP/1.1\r\nhOST: a\r\nX-Host: b\r\nHosts: c\r\nConnection: close\r\n\r\n',
+          )
+        ).text,
+      );
+      expect(response?.status).toBe(200);
+      expect(ran).toBe(1);
+    });
+
+    it('leaves the request to the app when requireHostHeader is off, as for a missing Host', async () => {
+      const port = await startWithRoutes({ requireHostHeader: false });
+      const [response] = parseRawResponses(
+        (
+          await rawExchange(
+            port,
+            'GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n',
+          )
+        ).text,
+      );
+      expect(response?.status).toBe(200);
+      expect(ran).toBe(1);
+    });
+
+    it('leaves an HTTP/1.0 request to the app, as RFC 9112 §3.2 asks only of HTTP/1.1', async () => {
+      const port = await startWithRoutes();
+      const [response] = parseRawResponses(
+        (await rawExchange(port, 'GET / HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n')).text,
+      );
+      expect(response?.status).toBe(200);
+    });
+
+    it('answers the requests before it on the connection, then refuses it', async () => {
+      const port = await startWithRoutes();
+      const exchange = await rawExchange(
+        port,
+        'GET / HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n',
+      );
+      const responses = parseRawResponses(exchange.text);
+      expect(responses.map((response) => response.status)).toEqual([200, 400]);
+      expect(ran).toBe(1);
+    });
+  });
+
+  describe('hasRepeatedHost', () => {
+    it.each([
+      [[], false],
+      [['Host', 'a'], false],
+      [['Host', 'a', 'Accept', 'x'], false],
+      [['Host', 'a', 'HOST', 'a'], true],
+      [['Hos', 'a', 'Hosts', 'b', 'host', 'c'], false],
+      [['Gost', 'a', 'host', 'c'], false],
+      // The values are not names: a value "Host" is not a second line.
+      [['Host', 'Host', 'Accept', 'Host'], false],
+    ])('%j → %s', (rawHeaders, expected) => {
+      expect(hasRepeatedHost(rawHeaders)).toBe(expected);
+    });
   });
 
   it('answers chunk extensions over Node limit with a 413 envelope', async () => {

@@ -1,4 +1,10 @@
-import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/test-support';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  listen,
+  parseRawResponses,
+  rawExchange,
+} from '@resourceful/test-support';
 import type { Request, Response } from 'express';
 import request from 'supertest';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -35,6 +41,17 @@ describeEachExpress('errorHandler', (express, version) => {
     });
     app.get('/boom', () => {
       throw new Error('secret connection string postgres://u:p@db');
+    });
+    app.get('/cards/:card_id', (req: Request, res: Response) => {
+      res.json({ id: req.params.card_id });
+    });
+    const owners = express.Router();
+    owners.get('/:owner_id/cards/:card_id', (req: Request, res: Response) => {
+      res.json(req.params);
+    });
+    app.use('/owners', owners);
+    app.get('/decodes-itself', () => {
+      decodeURIComponent('%FF');
     });
     app.get('/throws-string', () => {
       throw 'a string';
@@ -258,6 +275,55 @@ describeEachExpress('errorHandler', (express, version) => {
     expect(res.status).toBe(503);
     expect(res.headers['error-code']).toBe('SERVICE_UNAVAILABLE');
     expect(res.text ?? '').toBe('');
+  });
+
+  describe('when a path parameter is not valid percent-encoded UTF-8', () => {
+    async function rawGet(path: string) {
+      const server = await listen(app());
+      try {
+        const exchange = await rawExchange(
+          server.port,
+          `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        );
+        const [response] = parseRawResponses(exchange.text);
+        return { status: response?.status, body: JSON.parse(response?.body ?? 'null') };
+      } finally {
+        await server.close();
+      }
+    }
+
+    it.each([
+      ['a byte that is not UTF-8', '/cards/%FF'],
+      ['a "%" without two hex digits', '/cards/%zz'],
+      ['a "%" at the end', '/cards/12%'],
+      ['a truncated UTF-8 sequence', '/cards/%E2%82'],
+      ['an encoded surrogate', '/cards/%ED%A0%80'],
+      ['a parameter of a mounted router', '/owners/ok/cards/%FF'],
+    ])('answers 400 MALFORMED_PATH_PARAMETER with target path for %s', async (_, path) => {
+      const { status, body } = await rawGet(path);
+      expect(status).toBe(400);
+      expect(body.error).toMatchObject({
+        code: 'INVALID_REQUEST',
+        target: 'path',
+        innererror: { code: 'MALFORMED_PATH_PARAMETER' },
+      });
+      expect(body.error.message).toMatch(/percent-encoded UTF-8/);
+      // The raw bytes are not echoed back.
+      expect(JSON.stringify(body)).not.toMatch(/%FF|%zz|%E2/);
+      expect(reports).toMatchObject([{ status: 400, kind: 'client-error' }]);
+    });
+
+    it('decodes a well-formed parameter as usual', async () => {
+      const { status, body } = await rawGet('/cards/%41%20b%2F');
+      expect(status).toBe(200);
+      expect(body).toEqual({ id: 'A b/' });
+    });
+
+    it("keeps a URIError thrown by a handler a 500 fault: only the router's is the client's", async () => {
+      const res = await request(app()).get('/decodes-itself');
+      expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+      expect(reports[0]).toMatchObject({ status: 500, kind: 'fault' });
+    });
   });
 
   describe('when an http-errors style error carries headers', () => {

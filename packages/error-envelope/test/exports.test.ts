@@ -16,6 +16,7 @@ it('exports exactly the public API', async () => {
     'errorSettingsFor',
     'formatFieldPath',
     'fromZodError',
+    'hasRepeatedHost',
     'isApiError',
     'isZodError',
     'notFoundHandler',

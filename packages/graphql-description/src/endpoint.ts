@@ -1,7 +1,7 @@
 /**
  * @module `graphqlEndpoint`: GraphQL over HTTP with graphql-http's Express handler (POST with a
- * JSON body, GET with `?query=` for queries), the query limits, a token bound on the parser,
- * and the schema's SDL as text at `{mount}/schema.graphql`.
+ * JSON body, GET with `?query=` for queries), the query limits, a nesting and a token bound on
+ * the parser, and the schema's SDL as text at `{mount}/schema.graphql`.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,9 +13,19 @@ import {
   OPTION_ERROR_CODES,
   optionError,
 } from '@resourceful/option-checks';
-import { type GraphQLSchema, parse, printSchema } from 'graphql';
+import {
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  parse,
+  printSchema,
+  type Source,
+  type ValidationRule,
+  validate,
+} from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
 import { type QueryLimits, queryLimitRules } from './limits.js';
+import { DEFAULT_MAX_NESTING, nestingDepth, tooComplex, tooNested } from './nesting.js';
 
 /**
  * The context resolvers receive by default: the request (an Express request when mounted in an
@@ -34,6 +44,12 @@ export interface GraphqlEndpointOptions<Context extends Record<PropertyKey, unkn
   readonly limits?: QueryLimits;
   /** Tokens the parser reads before refusing a document (graphql-js `maxTokens`). @default 5000 */
   readonly maxTokens?: number;
+  /**
+   * Brackets (`{`, `(`, `[`) a document may have open at once, counted on the source before it
+   * is parsed: deeper documents are refused with `QUERY_TOO_NESTED` instead of exhausting the
+   * parser's call stack. @default DEFAULT_MAX_NESTING (64)
+   */
+  readonly maxNesting?: number;
   /**
    * URL of the API's documentation, sent on the OPTIONS answers as `Link: <help>; rel="help"`
    * (as `@resourceful/http-conventions`' `allowedMethods` sends it on routes); several URLs are
@@ -73,6 +89,36 @@ function answeredAllow(
   return true;
 }
 
+/**
+ * Parses within the bounds: the nesting first (a linear pass, no recursion), then graphql-js
+ * with its token bound. A `RangeError` (a call stack exhausted all the same) becomes the generic
+ * limit error: the engine's message is not the client's business.
+ */
+function parseWithin(source: string | Source, maxTokens: number, maxNesting: number): DocumentNode {
+  const text = typeof source === 'string' ? source : source.body;
+  if (nestingDepth(text, maxNesting) > maxNesting) throw tooNested(maxNesting);
+  try {
+    return parse(source, { maxTokens });
+  } catch (error) {
+    if (error instanceof RangeError) throw tooComplex();
+    throw error;
+  }
+}
+
+/** graphql-js's `validate`, a `RangeError` answered as the generic limit error. */
+function validateWithin(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  rules?: readonly ValidationRule[],
+): readonly GraphQLError[] {
+  try {
+    return validate(schema, document, rules);
+  } catch (error) {
+    if (error instanceof RangeError) return [tooComplex()];
+    throw error;
+  }
+}
+
 export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = RequestContext>(
   options: GraphqlEndpointOptions<Context>,
 ) {
@@ -82,16 +128,20 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
     'context',
     'limits',
     'maxTokens',
+    'maxNesting',
     'help',
   ]);
   const link = helpLinkOption('graphqlEndpoint', options.help);
   const maxTokens = options.maxTokens ?? 5000;
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-    throw optionError(
-      OPTION_ERROR_CODES.invalidOption,
-      'graphqlEndpoint',
-      'maxTokens must be a positive integer.',
-    );
+  const maxNesting = options.maxNesting ?? DEFAULT_MAX_NESTING;
+  for (const [name, value] of Object.entries({ maxTokens, maxNesting })) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'graphqlEndpoint',
+        `${name} must be a positive integer.`,
+      );
+    }
   }
   const rules = queryLimitRules(options.limits);
   const sdl = printSchema(options.schema);
@@ -100,7 +150,8 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
     schema: options.schema,
     context: (req) => context(req.raw as IncomingMessage),
     validationRules: (_req, _args, specified) => [...specified, ...rules],
-    parse: (source) => parse(source, { maxTokens }),
+    parse: (source) => parseWithin(source, maxTokens, maxNesting),
+    validate: validateWithin,
   });
 
   return function graphqlEndpointMiddleware(

@@ -5,6 +5,7 @@ export {
   SDL_PATH,
 } from './endpoint.js';
 export { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitRules } from './limits.js';
+export { DEFAULT_MAX_NESTING, nestingDepth } from './nesting.js';
 export { DateTimeScalar, isRfc3339, JsonObjectScalar } from './scalars.js';
 export {
   actionOperationId,

@@ -50,14 +50,20 @@ function sentLines(req: IncomingMessage): readonly string[] | undefined {
 
 /**
  * Whether the client sent a `Prefer` field line: `sentLines(req) !== undefined` without the
- * array, for the check the middleware makes on every request.
+ * array, for the check the middleware makes on every request (`raw` is `req.rawHeaders`, read
+ * once by the caller: every read of a property of an Express request misses V8's caches, since
+ * each request has a hidden class of its own). The usual spellings are compared as they are,
+ * without a lower-cased copy of the name.
  */
-function sentAnyLine(req: IncomingMessage): boolean {
-  const raw = req.rawHeaders as readonly string[] | undefined;
-  if (!Array.isArray(raw)) return sentLines(req) !== undefined;
+function sentAnyLine(raw: readonly string[]): boolean {
   for (let index = 0; index + 1 < raw.length; index += 2) {
     const field = raw[index]!;
-    if (field.length === 6 && field.toLowerCase() === 'prefer') return true;
+    if (
+      field.length === 6 &&
+      (field === 'Prefer' || field === 'prefer' || field.toLowerCase() === 'prefer')
+    ) {
+      return true;
+    }
   }
   return false;
 }
@@ -70,14 +76,19 @@ function joinedLines(req: IncomingMessage): readonly string[] | undefined {
 }
 
 /**
- * Whether the query of `url` may carry `parameter` (lower-case): false only when no name in it
- * can decode to the parameter's, case-insensitively (no escapes, no `+`, no such text).
+ * Whether the query of `url` may carry `parameter`: false only when no name in it can decode to
+ * the parameter's, case-insensitively (no escapes, no `+`, no such text). The names are
+ * lower-cased only for a URL with a query (not on every request).
  */
 function queryMayName(url: string | undefined, parameter: string): boolean {
   const start = url === undefined ? -1 : url.indexOf('?');
   if (start === -1) return false;
   const query = url!.slice(start + 1);
-  return query.includes('%') || query.includes('+') || query.toLowerCase().includes(parameter);
+  return (
+    query.includes('%') ||
+    query.includes('+') ||
+    query.toLowerCase().includes(parameter.toLowerCase())
+  );
 }
 
 /**
@@ -103,7 +114,7 @@ function readPreferences(req: IncomingMessage, options: GetPreferencesOptions): 
   // count, one line each. Otherwise takeQueryHeaders would find nothing to take or copy.
   if (
     queryParameter !== false &&
-    (queryMayName(req.url, queryParameter.toLowerCase()) ||
+    (queryMayName(req.url, queryParameter) ||
       (sent === undefined && req.headers.prefer !== undefined))
   ) {
     const [fromQuery] = queryParameterValues(req, queryParameter);
@@ -143,7 +154,9 @@ export function getPreferences(
 export function preferHeaderSaw(req: IncomingMessage, options: GetPreferencesOptions): void {
   // A second preferHeader() on the same request keeps the first one's reading.
   if (seen.has(req)) return;
-  if (!cache.has(req) && !dependsOnSentLinesOnly(req, options)) getPreferences(req, options);
+  // getPreferences returns preferences already read as they are (no second look at the query),
+  // so whether they were is not asked first: one WeakMap lookup less on every request.
+  if (!dependsOnSentLinesOnly(req, options)) getPreferences(req, options);
   seen.set(req, options);
 }
 
@@ -153,10 +166,11 @@ export function seenByPreferHeader(req: IncomingMessage): boolean {
 }
 
 function dependsOnSentLinesOnly(req: IncomingMessage, options: GetPreferencesOptions): boolean {
-  if (!Array.isArray(req.rawHeaders)) return false;
+  const raw = req.rawHeaders as readonly string[] | undefined;
+  if (!Array.isArray(raw)) return false;
   const queryParameter = options.queryParameter ?? PREFER_QUERY_PARAMETER;
-  if (queryParameter !== false && queryMayName(req.url, queryParameter.toLowerCase())) {
+  if (queryParameter !== false && queryMayName(req.url, queryParameter)) {
     return false;
   }
-  return req.headers.prefer === undefined || sentAnyLine(req);
+  return req.headers.prefer === undefined || sentAnyLine(raw);
 }

@@ -17,13 +17,14 @@ import {
   graphqlSchema,
   type ListArguments,
   type PageArguments,
+  SDL_PATH,
 } from '@resourceful/graphql-description';
 import type {
   HistoryStore,
   ResourceOrientedOperation,
   SubResourceActions,
 } from '@resourceful/resource-operations';
-import type { Request } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { z } from 'zod';
 import { absoluteUrl } from '../links.js';
 import type { ListedRecordStore, StoredRecord } from '../record-store.js';
@@ -52,6 +53,18 @@ interface ExampleContext extends Record<PropertyKey, unknown> {
 
 /** Where the example serves GraphQL (design: `POST /graphql`, `GET /graphql?query=`). */
 export const GRAPHQL_PATH = '/graphql';
+
+/**
+ * The first middleware of the router the endpoint is mounted in: only the endpoint and its SDL
+ * go on (to compression, the body parser, idempotency and the endpoint); any other path under
+ * the mount leaves the router untouched, for the app's 404. Parsed here, its body would reach
+ * content negotiation, which refuses a parsed body (a 500); compressed here, its answer would be
+ * coded twice.
+ */
+export function onlyGraphqlPaths(req: Request, _res: Response, next: NextFunction): void {
+  if (req.path === '/' || req.path === SDL_PATH) next();
+  else next('router');
+}
 
 /**
  * The request as the v1 router sees it. resource-operations builds links from the mount path
