@@ -19,6 +19,11 @@
  *   ABLATE_BUILD=<built index.js> …   # the variants from that build (against bare)
  *   ABLATE_PROFILE="httpConventions()" node --cpu-prof --import tsx ablate-http-conventions.ts
  *       # one variant (or "bare") for ABLATE_SECONDS (10), to profile
+ *   ABLATE_PROFILE="httpConventions()" ABLATE_COUNT=6000 valgrind --tool=cachegrind \
+ *     --cache-sim=no --cachegrind-out-file=/dev/null node --predictable --expose-gc <bundle>
+ *       # exactly ABLATE_COUNT requests to one variant and nothing else: counted at two counts,
+ *       # the difference over the difference of the counts is one request's instructions (the
+ *       # script bundled with esbuild first, so that no TypeScript loader runs in the process)
  *
  * ABLATE_ROUNDS (40), ABLATE_ROUND_MS (100) and ABLATE_PATH (the benchmark's) change the runs.
  * Run with `--expose-gc` (the figures in bench/README.md were), each round starts after a
@@ -185,6 +190,14 @@ if (profiled !== undefined) {
       ? appWith([])
       : variants.find(([name]) => name.includes(profiled))?.[1](current);
   if (handler === undefined) throw new Error(`no variant named like ${profiled}`);
+  const count = process.env.ABLATE_COUNT;
+  if (count !== undefined) {
+    const client = connect(handler, REQUEST);
+    // Bounded: exactly `count` requests.
+    for (let sent = 0; sent < Number(count); sent++) await client.send();
+    console.log(`${profiled}: ${count} requests`);
+    process.exit(0);
+  }
   const seconds = Number(process.env.ABLATE_SECONDS ?? 10);
   const [cost] = await cpuPerRequest([connect(handler, REQUEST)], seconds * 10 + 2, 100);
   console.log(`${profiled}: ${median(cost!).toFixed(2)} µs per request`);

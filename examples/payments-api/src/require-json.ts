@@ -1,9 +1,11 @@
 /**
  * @module Bodies of POST and PUT must be JSON. express.json() silently skips other media types,
  * which would surface as a confusing validation error; this answers 415 instead. PATCH is left to
- * json-patch-update, which answers 415 with `Accept-Patch` listing the patch formats.
+ * json-patch-update, which answers 415 with `Accept-Patch` listing the patch formats. POST
+ * bodies then get the checks PUT and PATCH bodies get (`checkedJsonBody`).
  */
 import { ApiError } from '@resourceful/error-envelope';
+import { checkJsonBody, checkKnownFields } from '@resourceful/json-patch-update';
 import type { NextFunction, Request, Response } from 'express';
 
 const BODY_METHODS = new Set(['POST', 'PUT']);
@@ -24,4 +26,32 @@ export function requireJson(extraTypes: readonly string[] = []) {
       }),
     );
   };
+}
+
+/**
+ * The checks json-patch-update makes on every PUT and PATCH body (and resource-operations on
+ * every action body), for the POST routes declared here: nesting at most 32 levels (400
+ * `TOO_DEEP`), no `__proto__`, `constructor` or `prototype` key (400 `FORBIDDEN_KEY`), each
+ * naming the key's path in `target`. Without them a create schema that strips unknown keys would
+ * drop a `__proto__` key silently and accept any depth, which PUT refuses.
+ */
+export function checkedJsonBody(req: Request, _res: Response, next: NextFunction): void {
+  try {
+    checkJsonBody(req.body);
+  } catch (error) {
+    next(error);
+    return;
+  }
+  next();
+}
+
+/**
+ * Refuses what a create schema dropped from the body: an unknown field is a 400
+ * `VALIDATION_ERROR` naming it (`innererror.code` `UNKNOWN_FIELD`), as PUT, PATCH and the
+ * actions' strict schemas answer, rather than a 201 that did not store it. Members of the
+ * `representation` about to be answered (`id`, `state`, the times, `links`) are ignored, as PUT
+ * ignores them: a client may send back what it read.
+ */
+export function checkCreateBody(body: unknown, input: unknown, representation: unknown): void {
+  checkKnownFields(body, input, { alsoKnown: representation });
 }

@@ -122,14 +122,20 @@ describeEachExpress('credit cards', (express) => {
       }
     });
 
-    it('does not let __proto__ in the body reach the stored card', async () => {
-      const res = await request(app())
+    it('answers 400 FORBIDDEN_KEY to a __proto__ key in the body, as PUT does, creating nothing', async () => {
+      const server = app();
+      const before = (await request(server).get('/v1/vault/credit-cards?page_size=100')).body.items
+        .length;
+      const res = await request(server)
         .post('/v1/vault/credit-cards')
         .set('Content-Type', 'application/json')
         .send(`{"__proto__":{"polluted":true},${JSON.stringify(validCard).slice(1)}`);
-      expect(res.status).toBe(201);
-      expect(res.body.polluted).toBeUndefined();
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: '__proto__' });
+      expect(res.body.error.innererror).toMatchObject({ code: 'FORBIDDEN_KEY' });
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(
+        (await request(server).get('/v1/vault/credit-cards?page_size=100')).body.items.length,
+      ).toBe(before);
     });
   });
 

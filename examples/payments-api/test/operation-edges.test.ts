@@ -28,7 +28,14 @@ describeEachExpress('complex operations: the ugly cases', (express) => {
   describe('sub-resource action', () => {
     it.each([
       ...BAD_BODIES,
-      ['a __proto__ key', '{"__proto__":{"note":"x"}}', 'VALIDATION_ERROR'],
+      // json-patch-update's checks, as on PUT and PATCH: refused before the schema sees it.
+      ['a __proto__ key', '{"__proto__":{"note":"x"}}', 'INVALID_REQUEST'],
+      ['a constructor key', '{"constructor":{"prototype":{"note":"x"}}}', 'INVALID_REQUEST'],
+      [
+        'a body 30 000 levels deep',
+        `{"note":${'['.repeat(30_000)}${']'.repeat(30_000)}}`,
+        'INVALID_REQUEST',
+      ],
       ['a note of another type', '{"note":["x"]}', 'VALIDATION_ERROR'],
       ['a huge note', JSON.stringify({ note: 'x'.repeat(50_000) }), 'VALIDATION_ERROR'],
     ])('answers 400 to %s, changing and recording nothing', async (_, raw, code) => {
@@ -81,7 +88,12 @@ describeEachExpress('complex operations: the ugly cases', (express) => {
       [
         'a __proto__ key',
         '{"__proto__":{"amount":{"total":"1.00","currency":"USD"}}}',
-        'VALIDATION_ERROR',
+        'INVALID_REQUEST',
+      ],
+      [
+        'a __proto__ key in the amount',
+        '{"amount":{"total":"1.00","currency":"USD","__proto__":{"total":"0"}}}',
+        'INVALID_REQUEST',
       ],
     ])('answers 400 to %s, refunding nothing', async (_, raw, code) => {
       const server = app();

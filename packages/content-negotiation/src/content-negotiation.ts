@@ -10,24 +10,16 @@ import {
   setRepresentationVariant,
 } from '@resourceful/conditional-requests';
 import compression from 'compression';
-import Negotiator from 'negotiator';
 import vary from 'vary';
-import { type Charset, charsetLabel, charsetOf, jsonToLatin1, LATIN1_ALIASES } from './charsets.js';
-import { isCompressible, negotiateEncoding, responseEncoding } from './compression-choice.js';
-import {
-  ACCEPT_QUERY_PARAMETER,
-  chooseMediaType,
-  MEDIA_TYPES,
-  mediaRangeOfQuery,
-  notAcceptable,
-} from './formats.js';
-import { boundedHeader } from './header-limits.js';
-import { JSONP_CALLBACK_PARAMETER, jsonpBody, parseCallback } from './jsonp.js';
-import { lookupLanguage } from './languages.js';
+import { charsetLabel, jsonToLatin1 } from './charsets.js';
+import { isCompressible, responseEncoding } from './compression-choice.js';
+import { MEDIA_TYPES } from './formats.js';
+import { jsonpBody } from './jsonp.js';
 import { CONTENT_NEGOTIATION_MARK } from './middleware-order.js';
 import { getLanguage, languageUsed, type Negotiated, setNegotiated } from './negotiated.js';
 import { type ContentNegotiationOptions, resolveOptions } from './options.js';
 import { planBody, readPlannedBody } from './request-body.js';
+import { requestNegotiation } from './request-negotiation.js';
 import { toXml } from './xml.js';
 
 type Next = (err?: unknown) => void;
@@ -46,9 +38,6 @@ const LANGUAGE_PROPERTY: PropertyDescriptor = Object.freeze({
   },
 });
 
-/** Charsets offered to Accept-Charset, UTF-8 first: the server's preference among equals. */
-const OFFERED_CHARSETS = ['utf-8', ...LATIN1_ALIASES];
-
 /** The format's name inside a representation's tag (conditional-requests' variants). */
 const VARIANT_OF_MEDIA_TYPE: Readonly<Record<string, string>> = {
   'application/xml': 'xml',
@@ -60,7 +49,8 @@ const VARIANT_OF_MEDIA_TYPE: Readonly<Record<string, string>> = {
 interface Answer {
   readonly req: IncomingMessage;
   readonly negotiated: Negotiated;
-  readonly method: string;
+  /** A HEAD request: its headers are those the GET would get. */
+  readonly head: boolean;
 }
 
 /**
@@ -89,24 +79,6 @@ function orderError(what: string): Error {
   return error;
 }
 
-function queryValues(req: IncomingMessage, name: string): string[] | undefined {
-  const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';
-  const start = url.indexOf('?');
-  if (start === -1 || !url.includes(`${name}=`, start)) return undefined;
-  const values = new URLSearchParams(url.slice(start + 1)).getAll(name);
-  return values.length === 0 ? undefined : values;
-}
-
-function chooseCharset(header: string | undefined): Charset {
-  if (header === undefined) return 'utf-8';
-  // RFC 9110 §12.5.2: with no acceptable charset the server may disregard the header; we answer
-  // UTF-8, which every client can decode, rather than 406.
-  const [best] = new Negotiator({ headers: { 'accept-charset': header } }).charsets(
-    OFFERED_CHARSETS,
-  );
-  return (best === undefined ? undefined : charsetOf(best)) ?? 'utf-8';
-}
-
 function mediaTypeOf(res: ServerResponse): string | undefined {
   const header = res.getHeader('Content-Type');
   if (typeof header !== 'string') return undefined;
@@ -128,48 +100,10 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
   );
   // JSONP is a script fetched by a <script> element: GET and HEAD only.
   const offeredForWrites = offered.filter((choice) => choice.format !== 'jsonp');
-  const [defaultLanguage] = resolved.languages ?? [];
   const compress = resolved.compression;
   const threshold = compress === false ? 0 : compress.threshold;
 
-  function negotiate(req: IncomingMessage): Negotiated {
-    const method = (req.method ?? 'GET').toUpperCase();
-    const available = method === 'GET' || method === 'HEAD' ? offered : offeredForWrites;
-    const queried = queryValues(req, ACCEPT_QUERY_PARAMETER);
-    // The query parameter wins: it is the client's explicit choice in the URL (a link, a
-    // browser), where the header is often a user agent's default.
-    const accept =
-      queried === undefined
-        ? boundedHeader(req.headers.accept, 'Accept')
-        : mediaRangeOfQuery(queried);
-    const chosen = chooseMediaType(accept, available);
-    if (chosen === undefined) throw notAcceptable(available);
-    const charset = chooseCharset(boundedHeader(req.headers['accept-charset'], 'Accept-Charset'));
-    const language =
-      resolved.languages === undefined || defaultLanguage === undefined
-        ? undefined
-        : lookupLanguage(
-            boundedHeader(req.headers['accept-language'], 'Accept-Language'),
-            resolved.languages,
-            defaultLanguage,
-          );
-    const encoding =
-      compress === false
-        ? undefined
-        : negotiateEncoding(boundedHeader(req.headers['accept-encoding'], 'Accept-Encoding'));
-    const callback =
-      chosen.format === 'jsonp'
-        ? parseCallback(queryValues(req, JSONP_CALLBACK_PARAMETER) ?? [])
-        : undefined;
-    return {
-      format: chosen.format,
-      mediaType: chosen.mediaType,
-      charset,
-      language,
-      encoding,
-      callback,
-    };
-  }
+  const { negotiate, negotiatePlainJson } = requestNegotiation(resolved, offered, offeredForWrites);
 
   /** The body of a value in the negotiated representation, and its `Content-Type`. */
   function render(negotiated: Negotiated, json: string): { body: Buffer; type: string } {
@@ -219,14 +153,19 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
       res.setHeader('Content-Language', negotiated.language);
     }
     const compressible = compress !== false && isCompressible(req, res);
+    // RFC 9110 §15.4.5: a 304 carries the Vary its 200 would have. Its Content-Type, which
+    // decides compressibility, is gone by now (Express removes it), so a 304 lists
+    // Accept-Encoding whenever compression is on: naming a field that did not vary only splits
+    // a cache's entries, leaving it out lets a cache serve a gzip body to a client without gzip.
+    const variesByCoding = compressible || (compress !== false && res.statusCode === 304);
     if (res.hasHeader('Vary')) {
-      vary(res, VARY_FIELDS[Number(localised)]![Number(compressible)]!);
+      vary(res, VARY_FIELDS[Number(localised)]![Number(variesByCoding)]!);
     } else {
       // What vary() writes when there is no Vary yet, without parsing it again.
-      res.setHeader('Vary', VARY_VALUES[Number(localised)]![Number(compressible)]!);
+      res.setHeader('Vary', VARY_VALUES[Number(localised)]![Number(variesByCoding)]!);
     }
     // compression leaves HEAD alone; the headers must be those of the GET (RFC 9110 §9.3.2).
-    if (compressible && answer.method === 'HEAD') {
+    if (compressible && answer.head) {
       const encoding = responseEncoding(req, res, negotiated.encoding, threshold, undefined);
       if (encoding !== undefined) {
         res.setHeader('Content-Encoding', encoding);
@@ -396,7 +335,7 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     let negotiated: Negotiated;
     let refusal: unknown;
     try {
-      negotiated = negotiate(req);
+      negotiated = negotiatePlainJson(req) ?? negotiate(req);
     } catch (error) {
       // The answer to a refused negotiation is itself in the fallback: JSON, UTF-8, no coding.
       refusal = error;
@@ -417,7 +356,13 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     // Registered before compression's own hook, so it runs after it (the hook registered last
     // runs first, and compression's on-headers wrapper on the response runs before any hook
     // on the app's prototype) and sees the coding compression chose.
-    const answer: Answer = { req, negotiated, method: (req.method ?? 'GET').toUpperCase() };
+    const method = req.method;
+    const answer: Answer = {
+      req,
+      negotiated,
+      // Node's parser gives methods in capitals; only another caller's request needs the case folded.
+      head: method === 'HEAD' || (method !== 'GET' && (method ?? 'GET').toUpperCase() === 'HEAD'),
+    };
     beforeHeaders(res, negotiatedHeaders, answer);
 
     // An identity-coded UTF-8 JSON answer is the representation the resource's tag names: it

@@ -84,6 +84,23 @@ describeEachExpress('compression', (express) => {
       expect(again.headers['content-encoding']).toBeUndefined();
     });
 
+    it.each([
+      ['gzip', 'gzip'],
+      ['no Accept-Encoding', undefined],
+    ])('answers 304 with the Vary of the 200 (RFC 9110 §15.4.5), %s', async (_title, coding) => {
+      const get = () => {
+        const req = request(app).get('/card');
+        return coding === undefined ? req : req.set('Accept-Encoding', coding);
+      };
+      const first = await get();
+      const again = await get().set('If-None-Match', String(first.headers.etag));
+      expect(again.status).toBe(304);
+      // The same fields; their order carries no meaning (RFC 9110 §12.5.5).
+      const fields = (vary: string | undefined) => (vary ?? '').split(/\s*,\s*/).sort();
+      expect(fields(again.headers.vary)).toEqual(fields(first.headers.vary));
+      expect(fields(again.headers.vary)).toContain('Accept-Encoding');
+    });
+
     it('answers 200 to a client holding the identity form that now accepts gzip', async () => {
       const res = await request(app)
         .get('/card')

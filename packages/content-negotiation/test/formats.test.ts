@@ -192,6 +192,28 @@ describeEachExpress('formats (RFC 9110 §12.5.1)', (express) => {
       expectErrorEnvelope(res, 406, { code: 'NOT_ACCEPTABLE' });
     });
 
+    it.each([
+      'text/javascript, application/javascript, application/ecmascript, application/x-ecmascript, */*; q=0.01',
+      'text/javascript, application/json',
+      'text/javascript, application/xml;q=0.5',
+    ])('serves another accepted format without ?callback= (Accept: %s)', async (accept) => {
+      const res = await request(withJsonp).get('/card').set('Accept', accept);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).not.toMatch(/^text\/javascript/);
+    });
+
+    it('answers 404, not 400 for callback, for a missing resource to a script-first Accept', async () => {
+      const res = await request(withJsonp)
+        .get('/missing')
+        .set('Accept', 'text/javascript, application/json');
+      expectErrorEnvelope(res, 404, { code: 'NOT_FOUND' });
+    });
+
+    it('answers 400 naming callback to ?accept=jsonp without one', async () => {
+      const res = await request(withJsonp).get('/card?accept=jsonp');
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'callback' });
+    });
+
     it('is not chosen for */* (JSON comes first)', async () => {
       const res = await request(withJsonp).get('/card?callback=cb').set('Accept', '*/*');
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');

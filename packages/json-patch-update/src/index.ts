@@ -1,4 +1,5 @@
 export { type ApplyPatchOptions, applyJsonPatch } from './apply-json-patch.js';
+export { type CheckKnownFieldsOptions, checkKnownFields } from './dropped-members.js';
 export { type JsonPatchUpdateOptions, jsonPatchUpdate } from './json-patch-update.js';
 export {
   FORBIDDEN_SEGMENTS,
@@ -28,3 +29,4 @@ export {
   type ValidateOperationsOptions,
   validateOperations,
 } from './validate-operations.js';
+export { type CheckJsonBodyOptions, checkJsonBody } from './value-checks.js';

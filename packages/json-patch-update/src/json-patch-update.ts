@@ -2,11 +2,13 @@
  * @module PATCH with a JSON Patch (RFC 6902) or a merge patch (RFC 7396): all or nothing,
  * read-only fields protected, preconditions evaluated before the write, upsert rules.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
 import { booleanOption, functionOption, positiveIntegerOption } from '@resourceful/option-checks';
 import typeis from 'type-is';
 import { applyParsedOperations } from './apply-json-patch.js';
+import { jsonPatchMembers, mergePatchMembers } from './dropped-members.js';
 import { JSON_MEDIA_TYPE, JSON_PATCH_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from './media-types.js';
 import { applyMergePatch } from './merge-patch.js';
 import { readJsonBody } from './read-body.js';
@@ -18,6 +20,7 @@ import {
   resolveResourceOptions,
 } from './resource-options.js';
 import { validateOperations } from './validate-operations.js';
+import { checkJsonValue } from './value-checks.js';
 import { answerWrite, writeUnderPreconditions } from './write-resource.js';
 
 export interface JsonPatchUpdateOptions<T extends object> extends ResourceUpdateOptions<T> {
@@ -94,6 +97,8 @@ export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOption
       kind === 'json-patch'
         ? validateOperations(body, { maxOperations, maxDepth: resolved.maxDepth })
         : undefined;
+    // Before its members are listed: a listing's cost grows with the square of the depth.
+    if (operations === undefined) checkJsonValue(body, resolved.maxDepth, '');
     const id = resolved.id(req);
 
     const outcome = await writeUnderPreconditions(
@@ -112,6 +117,10 @@ export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOption
           maxDepth: resolved.maxDepth,
           maxCopyBytes: resolved.maxBodyBytes,
         });
+      },
+      {
+        members: operations === undefined ? mergePatchMembers(body) : jsonPatchMembers(operations),
+        representationKnown: false,
       },
     );
     answerWrite(resolved, req, res, outcome, 'PATCH');

@@ -3,7 +3,7 @@
  * replaces.
  */
 import { checkReadOnlyUnchanged, parseReadOnly } from './read-only.js';
-import { checkJsonValue, cloneJson } from './value-checks.js';
+import { checkJsonValue, cloneJson, DEFAULT_MAX_DEPTH } from './value-checks.js';
 
 export interface ApplyMergePatchOptions {
   /** Read-only fields (names or JSON Pointers); a change to one is refused. @default [] */
@@ -38,7 +38,7 @@ export function applyMergePatch(
   patch: unknown,
   options: ApplyMergePatchOptions = {},
 ): unknown {
-  const maxDepth = options.maxDepth ?? 32;
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   checkJsonValue(patch, maxDepth, '');
   const result = merge(cloneJson(document), cloneJson(patch));
   checkJsonValue(result, maxDepth * 2, '');

@@ -2,10 +2,12 @@
  * @module PUT replace: the body is the whole resource; properties not sent are cleared,
  * computed and read-only fields may be left out (they keep their values) but not changed.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
 import { booleanOption } from '@resourceful/option-checks';
 import typeis from 'type-is';
+import { bodyMembers } from './dropped-members.js';
 import { valueAt } from './json-pointer.js';
 import { JSON_MEDIA_TYPE } from './media-types.js';
 import { readJsonBody } from './read-body.js';
@@ -104,6 +106,7 @@ export function putReplace<T extends object>(options: PutReplaceOptions<T>) {
         }
         return next;
       },
+      { members: bodyMembers(sent), representationKnown: true },
     );
     answerWrite(resolved, req, res, outcome, 'PUT');
   }

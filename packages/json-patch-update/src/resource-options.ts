@@ -15,6 +15,7 @@ import {
 } from '@resourceful/option-checks';
 import { ALWAYS_READ_ONLY, parseReadOnly, type ReadOnlyField } from './read-only.js';
 import { isStandardSchema, type StandardSchemaV1 } from './schema.js';
+import { DEFAULT_MAX_DEPTH } from './value-checks.js';
 
 /** A request as these handlers read it; Express's `Request` is one. */
 export type ResourceRequest = IncomingMessage & {
@@ -88,7 +89,7 @@ export const RESOURCE_DEFAULTS = Object.freeze({
   compareAndSet: false,
   timestamps: true,
   maxBodyBytes: 100 * 1024,
-  maxDepth: 32,
+  maxDepth: DEFAULT_MAX_DEPTH,
   maxOperations: 100,
 });
 

@@ -5,7 +5,7 @@
  */
 import { ApiError } from '@resourceful/error-envelope';
 import { FORBIDDEN_SEGMENTS, isPrefixOf, parsePointer } from './json-pointer.js';
-import { checkJsonValue } from './value-checks.js';
+import { checkJsonValue, DEFAULT_MAX_DEPTH } from './value-checks.js';
 
 /** One RFC 6902 operation. */
 export type JsonPatchOperation =
@@ -70,7 +70,7 @@ export function validateOperations(
   options: ValidateOperationsOptions = {},
 ): ParsedOperation[] {
   const maxOperations = options.maxOperations ?? 100;
-  const maxDepth = options.maxDepth ?? 32;
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   if (!Array.isArray(patch)) {
     throw ApiError.invalidRequest('A JSON Patch document must be an array of operations.', {
       innererror: { code: 'PATCH_NOT_AN_ARRAY' },

@@ -1,13 +1,20 @@
 /**
  * @module Checks on untrusted JSON values before anything recursive touches them: bounded depth
- * (so no stack overflow) and no `__proto__` keys (so no prototype pollution downstream).
+ * (so no stack overflow) and no `__proto__`, `constructor` or `prototype` keys (so no prototype
+ * pollution downstream: a naive deep merge follows `constructor.prototype` to
+ * `Object.prototype` as readily as `__proto__`).
  */
 import { ApiError } from '@resourceful/error-envelope';
+import { FORBIDDEN_SEGMENTS } from './json-pointer.js';
+
+/** The deepest nesting of a request value json-patch-update accepts by default. */
+export const DEFAULT_MAX_DEPTH = 32;
 
 /**
  * Walks `value` without recursion.
  * @throws ApiError 400 `INVALID_REQUEST` when it nests deeper than `maxDepth` or has a
- *   `__proto__` key; `target` is `targetPrefix` followed by the offending key's path
+ *   `__proto__`, `constructor` or `prototype` key; `target` is `targetPrefix` followed by the
+ *   offending key's path
  */
 export function checkJsonValue(value: unknown, maxDepth: number, targetPrefix: string): void {
   const stack: Array<{ node: unknown; depth: number; path: string }> = [
@@ -30,8 +37,8 @@ export function checkJsonValue(value: unknown, maxDepth: number, targetPrefix: s
     }
     for (const key of Object.keys(node)) {
       const child = path === '' ? key : `${path}.${key}`;
-      if (key === '__proto__') {
-        throw ApiError.invalidRequest('The key "__proto__" is not allowed.', {
+      if (FORBIDDEN_SEGMENTS.has(key)) {
+        throw ApiError.invalidRequest(`The key "${key}" is not allowed.`, {
           target: child,
           innererror: { code: 'FORBIDDEN_KEY' },
         });
@@ -39,6 +46,22 @@ export function checkJsonValue(value: unknown, maxDepth: number, targetPrefix: s
       stack.push({ node: (node as Record<string, unknown>)[key], depth: depth + 1, path: child });
     }
   }
+}
+
+export interface CheckJsonBodyOptions {
+  /** Deepest nesting accepted (400 `TOO_DEEP` beyond). @default 32 */
+  maxDepth?: number;
+}
+
+/**
+ * The check every write of this package makes on a request body, for a service's other writes
+ * (POST create, actions) to make the same: nesting at most `maxDepth` levels, no `__proto__`,
+ * `constructor` or `prototype` key at any level.
+ * @throws ApiError 400 `INVALID_REQUEST`, `innererror.code` `TOO_DEEP` or `FORBIDDEN_KEY`,
+ *   `target` the offending key's path (`billing_address.__proto__`, `items[0].constructor`)
+ */
+export function checkJsonBody(value: unknown, options: CheckJsonBodyOptions = {}): void {
+  checkJsonValue(value, options.maxDepth ?? DEFAULT_MAX_DEPTH, '');
 }
 
 /**

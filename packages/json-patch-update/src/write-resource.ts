@@ -2,13 +2,22 @@
  * @module The steps after a patch or replacement is computed and before the answer: service-set
  * fields, schema validation, save, and the answer with `ETag`, `Location` and `Prefer` honoured.
  */
+
 import type { ServerResponse } from 'node:http';
 import { conditionalWrite } from '@resourceful/conditional-requests';
 import { ApiError } from '@resourceful/error-envelope';
 import { getPreferences, sendPreferred } from '@resourceful/prefer-header';
+import { checkNoMemberDropped } from './dropped-members.js';
 import type { ResolvedResource, ResourceRequest } from './resource-options.js';
 import { validateWithSchema } from './schema.js';
 import { jsonEqual } from './value-checks.js';
+
+/** The members a write sets, each of which must survive the schema. */
+export interface MemberCheck {
+  members: readonly (readonly string[])[];
+  /** A PUT may send back what GET sent: members of the representation count as known. */
+  representationKnown: boolean;
+}
 
 export interface WriteOutcome<T> {
   resource: T;
@@ -25,6 +34,7 @@ export function writeUnderPreconditions<T extends object>(
   id: string,
   ifMissing: 'proceed' | 'not-found' | 'conflict',
   change: (current: T | undefined) => unknown,
+  memberCheck?: MemberCheck,
 ): Promise<WriteOutcome<T>> {
   return conditionalWrite(req, {
     // One lock per resource identity, whatever URL spelling or route reached it.
@@ -34,15 +44,18 @@ export function writeUnderPreconditions<T extends object>(
     etag: (resource) => resolved.etag(resource, req),
     ifMissing,
     requireIfMatch: resolved.requireIfMatch,
-    write: async (current) => completeAndSave(resolved, req, id, change(current), current),
+    write: async (current) =>
+      completeAndSave(resolved, req, id, change(current), current, memberCheck),
   });
 }
 
 /**
  * Sets `id` and the times, validates with the schema and saves. A result equal to the stored
  * resource (an empty patch, a value set to what it was) is not saved: `update_time` and the
- * entity tag stay, so other clients' `If-Match` still holds.
- * @throws ApiError 400 when the result is not an object or fails the schema
+ * entity tag stay, so other clients' `If-Match` still holds. Each member in `memberCheck`
+ * must survive the schema: one it strips is a 400 rather than a success that stored nothing.
+ * @throws ApiError 400 when the result is not an object, fails the schema, or loses a member
+ *   the patch set
  */
 export async function completeAndSave<T extends object>(
   resolved: ResolvedResource<T>,
@@ -50,6 +63,7 @@ export async function completeAndSave<T extends object>(
   id: string,
   result: unknown,
   previous: T | undefined,
+  memberCheck?: MemberCheck,
 ): Promise<WriteOutcome<T>> {
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
     throw ApiError.invalidRequest('The resulting resource must be a JSON object.', {
@@ -67,6 +81,11 @@ export async function completeAndSave<T extends object>(
   const resource = resolved.schema
     ? await validateWithSchema(resolved.schema, candidate)
     : (candidate as T);
+  if (memberCheck !== undefined) {
+    const { members, representationKnown } = memberCheck;
+    const known = representationKnown ? resolved.represent(resource, req) : undefined;
+    checkNoMemberDropped(candidate, resource, members, known);
+  }
   // Compared after the schema, so a field it strips or a default it fills is no change either.
   if (before !== undefined && unchanged(resource, before, resolved.timestamps)) {
     return { resource: previous as T, created: false };

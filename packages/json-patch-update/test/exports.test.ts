@@ -10,6 +10,8 @@ it('exports exactly the public API', async () => {
     'RESOURCE_DEFAULTS',
     'applyJsonPatch',
     'applyMergePatch',
+    'checkJsonBody',
+    'checkKnownFields',
     'formatPointer',
     'jsonPatchUpdate',
     'parsePointer',

@@ -69,7 +69,21 @@ describe('applyMergePatch', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it('keeps "constructor" as an ordinary key', () => {
-    expect(applyMergePatch({}, { constructor: 'x' })).toEqual({ constructor: 'x' });
+  it('refuses "constructor" and "prototype" keys at any level, as "__proto__"', () => {
+    // A naive deep merge follows constructor.prototype to Object.prototype.
+    for (const [patch, target] of [
+      [{ constructor: 'x' }, 'constructor'],
+      [{ a: { constructor: { prototype: { polluted: 1 } } } }, 'a.constructor'],
+      [{ a: { prototype: 1 } }, 'a.prototype'],
+    ] as const) {
+      expect(() => applyMergePatch({ a: {} }, patch)).toThrow(
+        expect.objectContaining({
+          status: 400,
+          target,
+          innererror: expect.objectContaining({ code: 'FORBIDDEN_KEY' }),
+        }),
+      );
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

@@ -80,6 +80,90 @@ describeEachExpress('schema option (Standard Schema)', (express) => {
       expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR' });
       expect(res.body.error.details[0].target).toBe('url');
     });
+
+    describe('a patch setting a member the schema does not have (RFC 6902 §5)', () => {
+      it.each([
+        ['an add', [{ op: 'add', path: '/nickname', value: 'x' }], 'nickname'],
+        ['a copy', [{ op: 'copy', from: '/url', path: '/nickname' }], 'nickname'],
+        ['a move', [{ op: 'move', from: '/description', path: '/nickname' }], 'nickname'],
+        [
+          'an add of an object with an unknown member',
+          [{ op: 'add', path: '/event_types/0', value: { name: 'a', colour: 'red' } }],
+          'event_types[0].colour',
+        ],
+      ])('answers 400 UNKNOWN_FIELD to %s and saves nothing', async (_kind, patch, target) => {
+        const app = buildApp(express, fixture, { schema });
+        const before = structuredClone(fixture.store.get('WH-1'));
+        const res = await request(app)
+          .patch('/hooks/WH-1')
+          .set('Content-Type', 'application/json-patch+json')
+          .send(JSON.stringify(patch));
+        expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', target });
+        expect(res.body.error.innererror.code).toBe('UNKNOWN_FIELD');
+        expect(res.body.error.details).toEqual([
+          expect.objectContaining({ code: 'UNKNOWN_FIELD', target }),
+        ]);
+        expect(fixture.saves).toBe(0);
+        expect(fixture.store.get('WH-1')).toEqual(before);
+      });
+
+      it('answers 400 UNKNOWN_FIELD to a merge patch naming one, and saves nothing', async () => {
+        const res = await request(buildApp(express, fixture, { schema }))
+          .patch('/hooks/WH-1')
+          .set('Content-Type', 'application/merge-patch+json')
+          .send(JSON.stringify({ description: 'kept?', nickname: 'x' }));
+        expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', target: 'nickname' });
+        expect(fixture.saves).toBe(0);
+        expect(fixture.store.get('WH-1')?.description).not.toBe('kept?');
+      });
+
+      it('answers 400 UNKNOWN_FIELD to a PUT with unknown members, naming each', async () => {
+        const before = structuredClone(fixture.store.get('WH-1'));
+        const res = await request(buildApp(express, fixture, { schema }))
+          .put('/hooks/WH-1')
+          .send({
+            url: 'https://b.example/h',
+            event_types: [{ name: 'a', colour: 'red' }],
+            nickname: null,
+          });
+        expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR' });
+        expect(res.body.error.details.map((d: { target: string }) => d.target).sort()).toEqual([
+          'event_types[0].colour',
+          'nickname',
+        ]);
+        expect(fixture.saves).toBe(0);
+        expect(fixture.store.get('WH-1')).toEqual(before);
+      });
+
+      it('takes back in a PUT the members GET sent that are not stored (links)', async () => {
+        const app = buildApp(express, fixture, {
+          schema,
+          represent: (hook) => ({ ...hook, links: [{ rel: 'self', href: `/hooks/${hook.id}` }] }),
+        });
+        const links = [{ rel: 'self', href: '/hooks/WH-1' }];
+        const res = await request(app)
+          .put('/hooks/WH-1')
+          .send({ ...fixture.store.get('WH-1'), links, description: 'changed' });
+        expect(res.status).toBe(204);
+        expect(fixture.store.get('WH-1')).not.toHaveProperty('links');
+        expect(fixture.store.get('WH-1')?.description).toBe('changed');
+      });
+
+      it('applies a patch that adds a member and removes it again', async () => {
+        const res = await request(buildApp(express, fixture, { schema }))
+          .patch('/hooks/WH-1')
+          .set('Content-Type', 'application/json-patch+json')
+          .send(
+            JSON.stringify([
+              { op: 'add', path: '/nickname', value: 'x' },
+              { op: 'remove', path: '/nickname' },
+              { op: 'add', path: '/event_types/-', value: { name: 'b' } },
+            ]),
+          );
+        expect(res.status).toBe(204);
+        expect(fixture.store.get('WH-1')?.event_types.at(-1)).toEqual({ name: 'b' });
+      });
+    });
   });
 
   it('infers the resource type from the schema', () => {

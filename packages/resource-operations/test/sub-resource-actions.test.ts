@@ -201,7 +201,6 @@ describeEachExpress('sub-resource actions', (express) => {
       ['a wrong type', { note: 42 }, 'note'],
       ['a too long value', { note: 'x'.repeat(21) }, 'note'],
       ['an unknown field', { reason: 'x' }, 'reason'],
-      ['__proto__', JSON.parse('{"__proto__": {"admin": true}}'), '__proto__'],
     ])(
       'answers 400 naming the field for %s, changing and recording nothing',
       async (_, body, target) => {
@@ -230,6 +229,44 @@ describeEachExpress('sub-resource actions', (express) => {
       const res = await request(app).post('/v1/accounts/ACC-1/close').send({ now: true });
       expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST' });
       expect(res.body.error.innererror).toEqual({ code: 'BODY_NOT_ACCEPTED' });
+    });
+
+    // Sent as text: JSON.stringify of an object literal drops a `__proto__` key.
+    it.each([
+      ['__proto__', '{"note":"x","__proto__":{"polluted":true}}', '__proto__'],
+      [
+        'constructor',
+        '{"note":{"constructor":{"prototype":{"polluted":true}}}}',
+        'note.constructor',
+      ],
+      ['prototype', '{"prototype":1}', 'prototype'],
+    ])(
+      'refuses a %s key as json-patch-update does, changing and recording nothing',
+      async (_key, body, target) => {
+        const fixture = setup();
+        const res = await request(fixture.app)
+          .post('/v1/accounts/ACC-1/suspend')
+          .set('Content-Type', 'application/json')
+          .send(body);
+        expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target });
+        expect(res.body.error.innererror).toEqual({ code: 'FORBIDDEN_KEY' });
+        expect(fixture.accounts.get('ACC-1')?.state).toBe('ACTIVE');
+        expect(await fixture.history.count('ACC-1')).toBe(0);
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      },
+    );
+
+    it('refuses a body nested deeper than 32 levels, as PUT and PATCH do', async () => {
+      const fixture = setup();
+      const depth = 30_000;
+      const res = await request(fixture.app)
+        .post('/v1/accounts/ACC-1/suspend')
+        .set('Content-Type', 'application/json')
+        .send(`{"note":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST' });
+      expect(res.body.error.innererror).toEqual({ code: 'TOO_DEEP' });
+      expect(fixture.accounts.get('ACC-1')?.state).toBe('ACTIVE');
+      expect(await fixture.history.count('ACC-1')).toBe(0);
     });
   });
 

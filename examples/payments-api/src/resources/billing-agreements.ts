@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
 import type { ListedRecordStore, StoredRecord } from '../record-store.js';
+import { checkCreateBody, checkedJsonBody } from '../require-json.js';
 import { updateOptions } from '../resource-updates.js';
 import { findRecordOr404, sendCreated } from '../responses.js';
 import { BillingAddress } from './credit-cards.js';
@@ -192,6 +193,7 @@ export function mountBillingAgreements({
   // repeat the POST.
   router.post(
     SEARCH_PATH,
+    checkedJsonBody,
     searchCollection({
       ...lists,
       criteria: AgreementSearch,
@@ -205,11 +207,12 @@ export function mountBillingAgreements({
 
   router.post(
     COLLECTION_PATH,
+    checkedJsonBody,
     asyncHandler(async (req: Request, res: Response) => {
       const input = AgreementCreate.parse(req.body);
-      const agreement = await agreements.insert(
-        newAgreement(agreements.newId(), input, now().toISOString()),
-      );
+      const record = newAgreement(agreements.newId(), input, now().toISOString());
+      checkCreateBody(req.body, input, toRepresentation(req, record));
+      const agreement = await agreements.insert(record);
       sendCreated(req, res, toRepresentation(req, agreement));
     }),
   );

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
 import type { RecordStore, StoredRecord } from '../record-store.js';
+import { checkCreateBody, checkedJsonBody } from '../require-json.js';
 import { deleteHandler, updateOptions } from '../resource-updates.js';
 import { findRecordOr404, sendCreated } from '../responses.js';
 
@@ -182,9 +183,12 @@ export function mountCreditCards({ router, lists, cards, now }: CreditCardRoutes
 
   router.post(
     COLLECTION_PATH,
+    checkedJsonBody,
     asyncHandler(async (req: Request, res: Response) => {
       const input = CreditCardCreate.parse(req.body);
-      const card = await cards.insert(newCard(cards.newId(), input, now().toISOString()));
+      const record = newCard(cards.newId(), input, now().toISOString());
+      checkCreateBody(req.body, input, toRepresentation(req, record));
+      const card = await cards.insert(record);
       sendCreated(req, res, toRepresentation(req, card));
     }),
   );

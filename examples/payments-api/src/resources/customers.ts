@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
 import type { RecordStore, StoredRecord } from '../record-store.js';
+import { checkCreateBody, checkedJsonBody } from '../require-json.js';
 import { deleteHandler, updateOptions } from '../resource-updates.js';
 import { findRecordOr404, sendCreated } from '../responses.js';
 
@@ -82,11 +83,12 @@ export function mountCustomers({ router, lists, customers, now }: CustomerRoutes
 
   router.post(
     COLLECTION_PATH,
+    checkedJsonBody,
     asyncHandler(async (req: Request, res: Response) => {
       const input = CustomerCreate.parse(req.body);
-      const customer = await customers.insert(
-        newCustomer(customers.newId(), input, now().toISOString()),
-      );
+      const record = newCustomer(customers.newId(), input, now().toISOString());
+      checkCreateBody(req.body, input, toRepresentation(req, record));
+      const customer = await customers.insert(record);
       sendCreated(req, res, toRepresentation(req, customer));
     }),
   );

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { ListDefaults } from '../lists.js';
 import type { RecordStore, StoredRecord } from '../record-store.js';
 
-export const DecisionRequest = z.object({ code: z.string().min(1).max(100) });
+export const DecisionRequest = z.object({ code: z.string().min(1).max(100) }).strict();
 
 export interface StoredDecision extends StoredRecord {
   code: string;

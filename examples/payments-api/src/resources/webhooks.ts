@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { absoluteUrl, type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
 import type { RecordStore, StoredRecord } from '../record-store.js';
+import { checkCreateBody, checkedJsonBody } from '../require-json.js';
 import { deleteHandler, updateOptions } from '../resource-updates.js';
 import { findRecordOr404, sendCreated } from '../responses.js';
 
@@ -163,11 +164,12 @@ export function mountWebhooks({ router, lists, webhooks, now }: WebhookRoutesOpt
 
   router.post(
     COLLECTION_PATH,
+    checkedJsonBody,
     asyncHandler(async (req: Request, res: Response) => {
       const input = WebhookCreate.parse(req.body);
-      const webhook = await webhooks.insert(
-        newWebhook(webhooks.newId(), input, now().toISOString()),
-      );
+      const record = newWebhook(webhooks.newId(), input, now().toISOString());
+      checkCreateBody(req.body, input, toRepresentation(req, record));
+      const webhook = await webhooks.insert(record);
       sendCreated(req, res, toRepresentation(req, webhook));
     }),
   );
