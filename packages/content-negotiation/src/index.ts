@@ -6,6 +6,7 @@ export {
   type Format,
   MEDIA_TYPES,
   type MediaTypeChoice,
+  notAcceptable,
   SHORT_FORMS,
 } from './formats.js';
 export { MAX_ACCEPT_HEADER_ELEMENTS, MAX_ACCEPT_HEADER_LENGTH } from './header-limits.js';
@@ -28,4 +29,5 @@ export {
   type CompressionOptions,
   type ContentNegotiationOptions,
 } from './options.js';
+export { acceptOfRequest } from './request-negotiation.js';
 export { type ToXmlOptions, toXml, XML_ROOT_ELEMENT } from './xml.js';

@@ -49,6 +49,22 @@ function chooseCharset(header: string | undefined): Charset {
   return (best === undefined ? undefined : charsetOf(best)) ?? 'utf-8';
 }
 
+/**
+ * The media ranges a request accepts, read as the middleware reads them: the `accept` query
+ * parameter when given (a short form such as `xml`, or a media range), else the `Accept` header
+ * within the bounds. For routes that choose among media types of their own with
+ * `chooseMediaType` (mounted before the middleware, like an OpenAPI document).
+ * @throws ApiError 400 `INVALID_REQUEST` naming `accept` or `Accept`
+ */
+export function acceptOfRequest(req: IncomingMessage): string | undefined {
+  const queried = queryValues(req, ACCEPT_QUERY_PARAMETER);
+  // The query parameter wins: it is the client's explicit choice in the URL (a link, a
+  // browser), where the header is often a user agent's default.
+  return queried === undefined
+    ? boundedHeader(req.headers.accept, 'Accept')
+    : mediaRangeOfQuery(queried);
+}
+
 export interface RequestNegotiation {
   /**
    * The representation for a request, by RFC 9110 §12.5.
@@ -78,13 +94,7 @@ export function requestNegotiation(
   function negotiate(req: IncomingMessage): Negotiated {
     const method = (req.method ?? 'GET').toUpperCase();
     const available = method === 'GET' || method === 'HEAD' ? offered : offeredForWrites;
-    const queried = queryValues(req, ACCEPT_QUERY_PARAMETER);
-    // The query parameter wins: it is the client's explicit choice in the URL (a link, a
-    // browser), where the header is often a user agent's default.
-    const accept =
-      queried === undefined
-        ? boundedHeader(req.headers.accept, 'Accept')
-        : mediaRangeOfQuery(queried);
+    const accept = acceptOfRequest(req);
     let chosen = chooseMediaType(accept, available);
     if (chosen === undefined) throw notAcceptable(available);
     let callback: string | undefined;
