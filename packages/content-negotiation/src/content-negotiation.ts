@@ -13,7 +13,6 @@ import compression from 'compression';
 import vary from 'vary';
 import { charsetLabel, jsonToLatin1 } from './charsets.js';
 import { isCompressible, responseEncoding } from './compression-choice.js';
-import { MEDIA_TYPES } from './formats.js';
 import { jsonpBody } from './jsonp.js';
 import { CONTENT_NEGOTIATION_MARK } from './middleware-order.js';
 import { getLanguage, languageUsed, type Negotiated, setNegotiated } from './negotiated.js';
@@ -92,18 +91,9 @@ function mediaTypeOf(res: ServerResponse): string | undefined {
  */
 export function contentNegotiation(options: ContentNegotiationOptions = {}) {
   const resolved = resolveOptions(options);
-  const offered = MEDIA_TYPES.filter(
-    (choice) =>
-      choice.format === 'json' ||
-      (choice.format === 'xml' && resolved.xml) ||
-      (choice.format === 'jsonp' && resolved.jsonp),
-  );
-  // JSONP is a script fetched by a <script> element: GET and HEAD only.
-  const offeredForWrites = offered.filter((choice) => choice.format !== 'jsonp');
   const compress = resolved.compression;
   const threshold = compress === false ? 0 : compress.threshold;
-
-  const { negotiate, negotiatePlainJson } = requestNegotiation(resolved, offered, offeredForWrites);
+  const { negotiate, negotiatePlainJson } = requestNegotiation(resolved);
 
   /** The body of a value in the negotiated representation, and its `Content-Type`. */
   function render(negotiated: Negotiated, json: string): { body: Buffer; type: string } {

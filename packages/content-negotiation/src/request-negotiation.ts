@@ -10,7 +10,7 @@ import { negotiateEncoding } from './compression-choice.js';
 import {
   ACCEPT_QUERY_PARAMETER,
   chooseMediaType,
-  type MediaTypeChoice,
+  MEDIA_TYPES,
   mediaRangeOfQuery,
   notAcceptable,
 } from './formats.js';
@@ -81,12 +81,16 @@ export interface RequestNegotiation {
   readonly negotiatePlainJson: (req: IncomingMessage) => Negotiated | undefined;
 }
 
-/** The two negotiations for one middleware's options and offered media types. */
-export function requestNegotiation(
-  resolved: ResolvedOptions,
-  offered: readonly MediaTypeChoice[],
-  offeredForWrites: readonly MediaTypeChoice[],
-): RequestNegotiation {
+/** The two negotiations for one middleware's options. */
+export function requestNegotiation(resolved: ResolvedOptions): RequestNegotiation {
+  const offered = MEDIA_TYPES.filter(
+    (choice) =>
+      choice.format === 'json' ||
+      (choice.format === 'xml' && resolved.xml) ||
+      (choice.format === 'jsonp' && resolved.jsonp),
+  );
+  // JSONP is a script fetched by a <script> element: GET and HEAD only.
+  const offeredForWrites = offered.filter((choice) => choice.format !== 'jsonp');
   const [defaultLanguage] = resolved.languages ?? [];
   const readsLanguage = resolved.languages !== undefined && defaultLanguage !== undefined;
   const readsEncoding = resolved.compression !== false;

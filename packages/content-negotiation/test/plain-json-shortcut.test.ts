@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MEDIA_TYPES } from '../src/formats.js';
 import { type ContentNegotiationOptions, resolveOptions } from '../src/options.js';
 import { requestNegotiation } from '../src/request-negotiation.js';
 
@@ -17,18 +16,7 @@ const OPTIONS: readonly ContentNegotiationOptions[] = [
 
 /** The two negotiations of `contentNegotiation(options)`, built as the middleware builds them. */
 function negotiationsFor(options: ContentNegotiationOptions) {
-  const resolved = resolveOptions(options);
-  const offered = MEDIA_TYPES.filter(
-    (choice) =>
-      choice.format === 'json' ||
-      (choice.format === 'xml' && resolved.xml) ||
-      (choice.format === 'jsonp' && resolved.jsonp),
-  );
-  return requestNegotiation(
-    resolved,
-    offered,
-    offered.filter((choice) => choice.format !== 'jsonp'),
-  );
+  return requestNegotiation(resolveOptions(options));
 }
 
 interface RequestShape {
