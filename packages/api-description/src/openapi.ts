@@ -71,6 +71,11 @@ const WITH_BODY: readonly ErrorStatus[] = [413, 415];
  * (service-request-idempotency fails closed), whatever keeps the resources.
  */
 const IDEMPOTENT_POST: readonly ErrorStatus[] = [409, 422, 503];
+/**
+ * A PUT or PATCH of an existing resource: a body, the resource may be missing, the write may
+ * conflict or fail its preconditions (412), or lack the `If-Match` the service requires (428).
+ */
+const CONDITIONAL_WRITE: readonly ErrorStatus[] = [...WITH_BODY, 404, 409, 412, 428];
 
 /**
  * The longest `page_token` collection-pagination reads (its `MAX_PAGE_TOKEN_LENGTH`); a longer
@@ -694,14 +699,7 @@ function replaceOperation(resource: DescribedResource, store: readonly ErrorStat
     tags: [resource.name],
     parameters: [parameterRef('IfMatch'), parameterRef('IfNoneMatch'), parameterRef('Prefer')],
     requestBody: { required: true, content: json(ref(resource.name)) },
-    responses: withErrors(writeResponses(resource, upsert), [
-      ...WITH_BODY,
-      404,
-      409,
-      412,
-      428,
-      ...store,
-    ]),
+    responses: withErrors(writeResponses(resource, upsert), [...CONDITIONAL_WRITE, ...store]),
   };
 }
 
@@ -720,14 +718,7 @@ function patchOperation(resource: DescribedResource, store: readonly ErrorStatus
         'application/merge-patch+json': { schema: ref(`${resource.name}MergePatch`) },
       },
     },
-    responses: withErrors(writeResponses(resource, false), [
-      ...WITH_BODY,
-      404,
-      409,
-      412,
-      428,
-      ...store,
-    ]),
+    responses: withErrors(writeResponses(resource, false), [...CONDITIONAL_WRITE, ...store]),
   };
 }
 
