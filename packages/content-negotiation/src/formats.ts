@@ -4,6 +4,7 @@
  */
 import { ApiError } from '@resourceful/error-envelope';
 import Negotiator from 'negotiator';
+import { refuseInvalidWeight } from './header-limits.js';
 
 export type Format = 'json' | 'xml' | 'jsonp';
 
@@ -39,7 +40,10 @@ export function mediaRangeOfQuery(values: readonly string[]): string {
   if (values.length === 1 && value !== undefined) {
     const short = SHORT_FORMS[value.trim().toLowerCase()];
     if (short !== undefined) return short;
-    if (/^[A-Za-z0-9!#$&^_.+*-]+\/[A-Za-z0-9!#$&^_.+*-]+(?:\s*;.*)?$/.test(value)) return value;
+    if (/^[A-Za-z0-9!#$&^_.+*-]+\/[A-Za-z0-9!#$&^_.+*-]+(?:\s*;.*)?$/.test(value)) {
+      refuseInvalidWeight(value, ACCEPT_QUERY_PARAMETER);
+      return value;
+    }
   }
   throw ApiError.invalidRequest(
     `The "${ACCEPT_QUERY_PARAMETER}" query parameter must be given once, as ${Object.keys(SHORT_FORMS).join(', ')} or a media type.`,

@@ -45,6 +45,54 @@ describeEachExpress('hostile Accept* headers', (express) => {
     });
   });
 
+  // RFC 9110 §12.4.2: a weight is a qvalue; anything else is the client's bug, named.
+  it.each([
+    ['Accept', 'application/json;q=abc'],
+    ['Accept', 'application/json;q=2'],
+    ['Accept', 'application/json;q=-1'],
+    ['Accept', 'application/json;q='],
+    ['Accept', 'application/json; Q = 1.5'],
+    ['Accept', 'application/xml;q=0.5, application/json;q=0x1'],
+    ['Accept-Charset', 'utf-8;q=abc'],
+    ['Accept-Encoding', 'gzip;q=high'],
+    ['Accept-Language', 'fr;q=1e0'],
+  ])(
+    'answers 400 naming %s for a weight that is no number from 0 to 1: %s',
+    async (name, value) => {
+      for (const method of ['GET', 'POST'] as const) {
+        const res = await (method === 'GET'
+          ? request(app).get('/card')
+          : request(app).post('/echo')
+        )
+          .set(name, value)
+          .set('Content-Type', 'application/json')
+          .send(method === 'POST' ? '{}' : undefined);
+        expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: name });
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+      }
+    },
+  );
+
+  it('answers 400 naming the accept query parameter for a weight in it that is none', async () => {
+    const res = await request(app).get('/card?accept=application/json;q=abc');
+    expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'accept' });
+  });
+
+  it.each([
+    // Java's HttpURLConnection sends this by default.
+    ['Accept', 'text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2', 200],
+    ['Accept', 'application/json;q=0.5000', 200],
+    ['Accept', 'application/json;q=1.', 200],
+    // A quoted parameter value is not a weight (406: no type has the parameter, not 400).
+    ['Accept', 'application/json;v="a;q=abc,b"', 406],
+    ['Accept', 'application/json;q=0', 406],
+    ['Accept-Charset', 'utf-8;q=0.001', 200],
+    ['Accept-Encoding', 'gzip;q=1.000', 200],
+  ])('reads the weights clients write: %s: %s answers %i', async (name, value, status) => {
+    const res = await request(app).get('/card').set(name, value);
+    expect(res.status).toBe(status);
+  });
+
   it.each([
     ['Accept', 'application/json;q=abc'],
     ['Accept', 'application/json;;;=;q'],
