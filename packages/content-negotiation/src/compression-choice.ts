@@ -41,9 +41,10 @@ export function responseEncoding(
   bodyLength: number | undefined,
 ): string | undefined {
   if (accepted === undefined) return undefined;
-  // RFC 9110 §15.3.5, §15.4.5: 204 and 304 have no content to code.
+  // RFC 9110 §15.3.5, §15.4.5: 204 and 304 have no content to code; §14.4: a 206's
+  // Content-Range counts the bytes of the identity form.
   const status = res.statusCode;
-  if (status < 200 || status === 204 || status === 304) return undefined;
+  if (status < 200 || status === 204 || status === 206 || status === 304) return undefined;
   if (!isCompressible(req, res)) return undefined;
   const cacheControl = res.getHeader('Cache-Control');
   // RFC 9111 §5.2.2.6: no-transform forbids intermediaries changing the content; we follow it too.
@@ -56,6 +57,38 @@ export function responseEncoding(
     if (length !== undefined && length < threshold) return undefined;
   }
   return accepted;
+}
+
+/**
+ * A HEAD answer's coding headers: exactly those of the GET (RFC 9110 §9.3.2), which
+ * `compression` leaves out (it skips HEAD). The GET's coded body is streamed, its length known
+ * only once it is all coded, so it goes without `Content-Length`, chunked where the client speaks
+ * HTTP/1.1: RFC 9112 §6.1 lets a HEAD answer name the transfer coding the GET would have had.
+ */
+export function codeHeadAsTheGet(
+  req: IncomingMessage,
+  res: ServerResponse,
+  accepted: string | undefined,
+  threshold: number,
+): void {
+  const encoding = responseEncoding(req, res, accepted, threshold, undefined);
+  if (encoding === undefined) return;
+  res.setHeader('Content-Encoding', encoding);
+  res.removeHeader('Content-Length');
+  if (res.useChunkedEncodingByDefault && !res.hasHeader('Transfer-Encoding')) {
+    res.setHeader('Transfer-Encoding', 'chunked');
+  }
+}
+
+/**
+ * Whether an answer's `Vary` lists `Accept-Encoding`: a compressible one, and any 304. RFC 9110
+ * §15.4.5: a 304 carries the `Vary` its 200 would have; its `Content-Type`, which decides
+ * compressibility, is gone by then (Express removes it), so a 304 lists `Accept-Encoding`
+ * whenever compression is on: naming a field that did not vary only splits a cache's entries,
+ * leaving it out lets a cache serve a gzip body to a client without gzip.
+ */
+export function variesByCoding(res: ServerResponse, compressible: boolean): boolean {
+  return compressible || res.statusCode === 304;
 }
 
 /** Answers by Content-Type value, so each answer does not look its type up in mime-db again. */

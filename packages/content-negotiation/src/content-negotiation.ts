@@ -12,7 +12,12 @@ import {
 import compression from 'compression';
 import vary from 'vary';
 import { charsetLabel, jsonToLatin1 } from './charsets.js';
-import { isCompressible, responseEncoding } from './compression-choice.js';
+import {
+  codeHeadAsTheGet,
+  isCompressible,
+  responseEncoding,
+  variesByCoding,
+} from './compression-choice.js';
 import { jsonpBody } from './jsonp.js';
 import { CONTENT_NEGOTIATION_MARK } from './middleware-order.js';
 import { getLanguage, languageUsed, type Negotiated, setNegotiated } from './negotiated.js';
@@ -143,31 +148,14 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
       res.setHeader('Content-Language', negotiated.language);
     }
     const compressible = compress !== false && isCompressible(req, res);
-    // RFC 9110 §15.4.5: a 304 carries the Vary its 200 would have. Its Content-Type, which
-    // decides compressibility, is gone by now (Express removes it), so a 304 lists
-    // Accept-Encoding whenever compression is on: naming a field that did not vary only splits
-    // a cache's entries, leaving it out lets a cache serve a gzip body to a client without gzip.
-    const variesByCoding = compressible || (compress !== false && res.statusCode === 304);
+    const coding = compress !== false && variesByCoding(res, compressible);
     if (res.hasHeader('Vary')) {
-      vary(res, VARY_FIELDS[Number(localised)]![Number(variesByCoding)]!);
+      vary(res, VARY_FIELDS[Number(localised)]![Number(coding)]!);
     } else {
       // What vary() writes when there is no Vary yet, without parsing it again.
-      res.setHeader('Vary', VARY_VALUES[Number(localised)]![Number(variesByCoding)]!);
+      res.setHeader('Vary', VARY_VALUES[Number(localised)]![Number(coding)]!);
     }
-    // compression leaves HEAD alone; the headers must be those of the GET (RFC 9110 §9.3.2).
-    if (compressible && answer.head) {
-      const encoding = responseEncoding(req, res, negotiated.encoding, threshold, undefined);
-      if (encoding !== undefined) {
-        res.setHeader('Content-Encoding', encoding);
-        // The GET's coded body is streamed: its length is known only once it is all coded,
-        // so it goes without Content-Length, chunked where the client speaks HTTP/1.1.
-        // RFC 9112 §6.1 lets a HEAD answer name the transfer coding the GET would have had.
-        res.removeHeader('Content-Length');
-        if (res.useChunkedEncodingByDefault && !res.hasHeader('Transfer-Encoding')) {
-          res.setHeader('Transfer-Encoding', 'chunked');
-        }
-      }
-    }
+    if (compressible && answer.head) codeHeadAsTheGet(req, res, negotiated.encoding, threshold);
   }
 
   /** Reads the request body when it needs decoding (planBody), then hands on. */

@@ -24,6 +24,7 @@ export {
   type MiddlewareOrderRule,
 } from './middleware-order.js';
 export { getLanguage, getNegotiated, type Negotiated } from './negotiated.js';
+export { negotiatedCompression } from './negotiated-compression.js';
 export {
   CONTENT_NEGOTIATION_DEFAULTS,
   type CompressionOptions,

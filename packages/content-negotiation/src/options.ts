@@ -87,25 +87,10 @@ export function resolveOptions(options: ContentNegotiationOptions): ResolvedOpti
     options.maxBodyBytes,
     CONTENT_NEGOTIATION_DEFAULTS.maxBodyBytes,
   );
-  let compression: ResolvedOptions['compression'] = false;
-  if (options.compression !== false) {
-    const given: unknown = options.compression ?? {};
-    if (given === null || typeof given !== 'object' || Array.isArray(given)) {
-      invalidOption(FACTORY, 'compression', 'false or an object { threshold?, level? }', given);
-    }
-    assertKnownOptions(`${FACTORY} "compression"`, given, ['threshold', 'level']);
-    const {
-      threshold = CONTENT_NEGOTIATION_DEFAULTS.threshold,
-      level = CONTENT_NEGOTIATION_DEFAULTS.level,
-    } = given as CompressionOptions;
-    if (!Number.isSafeInteger(threshold) || threshold < 0) {
-      invalidOption(FACTORY, 'compression.threshold', 'a byte count (an integer ≥ 0)', threshold);
-    }
-    if (!Number.isInteger(level) || level < -1 || level > 9) {
-      invalidOption(FACTORY, 'compression.level', 'an integer from -1 to 9', level);
-    }
-    compression = { threshold, level };
-  }
+  const compression: ResolvedOptions['compression'] =
+    options.compression === false
+      ? false
+      : resolveCompression(FACTORY, 'compression', options.compression);
   return {
     xml,
     jsonp,
@@ -113,4 +98,37 @@ export function resolveOptions(options: ContentNegotiationOptions): ResolvedOpti
     compression,
     maxBodyBytes,
   };
+}
+
+/**
+ * `compression`'s options with their defaults, checked: `contentNegotiation()`'s `compression`
+ * (`within` `"compression"`, which may also be `false`), or `negotiatedCompression()`'s own
+ * options (`within` `undefined`).
+ */
+export function resolveCompression(
+  factory: string,
+  within: string | undefined,
+  options: unknown,
+): { readonly threshold: number; readonly level: number } {
+  const given: unknown = options ?? {};
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) {
+    if (within === undefined) assertOptionsObject(factory, given);
+    else invalidOption(factory, within, 'false or an object { threshold?, level? }', given);
+  }
+  assertKnownOptions(within === undefined ? factory : `${factory} "${within}"`, given, [
+    'threshold',
+    'level',
+  ]);
+  const {
+    threshold = CONTENT_NEGOTIATION_DEFAULTS.threshold,
+    level = CONTENT_NEGOTIATION_DEFAULTS.level,
+  } = given as CompressionOptions;
+  const prefix = within === undefined ? '' : `${within}.`;
+  if (!Number.isSafeInteger(threshold) || threshold < 0) {
+    invalidOption(factory, `${prefix}threshold`, 'a byte count (an integer ≥ 0)', threshold);
+  }
+  if (!Number.isInteger(level) || level < -1 || level > 9) {
+    invalidOption(factory, `${prefix}level`, 'an integer from -1 to 9', level);
+  }
+  return { threshold, level };
 }

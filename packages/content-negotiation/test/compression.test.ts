@@ -34,6 +34,38 @@ describeEachExpress('compression', (express) => {
     });
   });
 
+  // RFC 9110 §12.5.3: with identity refused and no coding acceptable, the origin server SHOULD
+  // respond without any content coding; RFC 7231 moved away from 406 on purpose.
+  describe.each([
+    'identity;q=0',
+    '*;q=0',
+    'identity;q=0, *;q=0',
+    'br;q=0, gzip;q=0, deflate;q=0, identity;q=0',
+    'compress, identity;q=0',
+  ])(
+    'when "Accept-Encoding: %s" refuses identity and accepts no coding served',
+    (acceptEncoding) => {
+      it('answers 200 without a content coding, on GET and HEAD', async () => {
+        const res = await request(app).get('/card').set('Accept-Encoding', acceptEncoding);
+        expect(res.status).toBe(200);
+        expect(res.headers['content-encoding']).toBeUndefined();
+        expect(res.body).toEqual(CARD);
+        expect(res.headers.vary).toMatch(/Accept-Encoding/);
+        expect(res.headers.etag).toBe(etagFor(CARD));
+        const head = await request(app).head('/card').set('Accept-Encoding', acceptEncoding);
+        expect(head.status).toBe(200);
+        expect(head.headers['content-encoding']).toBeUndefined();
+        expect(head.headers['content-length']).toBe(res.headers['content-length']);
+      });
+    },
+  );
+
+  it('codes with what is left when identity alone is refused ("identity;q=0, gzip")', async () => {
+    const res = await request(app).get('/card').set('Accept-Encoding', 'identity;q=0, gzip');
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(res.body).toEqual(CARD);
+  });
+
   it('compresses the smallest body (threshold 0 by default)', async () => {
     const res = await request(app).get('/greeting').set('Accept-Encoding', 'gzip');
     expect(res.headers['content-encoding']).toBe('gzip');
@@ -44,6 +76,18 @@ describeEachExpress('compression', (express) => {
     const res = await request(thresholded).get('/card').set('Accept-Encoding', 'gzip');
     expect(res.headers['content-encoding']).toBeUndefined();
     expect(res.headers.etag).toBe(etagFor(CARD));
+  });
+
+  it('leaves a 206 uncoded: its Content-Range counts the identity form (RFC 9110 §14.4)', async () => {
+    const ranged = buildApp(express, {}, (a) => {
+      a.get('/range', contentNegotiation(), (_req, res) => {
+        res.status(206).set('Content-Range', 'bytes 0-9/100').type('text/plain').send('0123456789');
+      });
+    });
+    const res = await request(ranged).get('/range').set('Accept-Encoding', 'gzip');
+    expect(res.status).toBe(206);
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.text).toBe('0123456789');
   });
 
   it('respects Cache-Control: no-transform', async () => {

@@ -23,6 +23,7 @@ it('exports exactly the public API', async () => {
     'jsonToLatin1',
     'jsonpBody',
     'lookupLanguage',
+    'negotiatedCompression',
     'notAcceptable',
     'parseAcceptLanguage',
     'parseCallback',
