@@ -1,7 +1,13 @@
 import { describeEachExpress } from '@resourceful/test-support';
 import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
-import { getLanguage, getNegotiated, lookupLanguage, parseAcceptLanguage } from '../src/index.js';
+import {
+  contentNegotiation,
+  getLanguage,
+  getNegotiated,
+  lookupLanguage,
+  parseAcceptLanguage,
+} from '../src/index.js';
 import { buildApp } from './app.js';
 
 describe('lookupLanguage (RFC 4647 §3.4)', () => {
@@ -81,6 +87,31 @@ describeEachExpress('Accept-Language', (express) => {
     const res = await request(plain).get('/plain').set('Accept-Language', 'fr');
     expect(res.body).toEqual({ language: 'none' });
     expect(res.headers['content-language']).toBeUndefined();
+  });
+
+  // Two negotiations on one request, the language read between them: the later one (without
+  // languages) finds the language read, and its hook, which runs first, lists Accept-Language.
+  it.each([
+    ['identity', undefined, 'Accept, Accept-Charset, Accept-Language, Accept-Encoding'],
+    ['gzip', 'gzip', 'Accept-Encoding, Accept, Accept-Charset, Accept-Language'],
+  ])('merges one Vary, in one order, when two negotiations answer one request (%s)', async (coding, encoding, vary) => {
+    const twice = express();
+    twice.use(contentNegotiation({ languages: ['en', 'fr'] }));
+    twice.use((req, _res, next) => {
+      getLanguage(req);
+      next();
+    });
+    twice.use(contentNegotiation());
+    twice.get('/x', (_req, res) => {
+      res.json({ ok: true });
+    });
+    const res = await request(twice)
+      .get('/x')
+      .set('Accept-Language', 'fr')
+      .set('Accept-Encoding', coding);
+    expect(res.headers['content-encoding']).toBe(encoding);
+    expect(res.headers['content-language']).toBe('fr');
+    expect(res.headers.vary).toBe(vary);
   });
 
   it('reads what another copy of the package loaded in the process negotiated', async () => {
