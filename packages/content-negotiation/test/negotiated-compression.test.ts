@@ -120,15 +120,13 @@ describe('negotiatedCompression() options', () => {
     [{ level: 10 }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'level'],
     ['fast', 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT', undefined],
   ])('refuses %j with %s', (options, code, option) => {
-    let thrown: unknown;
-    try {
-      negotiatedCompression(options as never);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(TypeError);
-    expect((thrown as { code?: string }).code).toBe(code);
-    if (option !== undefined) expect((thrown as { option?: string }).option).toBe(option);
+    expect(() => negotiatedCompression(options as never)).toThrow(
+      expect.objectContaining({
+        code,
+        factory: 'negotiatedCompression',
+        ...(option === undefined ? {} : { option }),
+      }),
+    );
   });
 
   it('does not change the options object', () => {
