@@ -94,25 +94,28 @@ describeEachExpress('Accept-Language', (express) => {
   it.each([
     ['identity', undefined, 'Accept, Accept-Charset, Accept-Language, Accept-Encoding'],
     ['gzip', 'gzip', 'Accept-Encoding, Accept, Accept-Charset, Accept-Language'],
-  ])('merges one Vary, in one order, when two negotiations answer one request (%s)', async (coding, encoding, vary) => {
-    const twice = express();
-    twice.use(contentNegotiation({ languages: ['en', 'fr'] }));
-    twice.use((req, _res, next) => {
-      getLanguage(req);
-      next();
-    });
-    twice.use(contentNegotiation());
-    twice.get('/x', (_req, res) => {
-      res.json({ ok: true });
-    });
-    const res = await request(twice)
-      .get('/x')
-      .set('Accept-Language', 'fr')
-      .set('Accept-Encoding', coding);
-    expect(res.headers['content-encoding']).toBe(encoding);
-    expect(res.headers['content-language']).toBe('fr');
-    expect(res.headers.vary).toBe(vary);
-  });
+  ])(
+    'merges one Vary, in one order, when two negotiations answer one request (%s)',
+    async (coding, encoding, vary) => {
+      const twice = express();
+      twice.use(contentNegotiation({ languages: ['en', 'fr'] }));
+      twice.use((req, _res, next) => {
+        getLanguage(req);
+        next();
+      });
+      twice.use(contentNegotiation());
+      twice.get('/x', (_req, res) => {
+        res.json({ ok: true });
+      });
+      const res = await request(twice)
+        .get('/x')
+        .set('Accept-Language', 'fr')
+        .set('Accept-Encoding', coding);
+      expect(res.headers['content-encoding']).toBe(encoding);
+      expect(res.headers['content-language']).toBe('fr');
+      expect(res.headers.vary).toBe(vary);
+    },
+  );
 
   it('reads what another copy of the package loaded in the process negotiated', async () => {
     vi.resetModules();
