@@ -259,10 +259,8 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     ...subCollections.map((s) => s.name),
   ]);
   const search = resource.search === undefined ? undefined : describeSearch(label, resource.search);
-  const replace =
-    ops.replace === undefined || ops.replace === false
-      ? false
-      : { upsert: ops.replace === true ? false : ops.replace.upsert === true };
+  const replace = upsertable(ops.replace);
+  const patch = upsertable(ops.patch);
   return Object.freeze({
     name: resource.name,
     path: resource.path,
@@ -274,7 +272,7 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     list,
     read: ops.read === true,
     replace,
-    patch: ops.patch === true,
+    patch,
     delete: ops.delete === true,
     readOnly,
     deprecated,
@@ -624,4 +622,12 @@ function assertUnique(what: string, values: readonly string[]): void {
       );
     seen.add(value);
   }
+}
+
+/** PUT and PATCH are off, on, or on with `{ upsert: true }`: creating with the client's id. */
+function upsertable(
+  operation: boolean | { readonly upsert: boolean } | undefined,
+): false | { readonly upsert: boolean } {
+  if (operation === undefined || operation === false) return false;
+  return { upsert: operation === true ? false : operation.upsert === true };
 }

@@ -511,7 +511,11 @@ function listOperation({
   notFound,
   store,
 }: ListOperation): Json {
-  const parameters = pagingParameters(list.paging);
+  const parameters = [
+    ...pagingParameters(list.paging),
+    parameterRef('IfNoneMatch'),
+    parameterRef('IfMatch'),
+  ];
   if (list.sortable.length > 0) {
     parameters.push(
       {
@@ -564,7 +568,7 @@ function listOperation({
         },
         304: { description: '`If-None-Match` matched: the client’s copy is current.' },
       },
-      notFound ? [404, ...store] : store,
+      notFound ? [404, 412, ...store] : [412, ...store],
     ),
   };
 }
@@ -618,20 +622,24 @@ function createOperation(resource: DescribedResource, store: readonly ErrorStatu
     parameters: [parameterRef('ServiceRequestId'), parameterRef('Prefer')],
     requestBody: { required: true, content: json(ref(`${resource.name}Create`), resource.example) },
     responses: withErrors(
-      {
-        201: {
-          description:
-            'Created; `Location` and the `self` link address it. Empty with `Prefer: return=minimal`.',
-          headers: {
-            Location: { $ref: '#/components/headers/Location' },
-            ETag: { $ref: '#/components/headers/ETag' },
-          },
-          content: json(ref(resource.name)),
-          ...(resource.read ? { links: { read: readLink(resource) } } : {}),
-        },
-      },
+      { 201: createdResponse(ref(resource.name), resource.read ? resource : undefined) },
       [...WITH_BODY, ...IDEMPOTENT_POST, ...store],
     ),
+  };
+}
+
+/** A 201 of the conventions: `Location`, the new `ETag`, the body unless `return=minimal`. */
+function createdResponse(body: Json, readable: DescribedResource | undefined): Json {
+  return {
+    description:
+      'Created; `Location` and the `self` link address it. Empty with `Prefer: return=minimal`.',
+    headers: {
+      Location: { $ref: '#/components/headers/Location' },
+      ETag: { $ref: '#/components/headers/ETag' },
+      'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
+    },
+    content: json(body),
+    ...(readable ? { links: { read: readLink(readable) } } : {}),
   };
 }
 
@@ -704,9 +712,10 @@ function replaceOperation(resource: DescribedResource, store: readonly ErrorStat
 }
 
 function patchOperation(resource: DescribedResource, store: readonly ErrorStatus[]): Json {
+  const upsert = resource.patch !== false && resource.patch.upsert;
   return {
     operationId: `patch${resource.name}`,
-    summary: `Update a ${words(resource.name)} in part`,
+    summary: `Update a ${words(resource.name)} in part${upsert ? ', or create it with this id' : ''}`,
     description:
       'A JSON Patch (RFC 6902) or a merge patch (RFC 7396); read-only fields cannot change. A patch that leaves the resource equal changes neither `update_time` nor the ETag.',
     tags: [resource.name],
@@ -718,7 +727,7 @@ function patchOperation(resource: DescribedResource, store: readonly ErrorStatus
         'application/merge-patch+json': { schema: ref(`${resource.name}MergePatch`) },
       },
     },
-    responses: withErrors(writeResponses(resource, false), [...CONDITIONAL_WRITE, ...store]),
+    responses: withErrors(writeResponses(resource, upsert), [...CONDITIONAL_WRITE, ...store]),
   };
 }
 
@@ -747,6 +756,7 @@ function actionOperation(
       parameterRef('IfMatch'),
       parameterRef('IfNoneMatch'),
       parameterRef('ServiceRequestId'),
+      parameterRef('Prefer'),
     ],
     ...(action.body
       ? { requestBody: { required: false, content: json(action.body as Json, action.example) } }
@@ -755,9 +765,17 @@ function actionOperation(
       {
         200: {
           description: 'The action changed the resource; its new state.',
+          headers: {
+            ETag: { $ref: '#/components/headers/ETag' },
+            'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
+          },
           content: json(ref(resource.name)),
         },
-        204: { description: 'The action left the resource as it was.' },
+        204: {
+          description:
+            'The action left the resource as it was, or changed it and `Prefer: return=minimal` asked for no body.',
+          headers: { ETag: { $ref: '#/components/headers/ETag' } },
+        },
       },
       [...WITH_BODY, ...IDEMPOTENT_POST, 404, 412, ...store],
     ),
@@ -800,28 +818,26 @@ function complexOperation(
     parameters.push(parameterRef('IfMatch'), parameterRef('IfNoneMatch'));
   }
   if (operation.method === 'POST') parameters.push(parameterRef('ServiceRequestId'));
-  const success =
-    operation.kind === 'computed' || operation.kind === 'transient'
+  const creates = operation.kind !== 'computed' && operation.kind !== 'transient';
+  if (creates) parameters.push(parameterRef('Prefer'));
+  // A computed resource is read as any other: tagged, and conditional on its ETag.
+  if (operation.kind === 'computed')
+    parameters.push(parameterRef('IfNoneMatch'), parameterRef('IfMatch'));
+  const success = creates
+    ? { 201: createdResponse(body, created?.read ? created : undefined) }
+    : operation.kind === 'computed'
       ? {
           200: {
-            description:
-              operation.kind === 'computed'
-                ? 'The computed resource.'
-                : 'The result; nothing is stored.',
+            description: 'The computed resource.',
+            headers: { ETag: { $ref: '#/components/headers/ETag' } },
             content: json(body),
           },
+          304: { description: '`If-None-Match` matched: the client’s copy is current.' },
         }
-      : {
-          201: {
-            description: 'Created; `Location` and the `self` link address it.',
-            headers: { Location: { $ref: '#/components/headers/Location' } },
-            content: json(body),
-            ...(created?.read ? { links: { read: readLink(created) } } : {}),
-          },
-        };
+      : { 200: { description: 'The result; nothing is stored.', content: json(body) } };
   const errors: ErrorStatus[] =
     operation.method === 'GET'
-      ? [404, ...store]
+      ? [404, ...(operation.kind === 'computed' ? [412 as const] : []), ...store]
       : [
           ...WITH_BODY,
           ...IDEMPOTENT_POST,

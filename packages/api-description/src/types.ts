@@ -108,8 +108,11 @@ export interface ResourceOperations {
   readonly read?: boolean;
   /** PUT: replace, or create with a client id when `upsert` is set. */
   readonly replace?: boolean | { readonly upsert: boolean };
-  /** PATCH with JSON Patch (RFC 6902) or merge patch (RFC 7396). */
-  readonly patch?: boolean;
+  /**
+   * PATCH with JSON Patch (RFC 6902) or merge patch (RFC 7396); with `upsert`, a PATCH of an id
+   * that does not exist creates it (201), as `jsonPatchUpdate`'s `upsert` option does.
+   */
+  readonly patch?: boolean | { readonly upsert: boolean };
   readonly delete?: boolean;
 }
 
@@ -207,7 +210,7 @@ export interface DescribedResource {
     | undefined;
   readonly read: boolean;
   readonly replace: false | { readonly upsert: boolean };
-  readonly patch: boolean;
+  readonly patch: false | { readonly upsert: boolean };
   readonly delete: boolean;
   readonly readOnly: readonly string[];
   readonly deprecated: Readonly<Record<string, string>>;

@@ -26,6 +26,7 @@ describe('describeApi', () => {
     expect(card.create).toMatchObject({ type: 'object', required: ['payer_id', 'type', 'number'] });
     expect(card.readOnly).toEqual(['id', 'create_time', 'update_time', 'links', 'number', 'state']);
     expect(card.replace).toEqual({ upsert: true });
+    expect(card.patch).toEqual({ upsert: false });
     expect(card.list?.paging).toEqual(['page', 'offset']);
   });
 
