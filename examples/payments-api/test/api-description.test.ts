@@ -401,6 +401,27 @@ describeEachExpress('the API description', (express) => {
       );
     });
 
+    it('says that every list sends its totals, and every list does without total_required', async () => {
+      const server = app();
+      const ids: Record<string, string> = {
+        webhook_id: 'WH-SEED1',
+        billing_agreement_id: 'AGREEMENT-SEED01',
+        capture_id: 'CAPTURE-SEED2',
+      };
+      const lists = Object.entries(document.paths).filter(([, item]) =>
+        (item.get?.operationId ?? '').startsWith('list'),
+      );
+      expect(lists.length).toBeGreaterThan(5);
+      for (const [path, item] of lists) {
+        const operation = item.get as Operation;
+        expect(JSON.stringify(operation.responses['200']), path).toContain('always sent');
+        const url = path.replace(/\{([a-z_]+)\}/g, (_, name: string) => ids[name] as string);
+        const res = await request(server).get(url);
+        expect(res.status, url).toBe(200);
+        expect(typeof res.body.total_items, url).toBe('number');
+      }
+    });
+
     it('documents the 201 and Location of a PATCH that creates a webhook with the client’s id', async () => {
       const server = app();
       const path = '/v1/notifications/webhooks/{webhook_id}';

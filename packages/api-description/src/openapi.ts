@@ -17,6 +17,7 @@ import type {
   JsonSchema,
   PagingKind,
   SubCollectionListDescription,
+  TotalsMode,
 } from './types.js';
 
 export interface OpenApiOptions {
@@ -100,6 +101,7 @@ export function openApiDocument(
   // Resources kept outside the process: any operation can find their store unreachable.
   const store: readonly ErrorStatus[] = api.storage === 'external' ? [503] : [];
   let tokenPaging = false;
+  let totalsOnRequest = false;
 
   for (const resource of api.resources) {
     Object.assign(schemas, resourceSchemas(resource));
@@ -116,6 +118,7 @@ export function openApiDocument(
         store,
       });
       tokenPaging ||= resource.list.paging.includes('token');
+      totalsOnRequest ||= resource.list.totals === 'on-request';
     }
     if (resource.create) collection.post = createOperation(resource, store);
     if (resource.read) item.get = readOperation(resource, store);
@@ -148,10 +151,12 @@ export function openApiDocument(
         }),
       };
       tokenPaging ||= sub.list.paging.includes('token');
+      totalsOnRequest ||= sub.list.totals === 'on-request';
     }
     if (resource.search) {
       schemas[`${resource.name}SearchCriteria`] = resource.search.criteria;
       paths[`${base}${resource.search.path}`] = { post: searchOperation(resource, store) };
+      totalsOnRequest ||= resource.search.totals === 'on-request';
     }
   }
   for (const operation of api.operations) {
@@ -185,8 +190,9 @@ export function openApiDocument(
     components: {
       ...(options.security ? { securitySchemes: options.security.schemes } : {}),
       schemas,
-      // page_token only where a list takes it: an unused component would be a lint warning.
-      parameters: { ...commonParameters(), ...(tokenPaging ? { page_token: pageToken() } : {}) },
+      // page_token and total_required only where a list takes them: an unused component would
+      // be a lint warning.
+      parameters: commonParameters({ tokenPaging, totalsOnRequest }),
       headers: commonHeaders(),
       responses: errorResponses(),
     },
@@ -312,12 +318,12 @@ function collectionSchema(itemName: string): Json {
       total_items: {
         type: 'integer',
         minimum: 0,
-        description: 'Sent when `total_required=true`.',
+        description: 'The items in the whole collection; the list operation says when it is sent.',
       },
       total_pages: {
         type: 'integer',
         minimum: 0,
-        description: 'Sent when `total_required=true`.',
+        description: 'The pages at this page size; sent with `total_items`.',
       },
       links: { type: 'array', items: ref('Link') },
     },
@@ -353,7 +359,7 @@ function parameterRef(name: string): Json {
   return { $ref: `#/components/parameters/${name}` };
 }
 
-function commonParameters(): Json {
+function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean }): Json {
   const header = (name: string, description: string, schema: Json = { type: 'string' }) => ({
     name,
     in: 'header',
@@ -384,10 +390,14 @@ function commonParameters(): Json {
       maximum: 100,
     }),
     offset: query('offset', 'Items to skip (offset convention).', { type: 'integer', minimum: 0 }),
-    total_required: query('total_required', 'Include `total_items` and `total_pages`.', {
-      type: 'boolean',
-      default: false,
-    }),
+    ...(used.totalsOnRequest
+      ? {
+          total_required: query('total_required', 'Include `total_items` and `total_pages`.', {
+            type: 'boolean',
+            default: false,
+          }),
+        }
+      : {}),
     sort_order: query('sort_order', 'Sort direction.', { type: 'string', enum: ['asc', 'desc'] }),
     start_time: query('start_time', 'Only items created at or after this time.', {
       type: 'string',
@@ -408,6 +418,7 @@ function commonParameters(): Json {
       'Makes the POST idempotent: a repeat with the same id and body replays the first answer.',
       { type: 'string', minLength: 1, maxLength: 255 },
     ),
+    ...(used.tokenPaging ? { page_token: pageToken() } : {}),
   };
 }
 
@@ -493,13 +504,20 @@ interface ListOperation {
   readonly store: readonly ErrorStatus[];
 }
 
-function pagingParameters(paging: readonly PagingKind[]): Json[] {
+function pagingParameters(paging: readonly PagingKind[], totals: TotalsMode): Json[] {
   const parameters: Json[] = [];
   if (paging.includes('page')) parameters.push(parameterRef('page'), parameterRef('page_size'));
   if (paging.includes('offset')) parameters.push(parameterRef('limit'), parameterRef('offset'));
   if (paging.includes('token')) parameters.push(parameterRef('page_token'));
-  parameters.push(parameterRef('total_required'));
+  if (totals === 'on-request') parameters.push(parameterRef('total_required'));
   return parameters;
+}
+
+/** The 200 of a collection says when its totals come: one schema serves both kinds of list. */
+function totalsSentence(totals: TotalsMode): string {
+  return totals === 'always'
+    ? ' `total_items` and `total_pages` are always sent.'
+    : ' `total_items` and `total_pages` are sent with `total_required=true`.';
 }
 
 function listOperation({
@@ -512,7 +530,7 @@ function listOperation({
   store,
 }: ListOperation): Json {
   const parameters = [
-    ...pagingParameters(list.paging),
+    ...pagingParameters(list.paging, list.totals),
     parameterRef('IfNoneMatch'),
     parameterRef('IfMatch'),
   ];
@@ -562,7 +580,7 @@ function listOperation({
     responses: withErrors(
       {
         200: {
-          description: 'A page of the collection; an empty page is not a 404.',
+          description: `A page of the collection; an empty page is not a 404.${totalsSentence(list.totals)}`,
           headers: { ETag: { $ref: '#/components/headers/ETag' } },
           content: json(ref(collection)),
         },
@@ -589,7 +607,7 @@ function searchOperation(resource: DescribedResource, store: readonly ErrorStatu
     description:
       'The criteria are the body; paging is in the query. The links of the answer repeat the POST (`method: "POST"`) with other paging.',
     tags: [resource.name],
-    parameters: pagingParameters(search.paging),
+    parameters: pagingParameters(search.paging, search.totals),
     requestBody: {
       required: true,
       content: json(ref(`${resource.name}SearchCriteria`), search.example),
@@ -597,8 +615,7 @@ function searchOperation(resource: DescribedResource, store: readonly ErrorStatu
     responses: withErrors(
       {
         200: {
-          description:
-            'A page of the resources matching every criterion; an empty page is not a 404.',
+          description: `A page of the resources matching every criterion; an empty page is not a 404.${totalsSentence(search.totals)}`,
           content: json(ref(`${resource.name}Collection`)),
         },
       },

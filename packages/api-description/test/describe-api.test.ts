@@ -57,6 +57,7 @@ describe('describeApi', () => {
       filterable: [],
       timeSelectable: ['create_time'],
       paging: ['page', 'offset'],
+      totals: 'always',
     });
     expect(eventTypes?.items).toMatchObject({ name: 'EventType', resource: false });
     expect(eventTypes?.list.paging).toEqual(['page']);

@@ -137,6 +137,57 @@ describe('openApiDocument', () => {
     expect(refs(item.get)).toContain('#/components/parameters/IfNoneMatch');
   });
 
+  it('documents total_required only on lists that count on request, and says when totals come', () => {
+    const cards = document.paths['/v1/vault/credit-cards'].get;
+    const decisions = document.paths['/v1/vault/credit-cards/{credit_card_id}/decisions'].get;
+    const ref = { $ref: '#/components/parameters/total_required' };
+    expect(cards.parameters).toContainEqual(ref);
+    expect(cards.responses['200'].description).toContain('sent with `total_required=true`');
+    expect(decisions.parameters).not.toContainEqual(ref);
+    expect(decisions.responses['200'].description).toContain('always sent');
+    const search = document.paths['/v1/vault/search-credit-cards'].post;
+    expect(search.parameters).not.toContainEqual(ref);
+    // Without an on-request list, no unused component.
+    const always = openApiDocument(
+      describeApi({
+        title: 'Cards',
+        version: '1.0.0',
+        pathVersion: 'v1',
+        resources: [
+          {
+            name: 'Card',
+            path: '/cards',
+            summary: 'Cards.',
+            representation: Decision,
+            operations: { list: {} },
+          },
+        ],
+      }),
+    ) as Json;
+    expect(always.components.parameters.total_required).toBeUndefined();
+    expect(document.components.parameters.total_required).toBeDefined();
+  });
+
+  it('refuses a totals mode it does not know, with the nearest one', () => {
+    expect(() =>
+      describeApi({
+        title: 'Cards',
+        version: '1.0.0',
+        pathVersion: 'v1',
+        resources: [
+          {
+            name: 'Card',
+            path: '/cards',
+            summary: 'Cards.',
+            representation: Decision,
+            // @ts-expect-error: not a totals mode
+            operations: { list: { totals: 'on-requests' } },
+          },
+        ],
+      }),
+    ).toThrow(/Did you mean "on-request"/);
+  });
+
   it('answers a failed If-Match on a list with 412, as on a read', () => {
     for (const path of [
       '/v1/vault/credit-cards',
@@ -320,7 +371,6 @@ describe('openApiDocument', () => {
       'page_size',
       'limit',
       'offset',
-      'total_required',
       'IfNoneMatch',
       'IfMatch',
       'sort_by',
@@ -346,7 +396,6 @@ describe('openApiDocument', () => {
     expect(list.parameters.map((p: Json) => p.name ?? p.$ref.split('/').pop())).toEqual([
       'page',
       'page_size',
-      'total_required',
       'IfNoneMatch',
       'IfMatch',
       'name',
@@ -373,7 +422,6 @@ describe('openApiDocument', () => {
       'page_size',
       'limit',
       'offset',
-      'total_required',
     ]);
     expect(search.responses['200'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/CreditCardCollection',
@@ -406,7 +454,7 @@ describe('openApiDocument', () => {
       ]);
       expect(
         names(tokens.paths['/v1/vault/credit-cards/{credit_card_id}/decisions'].get).slice(0, 4),
-      ).toEqual(['limit', 'offset', 'page_token', 'total_required']);
+      ).toEqual(['limit', 'offset', 'page_token', 'IfNoneMatch']);
       expect(
         names(tokens.paths['/v1/vault/credit-cards/{credit_card_id}/event-types'].get),
       ).not.toContain('page_token');
