@@ -5,7 +5,7 @@
  * on-headers (the jshttp module compression and morgan use) replaces `res.writeHead` with a
  * closure made for that response. Express gives every response its app's prototype with
  * `Object.setPrototypeOf`, after which V8 records no hidden-class transition from it: each
- * property then added makes a hidden class for that one response (bench/README.md, "content-
+ * property then added makes a hidden class for that one response (bench/findings/content-negotiation.md, "content-
  * negotiation: hot path, second pass"). So for an Express response the hook is kept in a
  * `WeakMap`, and a `writeHead` of this module, defined once on the outermost `app.response` of
  * the response's chain (never on Express's module-wide `express.response`), runs it and then

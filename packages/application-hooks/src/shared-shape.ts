@@ -19,7 +19,7 @@
 /**
  * Whether the dictionary pays on this engine: V8 13 (Node 24) keeps the transitions this works
  * around, and there the dictionary's lookups cost more than the hidden classes they avoid (the
- * idempotency package's measurement, bench/README.md). Only speed depends on it.
+ * idempotency package's measurement, bench/findings/service-request-idempotency.md). Only speed depends on it.
  */
 const DICTIONARY_PAYS = Number(process.versions.v8.split('.')[0]) < 13;
 
