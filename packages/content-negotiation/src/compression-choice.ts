@@ -75,7 +75,7 @@ export function codeHeadAsTheGet(
   if (encoding === undefined) return;
   res.setHeader('Content-Encoding', encoding);
   res.removeHeader('Content-Length');
-  if (res.useChunkedEncodingByDefault && !res.hasHeader('Transfer-Encoding')) {
+  if (res.useChunkedEncodingByDefault && !res.hasHeader('transfer-encoding')) {
     res.setHeader('Transfer-Encoding', 'chunked');
   }
 }
@@ -94,15 +94,26 @@ export function variesByCoding(res: ServerResponse, compressible: boolean): bool
 /** Answers by Content-Type value, so each answer does not look its type up in mime-db again. */
 const compressibleTypes = new Map<string, boolean>();
 const MAX_REMEMBERED_TYPES = 64;
+/**
+ * The last value answered and its answer: an API answers nearly always with the same type
+ * (`application/json; charset=utf-8`), and comparing with it costs less than hashing the
+ * header's value, a string made afresh for every response, for the `Map`.
+ */
+let lastType = '';
+let lastAnswer = false;
 
 /** Whether the response's media type is one compression would code. */
 export function isCompressible(req: IncomingMessage, res: ServerResponse): boolean {
-  const type = res.getHeader('Content-Type');
+  // Lower case: Node folds a header name's case on every call, and leaves a lower-case one as is.
+  const type = res.getHeader('content-type');
   if (typeof type !== 'string') return compression.filter(req as never, res as never);
+  if (type === lastType) return lastAnswer;
   let known = compressibleTypes.get(type);
   if (known === undefined) {
     known = compression.filter(req as never, res as never);
     if (compressibleTypes.size < MAX_REMEMBERED_TYPES) compressibleTypes.set(type, known);
   }
+  lastType = type;
+  lastAnswer = known;
   return known;
 }

@@ -149,7 +149,7 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     }
     const compressible = compress !== false && isCompressible(req, res);
     const coding = compress !== false && variesByCoding(res, compressible);
-    if (res.hasHeader('Vary')) {
+    if (res.hasHeader('vary')) {
       vary(res, VARY_FIELDS[Number(localised)]![Number(coding)]!);
     } else {
       // What vary() writes when there is no Vary yet, without parsing it again.
