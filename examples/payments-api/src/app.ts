@@ -38,7 +38,7 @@ import { describePaymentsApi } from './description/index.js';
 import { keysetListDefaults, listDefaults } from './lists.js';
 import { oneRequestAtATimePerConnection } from './pipelining.js';
 import { README_PATH, sendReadme } from './readme.js';
-import { requireJson } from './require-json.js';
+import { oneContentType, requireJson } from './require-json.js';
 import { mountBillingAgreements } from './resources/billing-agreements.js';
 import { mountCreditCards } from './resources/credit-cards.js';
 import { mountCustomers } from './resources/customers.js';
@@ -158,6 +158,8 @@ export function createApp(options: AppOptions = {}): Express {
   // generated from the API description.
   const help = options.helpUrl ?? [DOCS_PATH, OPENAPI_PATH];
   app.use(allowedMethods({ help }));
+  // Two Content-Type lines on a request with a body: a 400 before any path reads the body.
+  app.use(oneContentType);
   // Mounted before content negotiation (its own media type): compressed as it would compress.
   app.get(README_PATH, compressAnswers(), sendReadme);
 
