@@ -40,6 +40,7 @@ const API_OPTIONS = [
   'resources',
   'operations',
   'storage',
+  'idempotencyStorage',
 ];
 const STORAGE: readonly ResourceStorage[] = ['external', 'in-process'];
 const LIST_PAGING: readonly PagingKind[] = ['page', 'offset', 'token'];
@@ -100,6 +101,13 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     );
   }
   const storage = oneOfOption('describeApi', 'storage', init.storage, STORAGE, 'external');
+  const idempotencyStorage = oneOfOption(
+    'describeApi',
+    'idempotencyStorage',
+    init.idempotencyStorage,
+    STORAGE,
+    'external',
+  );
   if (!Array.isArray(init.resources)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
@@ -147,6 +155,7 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     pathVersion: init.pathVersion,
     summary: init.summary,
     storage,
+    idempotencyStorage,
     resources: Object.freeze(linked),
     operations: Object.freeze(
       operations.map((operation) =>

@@ -411,6 +411,32 @@ describe('openApiDocument', () => {
       ]);
     });
 
+    it('is documented nowhere when the resources and the Service-Request-Id store are in process', () => {
+      const document = openApiDocument(
+        exampleApi({ storage: 'in-process', idempotencyStorage: 'in-process' }),
+      ) as Json;
+      const all = operations(document);
+      expect(all.filter(([, , op]) => op.responses['503'] !== undefined)).toEqual([]);
+      // No component nothing refers to.
+      expect(document.components.responses.Error503).toBeUndefined();
+      expect(document.components.headers.RetryAfter).toBeUndefined();
+      // The idempotency statuses stay: a repeated id in flight, or reused with another body.
+      for (const [method, path, operation] of all.filter(([, , op]) => idempotent(op))) {
+        expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(
+          expect.arrayContaining(['409', '422']),
+        );
+      }
+    });
+
+    it('is documented everywhere with external resources, whatever keeps the ids', () => {
+      const document = openApiDocument(
+        exampleApi({ storage: 'external', idempotencyStorage: 'in-process' }),
+      ) as Json;
+      for (const [method, path, operation] of operations(document)) {
+        expect(operation.responses['503'], `${method} ${path}`).toBeDefined();
+      }
+    });
+
     it('answers 503 with Retry-After and the error envelope', () => {
       for (const doc of Object.values(documents)) {
         expect(doc.components.responses.Error503).toEqual({
