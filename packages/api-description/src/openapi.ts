@@ -763,6 +763,7 @@ function actionOperation(
       parameterRef('IfMatch'),
       parameterRef('IfNoneMatch'),
       parameterRef('ServiceRequestId'),
+      parameterRef('Prefer'),
     ],
     ...(action.body
       ? { requestBody: { required: false, content: json(action.body as Json, action.example) } }
@@ -770,10 +771,22 @@ function actionOperation(
     responses: withErrors(
       {
         200: {
-          description: 'The action changed the resource; its new state.',
+          description:
+            'The action changed the resource: its new state. Also the resource as it is, with `Prefer: return=representation`, when the action changed nothing.',
+          headers: {
+            ETag: { $ref: '#/components/headers/ETag' },
+            'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
+          },
           content: json(ref(resource.name)),
         },
-        204: { description: 'The action left the resource as it was.' },
+        204: {
+          description:
+            'The action left the resource as it was; or it changed it, with `Prefer: return=minimal` (the `ETag` is then the new one).',
+          headers: {
+            ETag: { $ref: '#/components/headers/ETag' },
+            'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
+          },
+        },
       },
       [...WITH_BODY, ...IDEMPOTENT_POST, 404, 412, ...store],
     ),

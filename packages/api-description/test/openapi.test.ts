@@ -135,6 +135,19 @@ describe('openApiDocument', () => {
     expect(refs(item.get)).toContain('#/components/parameters/IfNoneMatch');
   });
 
+  it('documents Prefer on an action: 204 for return=minimal, 200 for return=representation, Preference-Applied', () => {
+    const action = document.paths['/v1/vault/credit-cards/{credit_card_id}/re-validate'].post;
+    expect(action.parameters.map((p: Json) => p.$ref)).toContain('#/components/parameters/Prefer');
+    for (const status of ['200', '204']) {
+      expect(action.responses[status].headers).toEqual({
+        ETag: { $ref: '#/components/headers/ETag' },
+        'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
+      });
+    }
+    expect(action.responses['204'].description).toMatch(/return=minimal/);
+    expect(action.responses['200'].description).toMatch(/return=representation/);
+  });
+
   it('makes actions and composite operations conditional like a PATCH: If-Match, If-None-Match, 412', () => {
     const Refund = z.object({
       id: z.string(),

@@ -27,6 +27,76 @@ describeEachExpress('sub-resource actions', (express) => {
       expect(res.headers['content-type']).toBeUndefined();
     });
 
+    describe('with Prefer: return=… (as the other writes honour it)', () => {
+      it('answers 204 without a body to "return=minimal" when the state changes, and changes it', async () => {
+        const { app } = setup();
+        const res = await request(app)
+          .post('/v1/accounts/ACC-1/suspend')
+          .set('Prefer', 'return=minimal')
+          .send({ note: 'pause' });
+        expect(res.status).toBe(204);
+        expect(res.text).toBe('');
+        expect(res.headers['content-type']).toBeUndefined();
+        expect(res.headers['preference-applied']).toBe('return=minimal');
+        expect(res.headers.vary).toMatch(/\bPrefer\b/);
+        // The new tag, as on the 200: the next conditional action can use it.
+        const read = await request(app).get('/v1/accounts/ACC-1');
+        expect(read.body.state).toBe('SUSPENDED');
+        expect(res.headers.etag).toBe(read.headers.etag);
+        const history = await request(app).get('/v1/accounts/ACC-1/history');
+        expect(history.body.items).toMatchObject([{ outcome: 'STATE_CHANGED' }]);
+      });
+
+      it('answers 200 with the resource to "return=representation" when the state changes', async () => {
+        const { app } = setup();
+        const res = await request(app)
+          .post('/v1/accounts/ACC-1/suspend')
+          .set('Prefer', 'return=representation')
+          .send({});
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ id: 'ACC-1', state: 'SUSPENDED' });
+        expect(res.headers['preference-applied']).toBe('return=representation');
+      });
+
+      it('answers 200 with the resource as it is to "return=representation" when nothing changes', async () => {
+        const { app } = setup();
+        const res = await request(app)
+          .post('/v1/accounts/ACC-2/suspend')
+          .set('Prefer', 'return=representation')
+          .send({});
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ id: 'ACC-2', state: 'SUSPENDED' });
+        expect(res.headers['preference-applied']).toBe('return=representation');
+        const read = await request(app).get('/v1/accounts/ACC-2');
+        expect(res.headers.etag).toBe(read.headers.etag);
+        const history = await request(app).get('/v1/accounts/ACC-2/history');
+        expect(history.body.items).toMatchObject([{ outcome: 'NO_CHANGE' }]);
+      });
+
+      it('answers 204 to "return=minimal" when nothing changes, saying it was applied', async () => {
+        const { app } = setup();
+        const res = await request(app)
+          .post('/v1/accounts/ACC-2/suspend')
+          .set('Prefer', 'return=minimal')
+          .send({});
+        expect(res.status).toBe(204);
+        expect(res.headers['preference-applied']).toBe('return=minimal');
+      });
+
+      it('keeps the spec answers without a return preference, and says Vary: Prefer', async () => {
+        const { app } = setup();
+        const changed = await request(app)
+          .post('/v1/accounts/ACC-1/suspend')
+          .set('Prefer', 'wait=5');
+        expect(changed.status).toBe(200);
+        expect(changed.headers['preference-applied']).toBeUndefined();
+        expect(changed.headers.vary).toMatch(/\bPrefer\b/);
+        const unchanged = await request(app).post('/v1/accounts/ACC-1/suspend');
+        expect(unchanged.status).toBe(204);
+        expect(unchanged.headers['preference-applied']).toBeUndefined();
+      });
+    });
+
     it('accepts a call without a body when the schema allows it', async () => {
       const { app } = setup();
       const res = await request(app).post('/v1/accounts/ACC-1/suspend');
