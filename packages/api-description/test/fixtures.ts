@@ -64,6 +64,7 @@ export function exampleApi(
             filterable: ['state'],
             timeSelectable: ['create_time'],
             ...(deployment.tokens ? { paging: ['page', 'offset', 'token'] as const } : {}),
+            totals: 'on-request',
           },
           create: CardCreate,
           read: true,

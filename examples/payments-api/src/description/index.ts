@@ -201,7 +201,7 @@ function describeDeployment({
           create: WebhookCreate,
           read: true,
           // PATCH creates a webhook with the client's id when none exists (upsert).
-          patch: true,
+          patch: { upsert: true },
           delete: true,
         },
         subCollections: [
