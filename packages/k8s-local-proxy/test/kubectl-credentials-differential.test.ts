@@ -9,7 +9,7 @@
  * serves; ours happens on the first request (a documented difference: start-up never waits for,
  * or fails on, a plugin). That call is left out of the comparisons.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -176,6 +176,26 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       expect(theirs?.status).toBe(200);
       expect(ours).toEqual(theirs);
       expect(plugin.runs()).toBe(0);
+    } finally {
+      await stopAll(proxies);
+    }
+  });
+
+  it.each([
+    ['a user with token and tokenFile', ['    token: inline-token'], []],
+    ['a tokenFile user and --token', [], ['--token=flag-token']],
+  ])("sends the file's token for %s, as client-go does", async (_what, userLines, flags) => {
+    const tokenFile = join(dir, `token-${++counter}`);
+    writeFileSync(tokenFile, 'file-token\n');
+    plane.tokens.add('file-token');
+    const kubeconfig = kubeconfigWith({ userLines: [...userLines, `    tokenFile: ${tokenFile}`] });
+    const proxies = await pair(kubeconfig, flags);
+    try {
+      const [theirs, ours] = await through(proxies);
+      expect(theirs?.upstream).toEqual([
+        expect.objectContaining({ auth: 'bearer', authorization: 'Bearer file-token' }),
+      ]);
+      expect(ours).toEqual(theirs);
     } finally {
       await stopAll(proxies);
     }

@@ -39,9 +39,12 @@ import {
 export interface ClusterCredentialsOptions {
   /** Base URL of the control plane, `https://host:port` (a path is allowed). */
   server: string;
-  /** A bearer token, or a source that rotates it. */
+  /**
+   * A bearer token, or a source that rotates it (used alone). A string beside `tokenFile` is
+   * only sent until the file can first be read, as client-go does.
+   */
   token?: string | TokenSource;
-  /** A file holding the bearer token, re-read every `tokenRefreshMs`. */
+  /** A file holding the bearer token, re-read every `tokenRefreshMs`; wins over a string `token`. */
   tokenFile?: string;
   /** PEM bundle that signs the server certificate. Default: Node's bundled roots. */
   ca?: string | Buffer;
@@ -236,13 +239,19 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
       );
     }
   } else if (hasToken) {
-    if (options.token !== undefined && options.token !== '') {
-      tokens = typeof options.token === 'string' ? staticTokenSource(options.token) : options.token;
-    } else {
-      tokens = fileTokenSource(options.tokenFile as string, {
+    const inline = options.token;
+    if (typeof inline === 'object') {
+      tokens = inline;
+    } else if (options.tokenFile !== undefined) {
+      // client-go (transport.NewBearerAuthWithRefreshRoundTripper): with both, the file's
+      // last good token is sent and the inline one only until the file can first be read.
+      tokens = fileTokenSource(options.tokenFile, {
         refreshMs: options.tokenRefreshMs ?? DEFAULT_TOKEN_REFRESH_MS,
         onWarning,
+        ...(inline === undefined || inline === '' ? {} : { fallback: inline }),
       });
+    } else {
+      tokens = staticTokenSource(inline as string);
     }
   } else if (options.username !== undefined) {
     basic = `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}`;
@@ -432,10 +441,12 @@ function fromConfig(
   };
   merged.proxyUrl = proxyFor(merged.server, extra.proxyUrl ?? config.proxyUrl, env);
   // An explicit token wins over every credential of the file (kubectl's --token): the plugin
-  // never runs, and the file's other methods do not count as a second one.
+  // never runs, and the file's other methods do not count as a second one. Except a kubeconfig
+  // user's tokenFile: clientcmd merges --token into that user, keeping its tokenFile, whose
+  // token client-go then prefers; in-cluster, --token replaces the service-account file.
   if (extra.token !== undefined || extra.tokenFile !== undefined) {
     if (extra.token === undefined) delete merged.token;
-    if (extra.tokenFile === undefined) delete merged.tokenFile;
+    if (extra.tokenFile === undefined && config.source !== 'kubeconfig') delete merged.tokenFile;
     if (extra.exec === undefined) delete merged.exec;
     if (extra.oidcIdToken === undefined) delete merged.oidcIdToken;
     if (extra.username === undefined) {

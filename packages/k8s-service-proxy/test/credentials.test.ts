@@ -125,8 +125,142 @@ describe('fileTokenSource', () => {
     source.close();
   });
 
-  it('throws naming the path when the file is missing at start', () => {
+  it('throws naming the path when the file is missing or empty at start', () => {
     expect(() => fileTokenSource(join(dir, 'missing'))).toThrow(/cannot read token file .*missing/);
+    writeFileSync(join(dir, 'blank'), ' \n');
+    expect(() => fileTokenSource(join(dir, 'blank'))).toThrow(/token file .*blank is empty/);
+  });
+
+  it('keeps the last good token when the file is emptied, as client-go does', async () => {
+    const file = join(dir, 'token');
+    writeFileSync(file, 'first');
+    const warnings: string[] = [];
+    const source = fileTokenSource(file, { refreshMs: 20, onWarning: (m) => warnings.push(m) });
+    writeFileSync(file, '');
+    await waitFor(() => warnings.length > 0, { what: 'a warning' });
+    expect(source.current()).toBe('first');
+    expect(warnings[0]).toMatch(/is empty; keeping the previous token/);
+    source.close();
+  });
+
+  it('sends the fallback until the file can first be read, then only the file', async () => {
+    const file = join(dir, 'late');
+    const warnings: string[] = [];
+    const source = fileTokenSource(file, {
+      refreshMs: 20,
+      fallback: SECRET,
+      onWarning: (m) => warnings.push(m),
+    });
+    expect(source.current()).toBe(SECRET);
+    expect(warnings).toEqual([
+      `cannot read token file ${file} (ENOENT); sending the inline token until it can be read`,
+    ]);
+    writeFileSync(file, 'from-file\n');
+    await waitFor(() => source.current() === 'from-file', { what: 'the file token' });
+    rmSync(file);
+    await waitFor(() => warnings.length > 2, { what: 'a failed re-read' });
+    expect(source.current()).toBe('from-file');
+    source.close();
+  });
+});
+
+describe('a token and a token file together (client-go: the file wins)', () => {
+  let certs: TestCertificates;
+  let plane: ControlPlaneDouble;
+
+  beforeEach(async () => {
+    certs = makeCertificates();
+    plane = await startControlPlane(certs, { tokens: ['from-file', 'rotated', 'inline'] });
+  });
+  afterEach(async () => {
+    await plane.close();
+    certs.cleanup();
+  });
+
+  const sentAuthorization = () => plane.requests.map((request) => request.headers.authorization);
+
+  it("sends a kubeconfig user's file token, not its inline one, and follows the file", async () => {
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, 'from-file\n');
+    const kubeconfig = writeKubeconfig(dir, {
+      server: plane.url,
+      caFile: certs.caFile,
+      user: { token: 'inline', tokenFile },
+    });
+    const credentials = findClusterCredentials({ kubeconfig, tokenRefreshMs: 20 });
+    if (credentials === undefined) throw new Error('no credentials');
+    await getApiVersions(credentials);
+    writeFileSync(tokenFile, 'rotated');
+    await waitFor(
+      async () => (await credentials.requestAuth()).authorization === 'Bearer rotated',
+      { what: 'the rotated file token' },
+    );
+    await getApiVersions(credentials);
+    expect(sentAuthorization()).toEqual(['Bearer from-file', 'Bearer rotated']);
+    credentials.close();
+  });
+
+  it('sends the inline token while the file cannot be read, and the file once it can', async () => {
+    const tokenFile = join(dir, 'not-yet');
+    const kubeconfig = writeKubeconfig(dir, {
+      server: plane.url,
+      caFile: certs.caFile,
+      user: { token: 'inline', tokenFile },
+    });
+    const warnings: string[] = [];
+    const credentials = findClusterCredentials({
+      kubeconfig,
+      tokenRefreshMs: 20,
+      onWarning: (message) => warnings.push(message),
+    });
+    if (credentials === undefined) throw new Error('no credentials');
+    await getApiVersions(credentials);
+    writeFileSync(tokenFile, 'from-file');
+    await waitFor(
+      async () => (await credentials.requestAuth()).authorization === 'Bearer from-file',
+      { what: 'the file token' },
+    );
+    await getApiVersions(credentials);
+    expect(sentAuthorization()).toEqual(['Bearer inline', 'Bearer from-file']);
+    expect(warnings[0]).toMatch(/not-yet \(ENOENT\); sending the inline token/);
+    credentials.close();
+  });
+
+  it("keeps a kubeconfig user's token file over an explicit token, as kubectl --token does", async () => {
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, 'from-file');
+    const kubeconfig = writeKubeconfig(dir, {
+      server: plane.url,
+      caFile: certs.caFile,
+      user: { tokenFile },
+    });
+    const credentials = findClusterCredentials({ kubeconfig, token: 'inline' });
+    if (credentials === undefined) throw new Error('no credentials');
+    await getApiVersions(credentials);
+    rmSync(tokenFile);
+    const unreadable = findClusterCredentials({ kubeconfig, token: 'inline', onWarning: () => {} });
+    if (unreadable === undefined) throw new Error('no credentials');
+    await getApiVersions(unreadable);
+    expect(sentAuthorization()).toEqual(['Bearer from-file', 'Bearer inline']);
+    credentials.close();
+    unreadable.close();
+  });
+
+  it('lets an explicit token replace the in-cluster service-account file, as kubectl does', async () => {
+    const accountDir = join(dir, 'serviceaccount');
+    mkdirSync(accountDir);
+    writeFileSync(join(accountDir, 'token'), 'from-file');
+    writeFileSync(join(accountDir, 'ca.crt'), certs.ca);
+    const credentials = findClusterCredentials({
+      kubeconfig: false,
+      inCluster: { dir: accountDir },
+      env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(plane.port) },
+      token: 'inline',
+    });
+    if (credentials === undefined) throw new Error('no credentials');
+    await getApiVersions(credentials);
+    expect(sentAuthorization()).toEqual(['Bearer inline']);
+    credentials.close();
   });
 });
 
