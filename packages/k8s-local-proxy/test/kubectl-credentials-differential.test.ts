@@ -65,11 +65,14 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     userLines?: string[];
     clusterLines?: string[];
     server?: string;
+    /** `false`: no `certificate-authority` line (the test gives its own in `clusterLines`). */
+    caFile?: false;
   }) {
     counter += 1;
     return writeExecKubeconfig(dir, {
       server: options.server ?? plane.url,
-      caFile: options.server?.startsWith('http:') ? undefined : certs.caFile,
+      caFile:
+        options.server?.startsWith('http:') || options.caFile === false ? undefined : certs.caFile,
       exec: options.exec,
       userLines: options.userLines,
       clusterLines: options.clusterLines,
@@ -368,17 +371,75 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     }
   });
 
+  const base64 = (text: string) => Buffer.from(text).toString('base64');
   it.each([
     [
       'a v1 exec stanza without interactiveMode',
-      { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws' } },
+      () => ({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws' } }),
+      /interactiveMode must be specified/,
+      /interactiveMode must be set/,
     ],
     [
       'a user with a token and a username/password',
-      { userLines: ['    token: t', '    username: u', '    password: p'] },
+      () => ({ userLines: ['    token: t', '    username: u', '    password: p'] }),
+      /more than one authentication method/,
+      /more than one authentication method/,
     ],
-  ])('refuses to start with %s, as kubectl does', async (_what, options) => {
-    const kubeconfig = kubeconfigWith(options);
+    [
+      'a client certificate without its key',
+      () => ({ userLines: [`    client-certificate: ${certs.clientCertFile}`] }),
+      /client-key-data or client-key must be specified for tester/,
+      /client-key-data or client-key must be specified for user "tester"/,
+    ],
+    [
+      'a client key without its certificate and no other credential',
+      () => ({ userLines: [`    client-key: ${certs.clientKeyFile}`] }),
+      // kubectl asks for a username on stdin (stdout: "Please enter Username:"), empty here.
+      /error: EOF/,
+      /client-certificate-data or client-certificate must be specified for user "tester"/,
+    ],
+    [
+      'certificate-authority and certificate-authority-data',
+      () => ({ clusterLines: [`    certificate-authority-data: ${base64(certs.ca)}`] }),
+      /certificate-authority-data and certificate-authority are both specified for double/,
+      /certificate-authority-data and certificate-authority are both specified for cluster "double"/,
+    ],
+    [
+      'client-certificate and client-certificate-data',
+      () => ({
+        userLines: [
+          `    client-certificate: ${certs.clientCertFile}`,
+          `    client-certificate-data: ${base64(certs.clientCert)}`,
+          `    client-key: ${certs.clientKeyFile}`,
+        ],
+      }),
+      /client-cert-data and client-cert are both specified for tester/,
+      /client-certificate-data and client-certificate are both specified for user "tester"/,
+    ],
+    [
+      'client-key and client-key-data',
+      () => ({
+        userLines: [
+          `    client-certificate: ${certs.clientCertFile}`,
+          `    client-key: ${certs.clientKeyFile}`,
+          `    client-key-data: ${base64(certs.clientKey)}`,
+        ],
+      }),
+      /client-key-data and client-key are both specified for tester/,
+      /client-key-data and client-key are both specified for user "tester"/,
+    ],
+    [
+      'certificate-authority-data that is not base64',
+      () => ({
+        caFile: false as const,
+        clusterLines: ['    certificate-authority-data: "%%%not base64%%%"'],
+        userLines: ['    token: test-token'],
+      }),
+      /illegal base64 data at input byte 0/,
+      /clusters\[double\]\.cluster\.certificate-authority-data is not valid base64 \(illegal base64 data at input byte 0/,
+    ],
+  ])('refuses to start with %s, as kubectl does', async (_what, options, theirs, ours) => {
+    const kubeconfig = kubeconfigWith(options());
     const outcomes = await Promise.allSettled([
       startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`]),
       startOurProxy([`--kubeconfig=${kubeconfig}`]),
@@ -387,5 +448,10 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       if (outcome.status === 'fulfilled') await outcome.value.stop();
     }
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    const messages = outcomes.map((outcome) =>
+      outcome.status === 'rejected' ? String(outcome.reason) : '',
+    );
+    expect(messages[0]).toMatch(theirs);
+    expect(messages[1]).toMatch(ours);
   });
 });

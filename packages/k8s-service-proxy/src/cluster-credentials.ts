@@ -50,7 +50,9 @@ export interface ClusterCredentialsOptions {
   ca?: string | Buffer;
   /** Path of the PEM bundle (kubectl's `--certificate-authority`). */
   caFile?: string;
+  /** Client-certificate authentication (PEM); refused without `clientKey`. */
   clientCert?: string | Buffer;
+  /** The certificate's key (PEM); refused alone unless another credential is given (then ignored, as kubectl). */
   clientKey?: string | Buffer;
   /** Basic authentication, for control planes configured for it (spec: "Authentication" 5). */
   username?: string;
@@ -204,6 +206,27 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
       'more than one authentication method: a token and a username/password (kubectl refuses both)',
     );
   }
+  // client-go's validateAuthInfo: a certificate is useless without its key. A key alone is
+  // ignored by kubectl beside another credential, and leaves nothing to send without one.
+  const hasCert = options.clientCert !== undefined && options.clientCert.length > 0;
+  const hasKey = options.clientKey !== undefined && options.clientKey.length > 0;
+  if (hasCert && !hasKey) {
+    throw new TypeError(
+      'clientCert needs clientKey: a client certificate cannot be used without its key (kubectl refuses it too)',
+    );
+  }
+  if (
+    hasKey &&
+    !hasCert &&
+    !hasToken &&
+    options.username === undefined &&
+    options.exec === undefined &&
+    options.oidcIdToken === undefined
+  ) {
+    throw new TypeError(
+      'clientKey needs clientCert: a client key cannot be used without its certificate, and there is no other credential',
+    );
+  }
   const cleartext = server.protocol === 'http:';
   let ca = options.ca;
   if (ca === undefined && options.caFile !== undefined) {
@@ -287,7 +310,7 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
       { ...tlsOptions, ...(cert === undefined ? {} : { cert, key }) },
       proxy,
     );
-  const agent = makeAgent(options.clientCert, options.clientKey);
+  const agent = hasCert ? makeAgent(options.clientCert, options.clientKey) : makeAgent();
   /** One agent per client certificate a plugin returned; the last one only is kept. */
   let pluginAgent: { credential: ExecCredential; agent: HttpAgent } | undefined;
   const agentFor = (credential: ExecCredential): HttpAgent => {
@@ -320,7 +343,7 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
             ? 'exec-plugin'
             : oidc
               ? 'oidc'
-              : options.clientCert
+              : hasCert
                 ? 'client-certificate'
                 : 'none',
   };

@@ -363,6 +363,139 @@ describe('loadKubeconfig', () => {
   });
 });
 
+describe('kubeconfig PEM fields refused as kubectl refuses them', () => {
+  const PEM = Buffer.from('PEM').toString('base64');
+
+  function kubeconfigFile(clusterLines: string[], userLines: string[], extra: string[] = []) {
+    const file = join(dir, 'kubeconfig.yaml');
+    writeFileSync(join(dir, 'ca.crt'), 'CA-PEM');
+    writeFileSync(join(dir, 'client.crt'), 'CERT-PEM');
+    writeFileSync(join(dir, 'client.key'), 'KEY-PEM');
+    writeFileSync(
+      file,
+      [
+        'current-context: x',
+        'contexts: [{name: x, context: {cluster: c, user: u}}]',
+        'clusters:',
+        '- name: c',
+        '  cluster:',
+        '    server: https://10.0.0.1:6443',
+        ...clusterLines.map((line) => `    ${line}`),
+        'users:',
+        '- name: u',
+        '  user:',
+        ...userLines.map((line) => `    ${line}`),
+        ...extra,
+        '',
+      ].join('\n'),
+    );
+    return file;
+  }
+
+  it.each([
+    [
+      'certificate-authority-data',
+      ['certificate-authority-data: "%%%not base64%%%"'],
+      ['token: t'],
+      'clusters[c].cluster.certificate-authority-data is not valid base64 (illegal base64 data at input byte 0',
+    ],
+    [
+      'client-certificate-data',
+      [],
+      ['client-certificate-data: QUJD!', `client-key-data: ${PEM}`],
+      'users[u].user.client-certificate-data is not valid base64 (illegal base64 data at input byte 4',
+    ],
+    [
+      'client-key-data without padding',
+      [],
+      [`client-certificate-data: ${PEM}`, 'client-key-data: QQ'],
+      'users[u].user.client-key-data is not valid base64 (illegal base64 data at input byte 0',
+    ],
+  ])(
+    'refuses invalid base64 in %s, naming the field and the byte',
+    (_what, cluster, user, message) => {
+      const file = kubeconfigFile(cluster, user);
+      expect(() => loadKubeconfig({ path: file })).toThrow(message);
+    },
+  );
+
+  it('refuses invalid base64 in an entry the context does not use, as kubectl loads every entry', () => {
+    const file = kubeconfigFile(
+      [],
+      ['token: t'],
+      ['- name: unused', '  user: {client-key-data: "not base64!"}'],
+    );
+    expect(() => loadKubeconfig({ path: file })).toThrow(/users\[unused\]\.user\.client-key-data/);
+  });
+
+  it('accepts base64 broken over lines, as Go skips CR and LF', () => {
+    const file = kubeconfigFile(
+      [`certificate-authority-data: "${PEM.slice(0, 2)}\\r\\n${PEM.slice(2)}"`],
+      [],
+    );
+    expect(loadKubeconfig({ path: file })?.ca).toBe('PEM');
+  });
+
+  it.each([
+    [
+      ['certificate-authority: ca.crt', `certificate-authority-data: ${PEM}`],
+      [],
+      'certificate-authority-data and certificate-authority are both specified for cluster "c"',
+    ],
+    [
+      [],
+      [
+        'client-certificate: client.crt',
+        `client-certificate-data: ${PEM}`,
+        'client-key: client.key',
+      ],
+      'client-certificate-data and client-certificate are both specified for user "u"',
+    ],
+    [
+      [],
+      ['client-certificate: client.crt', 'client-key: client.key', `client-key-data: ${PEM}`],
+      'client-key-data and client-key are both specified for user "u"',
+    ],
+  ])('refuses a file and data for the same PEM (%#): %s', (cluster, user, message) => {
+    expect(() => loadKubeconfig({ path: kubeconfigFile(cluster, user) })).toThrow(message);
+  });
+
+  it('refuses a client certificate without its key, naming the user', () => {
+    for (const user of [['client-certificate: client.crt'], [`client-certificate-data: ${PEM}`]]) {
+      expect(() => loadKubeconfig({ path: kubeconfigFile([], user) })).toThrow(
+        'client-key-data or client-key must be specified for user "u" to use the client certificate',
+      );
+    }
+  });
+
+  it('refuses a client key alone, and ignores it beside another credential as kubectl does', () => {
+    expect(() => loadKubeconfig({ path: kubeconfigFile([], ['client-key: client.key']) })).toThrow(
+      'client-certificate-data or client-certificate must be specified for user "u"',
+    );
+    const config = loadKubeconfig({
+      path: kubeconfigFile([], ['client-key: client.key', 'token: t']),
+    });
+    expect(config).toMatchObject({ token: 't' });
+    expect(config?.clientKey).toBeUndefined();
+  });
+
+  it('refuses the same in explicit options', () => {
+    expect(() => createClusterCredentials({ server: 'https://h', clientCert: 'CERT' })).toThrow(
+      /clientCert needs clientKey/,
+    );
+    expect(() => createClusterCredentials({ server: 'https://h', clientKey: 'KEY' })).toThrow(
+      /clientKey needs clientCert/,
+    );
+    const credentials = createClusterCredentials({
+      server: 'https://h',
+      clientKey: 'K',
+      token: 't',
+    });
+    expect(credentials.toJSON()).toMatchObject({ auth: 'bearer-token' });
+    credentials.close();
+  });
+});
+
 describe('in-cluster credentials from a service-account directory', () => {
   let certs: TestCertificates;
   let plane: ControlPlaneDouble;
