@@ -371,6 +371,37 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     }
   });
 
+  it('logs one line saying why the certificate failed, not a stack, once per reason', async () => {
+    const kubeconfig = kubeconfigWith({ userLines: ['    token: test-token'] });
+    const proxies = await pair(kubeconfig, ['--tls-server-name=wrong.example']);
+    try {
+      const answers = [];
+      for (let round = 0; round < 3; round += 1) answers.push(...(await through(proxies)));
+      const ours = answers.filter((_, index) => index % 2 === 1);
+      const theirs = answers.filter((_, index) => index % 2 === 0);
+      // kubectl answers 500 text/plain with Go's error; we answer the 502 envelope (documented).
+      expect(theirs.map((answer) => answer.status)).toEqual([500, 500, 500]);
+      expect(ours.map((answer) => answer.status)).toEqual([502, 502, 502]);
+      expect(proxies[0]?.stderr()).toMatch(/x509: certificate is valid for .*not wrong\.example/);
+      const lines = proxies[1]?.stderr().trimEnd().split('\n') ?? [];
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^error: proxying GET \/api\/v1\/namespaces\/default\/services\/web\/proxy\/items failed: 502 UPSTREAM_TLS: .*wrong\.example.* \(ERR_TLS_CERT_ALTNAME_INVALID\)$/,
+        ),
+      ]);
+      // The client learns the class of failure only, as before.
+      const envelope = JSON.parse(ours[0]?.body ?? '{}');
+      expect(envelope.error).toMatchObject({
+        code: 'UPSTREAM_ERROR',
+        message: 'The control plane certificate could not be verified.',
+        innererror: { code: 'UPSTREAM_TLS' },
+      });
+      expect(ours[0]?.body).not.toMatch(/wrong\.example|altnames/);
+    } finally {
+      await stopAll(proxies);
+    }
+  });
+
   const base64 = (text: string) => Buffer.from(text).toString('base64');
   it.each([
     [
