@@ -154,6 +154,46 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     }
   });
 
+  it("gives a provideClusterInfo plugin the cluster's exec extension as spec.cluster.config", async () => {
+    counter += 1;
+    const prefix = `info${counter}`;
+    plane.tokens.add(`${prefix}-1`);
+    const plugins = [writeFakePlugin(dir, `k-${counter}`), writeFakePlugin(dir, `o-${counter}`)];
+    const kubeconfigs = plugins.map((plugin) =>
+      kubeconfigWith({
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1',
+          command: plugin.command,
+          args: [`--prefix=${prefix}`, '--ttl=3600'],
+          interactiveMode: 'Never',
+          provideClusterInfo: true,
+        },
+        clusterLines: [
+          '    tls-server-name: localhost',
+          '    extensions:',
+          '    - name: client.authentication.k8s.io/exec',
+          '      extension: {audience: foo, nested: {list: [1, two]}}',
+        ],
+      }),
+    );
+    const proxies = await Promise.all([
+      startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfigs[0]}`]),
+      startOurProxy([`--kubeconfig=${kubeconfigs[1]}`]),
+    ]);
+    try {
+      const [theirs, ours] = await through(proxies);
+      expect(theirs?.status).toBe(200);
+      expect(ours?.upstream).toEqual(theirs?.upstream);
+      const execInfo = plugins.map((plugin) => plugin.lastRun().execInfo);
+      expect(execInfo[0]).toMatchObject({
+        spec: { cluster: { config: { audience: 'foo', nested: { list: [1, 'two'] } } } },
+      });
+      expect(execInfo[1]).toEqual(execInfo[0]);
+    } finally {
+      await stopAll(proxies);
+    }
+  });
+
   it('answers 500 and sends nothing when the plugin fails (kubectl in text, ours an envelope)', async () => {
     const plugin = writeFakePlugin(dir, `fail-${++counter}`);
     const kubeconfig = kubeconfigWith({ exec: { command: plugin.command, args: ['--exit=3'] } });

@@ -287,6 +287,7 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
         ...(insecure ? { 'insecure-skip-tls-verify': true } : {}),
         ...(ca ? { 'certificate-authority-data': Buffer.from(ca).toString('base64') } : {}),
         ...(typeof options.proxyUrl === 'string' ? { 'proxy-url': options.proxyUrl } : {}),
+        ...(options.exec.clusterConfig === undefined ? {} : { config: options.exec.clusterConfig }),
       },
     });
   } else if (options.oidcIdToken !== undefined) {

@@ -244,7 +244,32 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): ClusterConfig |
     if (user === undefined) throw new Error(`user "${userName}" is not defined in the kubeconfig`);
     readUser(config, user.entry, userName, dirname(user.file));
   }
+  const pluginSettings = execExtension(cluster.entry, clusterWhere);
+  if (config.exec !== undefined && pluginSettings !== undefined) {
+    config.exec.clusterConfig = pluginSettings;
+  }
   return config;
+}
+
+/** The extension clientcmd hands the user's exec plugin (its `clusterExtensionKey`). */
+const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
+
+/** The cluster's `extensions` entry for exec plugins, as written (`null` counts as absent). */
+function execExtension(cluster: Entry, where: string): unknown {
+  const list = cluster.extensions;
+  if (list === undefined || list === null) return undefined;
+  if (!Array.isArray(list))
+    throw typeError(where, 'extensions', 'a list of {name, extension}', list);
+  for (const [index, item] of list.entries()) {
+    const named = asEntry(item);
+    if (named === undefined) {
+      throw typeError(where, `extensions[${index}]`, 'a {name, extension} mapping', item);
+    }
+    if (str(named, 'name', `${where}.extensions[${index}]`) === EXEC_EXTENSION) {
+      return named.extension ?? undefined;
+    }
+  }
+  return undefined;
 }
 
 const INTERACTIVE_MODES: readonly ExecInteractiveMode[] = ['Never', 'IfAvailable', 'Always'];
