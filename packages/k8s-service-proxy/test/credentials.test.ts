@@ -5,6 +5,7 @@ import { inspect } from 'node:util';
 import { waitFor } from '@resourceful/test-support';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  type ClusterCredentials,
   createClusterCredentials,
   fileTokenSource,
   findClusterCredentials,
@@ -15,7 +16,7 @@ import {
 } from '../src/index.js';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
 import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { writeKubeconfig } from './support/kubeconfig.js';
+import { type KubeconfigUser, writeKubeconfig } from './support/kubeconfig.js';
 
 const SECRET = 'sekret-token-value-123';
 
@@ -179,34 +180,34 @@ describe('a token and a token file together (client-go: the file wins)', () => {
 
   const sentAuthorization = () => plane.requests.map((request) => request.headers.authorization);
 
+  const kubeconfigFor = (user: KubeconfigUser) =>
+    writeKubeconfig(dir, { server: plane.url, caFile: certs.caFile, user });
+
+  /** Waits until the next request would carry `token` (the file was re-read), then sends one. */
+  async function sendOnceRead(credentials: ClusterCredentials, token: string) {
+    await waitFor(
+      async () => (await credentials.requestAuth()).authorization === `Bearer ${token}`,
+      { what: `the file token ${token}` },
+    );
+    await getApiVersions(credentials);
+  }
+
   it("sends a kubeconfig user's file token, not its inline one, and follows the file", async () => {
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, 'from-file\n');
-    const kubeconfig = writeKubeconfig(dir, {
-      server: plane.url,
-      caFile: certs.caFile,
-      user: { token: 'inline', tokenFile },
-    });
+    const kubeconfig = kubeconfigFor({ token: 'inline', tokenFile });
     const credentials = findClusterCredentials({ kubeconfig, tokenRefreshMs: 20 });
     if (credentials === undefined) throw new Error('no credentials');
     await getApiVersions(credentials);
     writeFileSync(tokenFile, 'rotated');
-    await waitFor(
-      async () => (await credentials.requestAuth()).authorization === 'Bearer rotated',
-      { what: 'the rotated file token' },
-    );
-    await getApiVersions(credentials);
+    await sendOnceRead(credentials, 'rotated');
     expect(sentAuthorization()).toEqual(['Bearer from-file', 'Bearer rotated']);
     credentials.close();
   });
 
   it('sends the inline token while the file cannot be read, and the file once it can', async () => {
     const tokenFile = join(dir, 'not-yet');
-    const kubeconfig = writeKubeconfig(dir, {
-      server: plane.url,
-      caFile: certs.caFile,
-      user: { token: 'inline', tokenFile },
-    });
+    const kubeconfig = kubeconfigFor({ token: 'inline', tokenFile });
     const warnings: string[] = [];
     const credentials = findClusterCredentials({
       kubeconfig,
@@ -216,11 +217,7 @@ describe('a token and a token file together (client-go: the file wins)', () => {
     if (credentials === undefined) throw new Error('no credentials');
     await getApiVersions(credentials);
     writeFileSync(tokenFile, 'from-file');
-    await waitFor(
-      async () => (await credentials.requestAuth()).authorization === 'Bearer from-file',
-      { what: 'the file token' },
-    );
-    await getApiVersions(credentials);
+    await sendOnceRead(credentials, 'from-file');
     expect(sentAuthorization()).toEqual(['Bearer inline', 'Bearer from-file']);
     expect(warnings[0]).toMatch(/not-yet \(ENOENT\); sending the inline token/);
     credentials.close();
@@ -229,11 +226,7 @@ describe('a token and a token file together (client-go: the file wins)', () => {
   it("keeps a kubeconfig user's token file over an explicit token, as kubectl --token does", async () => {
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, 'from-file');
-    const kubeconfig = writeKubeconfig(dir, {
-      server: plane.url,
-      caFile: certs.caFile,
-      user: { tokenFile },
-    });
+    const kubeconfig = kubeconfigFor({ tokenFile });
     const credentials = findClusterCredentials({ kubeconfig, token: 'inline' });
     if (credentials === undefined) throw new Error('no credentials');
     await getApiVersions(credentials);
