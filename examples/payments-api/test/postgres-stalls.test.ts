@@ -88,7 +88,7 @@ describe.skipIf(!hasPostgresServer())('a database that stops answering', () => {
     });
 
     it('answers 503 with Retry-After: 1 within its bounds, logs one line, and recovers', async () => {
-      const pool = boundedPool(server.url, { connectMs: 300, queryMs: 300 }, 2);
+      const pool = boundedPool(server.url, { connectMs: 1_000, queryMs: 1_000 }, 2);
       const lines: string[] = [];
       const faults: unknown[] = [];
       logDatabaseOutages(pool, {
@@ -144,7 +144,11 @@ describe.skipIf(!hasPostgresServer())('a database that stops answering', () => {
           { intervalMs: 200, what: 'the recovery line' },
         );
         expect(lines).toHaveLength(2);
-        expect(lines[1]).toMatch(/; [4-9] request\(s\) refused with 503 meanwhile$/);
+        // The four refusals above at least (the polling above may add some).
+        const refused = Number(
+          /; (\d+) request\(s\) refused with 503 meanwhile$/.exec(lines[1] ?? '')?.[1],
+        );
+        expect(refused).toBeGreaterThanOrEqual(4);
       } finally {
         thaw?.();
         thaw = undefined;
@@ -166,7 +170,7 @@ describe.skipIf(!hasPostgresServer())('a database that stops answering', () => {
     });
 
     it('cancels the statement at the query timeout (503) and keeps serving', async () => {
-      const pool = boundedPool(server.url, { connectMs: 2_000, queryMs: 300 }, 2);
+      const pool = boundedPool(server.url, { connectMs: 2_000, queryMs: 1_000 }, 2);
       try {
         const app = createApp({ express, database: { pool, schema: 'public' } });
         await appReady(app);
