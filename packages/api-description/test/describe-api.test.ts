@@ -26,6 +26,7 @@ describe('describeApi', () => {
     expect(card.create).toMatchObject({ type: 'object', required: ['payer_id', 'type', 'number'] });
     expect(card.readOnly).toEqual(['id', 'create_time', 'update_time', 'links', 'number', 'state']);
     expect(card.replace).toEqual({ upsert: true });
+    expect(card.patch).toEqual({ upsert: false });
     expect(card.list?.paging).toEqual(['page', 'offset']);
   });
 
@@ -56,6 +57,7 @@ describe('describeApi', () => {
       filterable: [],
       timeSelectable: ['create_time'],
       paging: ['page', 'offset'],
+      totals: 'always',
     });
     expect(eventTypes?.items).toMatchObject({ name: 'EventType', resource: false });
     expect(eventTypes?.list.paging).toEqual(['page']);
@@ -91,6 +93,16 @@ describe('describeApi', () => {
     expect(describeApi(minimal).storage).toBe('external');
     expect(describeApi({ ...minimal, storage: undefined }).storage).toBe('external');
     expect(describeApi({ ...minimal, storage: 'in-process' }).storage).toBe('in-process');
+  });
+
+  it('takes the Service-Request-Id store as external unless told it is in process', () => {
+    expect(describeApi(minimal).idempotencyStorage).toBe('external');
+    expect(describeApi({ ...minimal, idempotencyStorage: undefined }).idempotencyStorage).toBe(
+      'external',
+    );
+    expect(describeApi({ ...minimal, idempotencyStorage: 'in-process' }).idempotencyStorage).toBe(
+      'in-process',
+    );
   });
 
   it('returns a frozen description', () => {
@@ -481,6 +493,11 @@ describe('describeApi', () => {
         'a storage that is not a string',
         { ...minimal, storage: true },
         /"storage" must be "external" or "in-process", got true\./,
+      ],
+      [
+        'an idempotencyStorage that is not one of the two, with a hint',
+        { ...minimal, idempotencyStorage: 'externl' },
+        /"idempotencyStorage" must be "external" or "in-process", got the string "externl"\. Did you mean "external"\?/,
       ],
     ];
     for (const [name, init, message] of cases) {
