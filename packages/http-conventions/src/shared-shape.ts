@@ -1,0 +1,46 @@
+/**
+ * @module One hidden class for every Express request and response, on the V8 versions where that
+ * pays.
+ *
+ * Express gives every request and response its app's prototype on every request
+ * (`Object.setPrototypeOf`) and then adds properties to them (`req.next`, `req.baseUrl`,
+ * `res.locals`, later `req.params`, `req.route`, …). V8 records no transitions from the hidden
+ * class a prototype change makes, so each property added after it builds a hidden class for that
+ * one object, and every later property access on it, in Express's router and `res.json`, in
+ * Node's `setHeader`, `writeHead` and `end`, meets a class its inline cache has never seen and
+ * takes the slowest lookup (about 2 000 instructions a miss, well over a hundred misses per
+ * request on Node 20: bench/README.md, "http-conventions: hot path, fourth pass"). Deleting a
+ * property of such an object turns its properties into a dictionary, whose hidden class every
+ * such object shares: the properties added later need no new class, and the accesses hit the
+ * inline caches again. Where the object was made without a prototype change (Node's server
+ * without Express, or an app served with its own message classes), V8 undoes the addition
+ * instead (the class before it has a transition to the class after it), and the object keeps
+ * its fast properties and its shared class. Either way no property, value, attribute or key
+ * order changes (test/shared-shape.test.ts).
+ */
+
+/**
+ * Whether the dictionary pays on this engine: V8 13 (Node 24) keeps the transitions that the
+ * probe works around, and there the dictionary's lookups cost more than the classes they avoid
+ * (measured for service-request-idempotency's response; bench/findings/fifth-pass-http-
+ * conventions.md). Only speed depends on it, never behaviour.
+ */
+export const DICTIONARY_PAYS = Number(process.versions.v8.split('.')[0]) < 13;
+
+/** A key no other code uses: added and deleted at once. */
+const SHAPE_PROBE = Symbol('@resourceful/http-conventions.shape-probe');
+
+/** Gives `target` the hidden class every Express request (or response) then shares. */
+export function shareShape(target: object): void {
+  if (!DICTIONARY_PAYS) return;
+  const own = target as Record<symbol, unknown>;
+  own[SHAPE_PROBE] = undefined;
+  delete own[SHAPE_PROBE];
+}
+
+/** `shareShape` of the request and the response a middleware of this package is given. */
+export function shareShapes(req: object, res: object): void {
+  if (!DICTIONARY_PAYS) return;
+  shareShape(req);
+  shareShape(res);
+}
