@@ -38,7 +38,7 @@
  * under `valgrind --tool=cachegrind --cache-sim=no node --predictable` at `COUNT_FROM` (default
  * 1500) and `COUNT_TO` (default 4500) requests (`ABLATE_COUNT=<n>`: n requests to the one named
  * variant and nothing else); the difference over the difference of the requests is the cost of
- * one warm request (bench/README.md, the example's third pass). Needs valgrind:
+ * one warm request (bench/findings/full-stack.md, the third pass). Needs valgrind:
  *
  *   ABLATE_INSTRUCTIONS=1 node --import tsx ablate-conditional-requests.ts "prefer route"
  */

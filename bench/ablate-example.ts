@@ -270,7 +270,7 @@ function rowsOf(samples: Map<string, number[]>): Row[] {
 // ABLATE_COUNT=<n> with one variant named in ABLATE_NAMES: n requests to it and nothing else, for
 // an instruction count that the machine's load does not move (run it at two counts under
 // `valgrind --tool=cachegrind`; the difference divided by the difference of the counts is the
-// cost of one request; see bench/README.md, the example's third pass).
+// cost of one request; see bench/findings/full-stack.md, the third pass).
 const count = process.env.ABLATE_COUNT === undefined ? undefined : Number(process.env.ABLATE_COUNT);
 if (count !== undefined) {
   if (variants.length !== 1) throw new Error('ablate-example: ABLATE_COUNT needs one variant');

@@ -168,6 +168,8 @@ export interface Goal {
   atLeast?: number;
   /** The ratio must be at most this (cost-like: lower is better). */
   atMost?: number;
+  /** Beside a throughput goal, the p99 ratio must be at most this ("p99 no worse": 1). */
+  p99AtMost?: number;
   /** Where the goal comes from, e.g. `#19`. */
   source?: string;
 }
@@ -307,6 +309,9 @@ export function verdict(comparison: Comparison): string {
     if (goal.atLeast !== undefined && value < goal.atLeast) return 'FAIL';
     if (goal.atMost !== undefined && value > goal.atMost) return 'FAIL';
   }
+  if (goal.p99AtMost !== undefined) {
+    if (comparison.p99Ratio === undefined || comparison.p99Ratio > goal.p99AtMost) return 'FAIL';
+  }
   return 'pass';
 }
 
@@ -317,6 +322,7 @@ export function goalText(comparison: Comparison): string {
   const bounds = [
     goal.atLeast === undefined ? '' : `≥ ${goal.atLeast}`,
     goal.atMost === undefined ? '' : `≤ ${goal.atMost}`,
+    goal.p99AtMost === undefined ? '' : `p99 ≤ ${goal.p99AtMost}`,
   ]
     .filter(Boolean)
     .join(' and ');

@@ -2,12 +2,14 @@
  * `k8s-local-proxy` (candidate) against `kubectl proxy` (baseline) relaying small GETs through
  * the service proxy path to the same TLS control-plane double, at 1, 10, 32 and 64 connections.
  * Four processes, so the figures are the proxies' and not the double's or the load generator's:
- * the double (this file run with `--control-plane`), the two proxies, and autocannon's own CLI
- * as the load generator, one run at a time. Each concurrency is measured in `BENCH_ROUNDS`
+ * the double (this file run with `--control-plane`), the two proxies, and the load generator
+ * (`load-worker.mjs`, autocannon, started as a process of its own), one run at a time. Each concurrency is measured in `BENCH_ROUNDS`
  * (default 5) rounds after one warm-up pair; a round runs kubectl then ours, or ours then kubectl
  * (alternating), for `BENCH_SECONDS` (default 3) each. Reported per concurrency: the ratio of the
- * mean throughputs, the median and the range of the per-round ratios (the noise), and each
- * proxy's median p99 latency. The control plane speaks HTTP/1.1 (both proxies then keep
+ * mean throughputs, the median and the range of the per-round ratios (the noise), each proxy's
+ * median p99 latency (fractional milliseconds, from each answer's own time) and CPU time per
+ * request. The goal (#19) is ≥ 1.0 in throughput and CPU with a p99 no worse, at every
+ * concurrency. The control plane speaks HTTP/1.1 (both proxies then keep
  * HTTP/1.1 connections alive); `BENCH_K8S_HTTP2=1` lets it offer HTTP/2, which kubectl takes.
  * `BENCH_CONNECTIONS=1,10` measures only those concurrencies.
  *
@@ -33,7 +35,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const HTTP2 = process.env.BENCH_K8S_HTTP2 === '1';
 const PATH = '/api/v1/namespaces/default/services/web:http/proxy/items?page=1';
-const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+const LOAD_WORKER = fileURLToPath(new URL('./load-worker.mjs', import.meta.url));
 
 /** One concurrency's figures; `ratio` is candidate / baseline mean throughput. */
 export interface CurvePoint extends Comparison {
@@ -112,37 +114,33 @@ function cpuMicros(pid: number | undefined): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-/** autocannon's CLI in its own process; its JSON result gives throughput and p99. */
+/** The load generator in its own process; it prints throughput, p99 and the request count. */
 function loadRun(proxy: RunningProxy, connections: number): Promise<Run> {
-  const port = proxy.port;
   const cpuBefore = cpuMicros(proxy.child.pid);
-  const args = [
-    AUTOCANNON,
-    '--json',
-    '--connections',
-    String(connections),
-    '--duration',
-    String(SECONDS),
-    '--headers',
-    'Host=localhost',
-    `http://127.0.0.1:${port}${PATH}`,
-  ];
+  const settings = {
+    url: `http://127.0.0.1:${proxy.port}${PATH}`,
+    method: 'GET',
+    headers: { host: 'localhost' },
+    connections,
+    duration: SECONDS,
+  };
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+    execFile(process.execPath, [LOAD_WORKER, JSON.stringify(settings)], (error, stdout) => {
       if (error) {
         reject(error);
         return;
       }
       const result = JSON.parse(stdout) as {
-        requests: { average: number; total: number };
-        latency: { p99: number };
+        requestsPerSecond: number;
+        requests: number;
+        p99: number;
         non2xx: number;
         errors: number;
       };
       resolve({
-        requestsPerSecond: result.requests.average,
-        p99: result.latency.p99,
-        cpuPerRequestUs: (cpuMicros(proxy.child.pid) - cpuBefore) / result.requests.total,
+        requestsPerSecond: result.requestsPerSecond,
+        p99: result.p99,
+        cpuPerRequestUs: (cpuMicros(proxy.child.pid) - cpuBefore) / result.requests,
         non2xx: result.non2xx,
         errors: result.errors,
       });
@@ -187,6 +185,14 @@ async function measure(
   const ratios = candidate.map(
     (run, i) => run.requestsPerSecond / (baseline[i]?.requestsPerSecond ?? Number.NaN),
   );
+  const p99 = {
+    baseline: median(baseline.map((run) => run.p99)),
+    candidate: median(candidate.map((run) => run.p99)),
+  };
+  const cpuPerRequestUs = {
+    baseline: median(baseline.map((run) => run.cpuPerRequestUs)),
+    candidate: median(candidate.map((run) => run.cpuPerRequestUs)),
+  };
   const point: CurvePoint = {
     name: `k8s-local-proxy vs kubectl proxy, small GET via the service proxy path, ${connections} connection${connections === 1 ? '' : 's'}${HTTP2 ? ', control plane offering HTTP/2' : ''}`,
     connections,
@@ -199,19 +205,17 @@ async function measure(
       max: Math.max(...ratios),
       atLeastOne: ratios.filter((ratio) => ratio >= 1).length,
     },
-    p99: {
-      baseline: median(baseline.map((run) => run.p99)),
-      candidate: median(candidate.map((run) => run.p99)),
-    },
-    cpuPerRequestUs: {
-      baseline: Math.round(median(baseline.map((run) => run.cpuPerRequestUs))),
-      candidate: Math.round(median(candidate.map((run) => run.cpuPerRequestUs))),
-    },
+    spread: [Math.min(...ratios), Math.max(...ratios)],
+    p99,
+    p99Ratio: p99.candidate / p99.baseline,
+    cpuPerRequestUs,
+    cpuRatio: cpuPerRequestUs.baseline / cpuPerRequestUs.candidate,
+    goal: { atLeast: 1, p99AtMost: 1, source: '#19' },
   };
   console.log(
     `${point.name}: ratio ${point.ratio.toFixed(3)} (rounds: median ${point.roundRatios.median.toFixed(3)}, ${point.roundRatios.min.toFixed(3)}–${point.roundRatios.max.toFixed(3)}, ${point.roundRatios.atLeastOne} of ${ROUNDS} ≥ 1; ` +
-      `${point.candidate} vs ${point.baseline} req/s; p99 ${point.p99.candidate} ms vs ${point.p99.baseline} ms; ` +
-      `CPU ${point.cpuPerRequestUs.candidate} µs vs ${point.cpuPerRequestUs.baseline} µs per request)`,
+      `${point.candidate} vs ${point.baseline} req/s; p99 ${p99.candidate.toFixed(2)} ms vs ${p99.baseline.toFixed(2)} ms; ` +
+      `CPU ${Math.round(cpuPerRequestUs.candidate)} µs vs ${Math.round(cpuPerRequestUs.baseline)} µs per request)`,
   );
   return point;
 }

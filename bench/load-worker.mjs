@@ -4,12 +4,15 @@
  * It receives one run's settings (`WorkerRun` in harness.ts), answers with the figures the
  * harness compares (`WorkerResult`), and exits. Plain JavaScript: worker threads do not inherit
  * the tsx loader.
+ *
+ * Started as a process of its own (`node load-worker.mjs '<settings as JSON>'`, as the
+ * Kubernetes curve does, whose servers are processes too), it prints the figures as JSON.
  */
 import { randomUUID } from 'node:crypto';
-import { parentPort, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
 
-const run = workerData;
+const run = isMainThread ? JSON.parse(process.argv[2]) : workerData;
 const uniqueHeader = run.uniqueHeader;
 const options = {
   url: run.url,
@@ -19,6 +22,8 @@ const options = {
   duration: run.duration,
   connections: run.connections,
   overallRate: run.overallRate,
+  // Aggregated below in both modes (autocannon aggregates by itself only on a main thread).
+  skipAggregateResult: true,
   requests:
     uniqueHeader === undefined
       ? undefined
@@ -60,19 +65,20 @@ instance.on('response', (_client, statusCode, _bytes, responseTime) => {
 function record(milliseconds) {
   if (latencies.length < MAX_SAMPLES) latencies.push(milliseconds);
 }
-// Off the main thread autocannon answers its raw per-worker figures; aggregate them as it
-// does on the main thread.
 const result = autocannon.aggregateResult([await instance], options);
 latencies.sort((a, b) => a - b);
-parentPort.postMessage({
+const figures = {
   // Requests completed over the run's length (autocannon's mean of per-second samples drops
   // the last partial second).
   requestsPerSecond: result.requests.total / (result.duration || run.duration),
+  requests: result.requests.total,
   p50: percentile(latencies, 0.5) ?? result.latency.p50,
   p99: percentile(latencies, 0.99) ?? result.latency.p99,
   non2xx: result.non2xx,
   errors: result.errors,
-});
+};
+if (isMainThread) process.stdout.write(`${JSON.stringify(figures)}\n`);
+else parentPort.postMessage(figures);
 
 /** Nearest-rank percentile of sorted samples; undefined when there are none. */
 function percentile(sorted, fraction) {

@@ -6,7 +6,7 @@
  * after which V8 shares no hidden-class transition between responses: each property added to a
  * response builds a new hidden class (a copy of the descriptors of its fifty-odd properties) for
  * that response alone, garbage the collector then has to trace. Three replaced methods per
- * response cost more than tagging the body (bench/README.md). So in an Express app the three
+ * response cost more than tagging the body (bench/findings/conditional-requests-and-prefer-header.md). So in an Express app the three
  * functions below are defined once, on the `response` object of the app at the top of the tree
  * (never on Express's own `express.response`, which every app in the process shares): a sub-app
  * mounted with `app.use` has a `response` that inherits from its parent's (Express sets that

@@ -9,7 +9,7 @@
  *
  * The parser is js-yaml 4 with the YAML 1.1 scalar types below in place of its YAML 1.2 ones:
  * one small module, which loads and parses a kubeconfig in less than half the CPU time of the
- * `yaml` package this was first built on (bench/README.md); the CLI pays it on every start.
+ * `yaml` package this was first built on (bench/findings/k8s-local-proxy-start-up.md); the CLI pays it on every start.
  */
 import { FAILSAFE_SCHEMA, type LoadOptions, load, Type, YAMLException } from 'js-yaml';
 
