@@ -12,11 +12,10 @@
  * request on Node 20: bench/README.md, "http-conventions: hot path, fourth pass"). Deleting a
  * property of such an object turns its properties into a dictionary, whose hidden class every
  * such object shares: the properties added later need no new class, and the accesses hit the
- * inline caches again. Where the object was made without a prototype change (Node's server
- * without Express, or an app served with its own message classes), V8 undoes the addition
- * instead (the class before it has a transition to the class after it), and the object keeps
- * its fast properties and its shared class. Either way no property, value, attribute or key
- * order changes (test/shared-shape.test.ts).
+ * inline caches again. Only objects whose prototype is an app's are touched (a message of
+ * Node's server without Express keeps its fast properties and shared class; an app served with
+ * its own message classes, as examples/payments-api is, already has dictionary properties by
+ * then). No property, value, attribute or key order changes (test/shared-shape.test.ts).
  */
 
 /**
@@ -30,9 +29,16 @@ export const DICTIONARY_PAYS = Number(process.versions.v8.split('.')[0]) < 13;
 /** A key no other code uses: added and deleted at once. */
 const SHAPE_PROBE = Symbol('@resourceful/http-conventions.shape-probe');
 
-/** Gives `target` the hidden class every Express request (or response) then shares. */
+/**
+ * Gives `target` the hidden class every Express request (or response) then shares; leaves alone
+ * an object whose prototype is not an Express app's `app.request`/`app.response` (each has its
+ * own `app`): a message of Node's server without Express keeps its fast properties (V8 11 rolls
+ * the probe back, V8 12 would turn them into a dictionary).
+ */
 export function shareShape(target: object): void {
   if (!DICTIONARY_PAYS) return;
+  const proto = Object.getPrototypeOf(target) as object | null;
+  if (proto === null || !Object.hasOwn(proto, 'app')) return;
   const own = target as Record<symbol, unknown>;
   own[SHAPE_PROBE] = undefined;
   delete own[SHAPE_PROBE];
