@@ -8,6 +8,7 @@ import { ApiError } from '@resourceful/error-envelope';
 import { helpLinkOption } from '@resourceful/option-checks';
 import { checkOptions } from './options.js';
 import { allowList, appStack, refusedAt, routesRefusing, servedMethods } from './route-methods.js';
+import { shareShapes } from './shared-shape.js';
 
 export interface AllowedMethodsOptions {
   /**
@@ -136,6 +137,7 @@ export function allowedMethods(options: AllowedMethodsOptions = {}) {
   const check = allowedMethodsStep(options, (handle) => handle === allowedMethodsMiddleware);
 
   function allowedMethodsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
+    shareShapes(req, res);
     const outcome = check(req, res);
     if (outcome !== ANSWERED) next(outcome);
   }

@@ -16,6 +16,7 @@ import { checkOptions, optionError } from './options.js';
 import { type QueryHeadersOptions, queryHeadersStep } from './query-headers.js';
 import { type RequestIdOptions, requestIdStep } from './request-id.js';
 import { type ResponseDateOptions, responseDateStep } from './response-date.js';
+import { shareShapes } from './shared-shape.js';
 
 /**
  * Each part's options (as its own middleware takes them), or `false` to leave the part out.
@@ -78,6 +79,7 @@ export function httpConventions(options: HttpConventionsOptions = {}) {
   const takeQueryHeaders = queryHeadersOptions && queryHeadersStep(queryHeadersOptions);
 
   function httpConventionsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
+    shareShapes(req, res);
     if (assignRequestId) assignRequestId(req, res);
     if (hookDate) hookDate(res);
     if (checkUrlLength) {

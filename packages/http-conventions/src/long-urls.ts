@@ -23,6 +23,7 @@ import {
 } from './options.js';
 import { DEFAULT_REQUEST_ID_HEADER } from './request-id.js';
 import { DATE_FORMATS, type DateFormat, formatImfFixdate, formatRfc3339 } from './response-date.js';
+import { shareShapes } from './shared-shape.js';
 
 /** RFC 9110 §4.1: "at a minimum, request lines of 8000 octets"; served here up to 64 KiB. */
 export const DEFAULT_MAX_URL_LENGTH = 64 * 1024;
@@ -66,9 +67,10 @@ export function limitUrlLength(options: LimitUrlLengthOptions = {}) {
   const check = limitUrlLengthStep(options);
   return function limitUrlLengthMiddleware(
     req: IncomingMessage & { originalUrl?: string },
-    _res: ServerResponse,
+    res: ServerResponse,
     next: Next,
   ) {
+    shareShapes(req, res);
     next(check(req));
   };
 }

@@ -16,6 +16,7 @@ import {
   positiveInteger,
   refusedOption,
 } from './options.js';
+import { shareShapes } from './shared-shape.js';
 
 /** What the spec names as request headers that make sense in a URL. */
 export const DEFAULT_QUERY_HEADERS: readonly string[] = [
@@ -428,7 +429,8 @@ export function queryHeadersStep(options: QueryHeadersOptions = {}): TakeRequest
  */
 export function queryHeaders(options: QueryHeadersOptions = {}) {
   const takeHeaders = queryHeadersStep(options);
-  return function queryHeadersMiddleware(req: IncomingMessage, _res: ServerResponse, next: Next) {
+  return function queryHeadersMiddleware(req: IncomingMessage, res: ServerResponse, next: Next) {
+    shareShapes(req, res);
     next(takeHeaders(req));
   };
 }

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { keptValue } from './application-prototype.js';
 import { checkOptions, isHeaderName, optionError, positiveInteger } from './options.js';
+import { shareShapes } from './shared-shape.js';
 
 /**
  * Where the id is kept on the request: a registered symbol, so other packages (the error
@@ -126,6 +127,7 @@ export function requestIdStep(options: RequestIdOptions = {}): AssignRequestId {
 export function requestId(options: RequestIdOptions = {}) {
   const assign = requestIdStep(options);
   return function requestIdMiddleware(req: IncomingMessage, res: ServerResponse, next: Next) {
+    shareShapes(req, res);
     assign(req, res);
     next();
   };

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { beforeHeaders } from '@resourceful/application-hooks';
 import { checkOptions, optionError } from './options.js';
+import { shareShapes } from './shared-shape.js';
 
 export type DateFormat = 'rfc3339' | 'imf-fixdate';
 
@@ -113,7 +114,8 @@ export function responseDateStep(options: ResponseDateOptions = {}): HookDate {
  */
 export function responseDate(options: ResponseDateOptions = {}) {
   const hook = responseDateStep(options);
-  return function responseDateMiddleware(_req: IncomingMessage, res: ServerResponse, next: Next) {
+  return function responseDateMiddleware(req: IncomingMessage, res: ServerResponse, next: Next) {
+    shareShapes(req, res);
     hook(res);
     next();
   };
