@@ -11,6 +11,10 @@
  *
  *   node count-idempotency.mjs [variant …]     # default: without memory
  *   COUNT_FROM=4000 COUNT_TO=10000 ABLATE_OLD=<old dist/index.js> node count-idempotency.mjs without memory "memory (old)"
+ *   COUNT_NODE=~/.cache/resourceful-node/24.21.0/bin/node node count-idempotency.mjs without memory
+ *
+ * `COUNT_NODE`: the node binary counted (default `node` on the PATH), for the other Node
+ * versions CI runs.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -22,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const from = Number(process.env.COUNT_FROM ?? 4000);
 const to = Number(process.env.COUNT_TO ?? 10000);
+const nodeBinary = process.env.COUNT_NODE ?? 'node';
 const variants = process.argv.length > 2 ? process.argv.slice(2) : ['without', 'memory'];
 
 // One bundle, so that the counted processes load no TypeScript loader (tsx starts a worker).
@@ -52,7 +57,7 @@ function instructions(variant, requests) {
       '--tool=cachegrind',
       '--cache-sim=no',
       '--cachegrind-out-file=/dev/null',
-      'node',
+      nodeBinary,
       '--predictable',
       '--expose-gc',
       bundle,
