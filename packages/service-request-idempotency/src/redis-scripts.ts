@@ -64,6 +64,18 @@ end
 return 0
 `;
 
+/**
+ * KEYS: entry. ARGV: token, lock TTL ms. Extends the lock only while it still holds the token:
+ * a lock that expired, was taken by another attempt or was lost with the node's data is never
+ * recreated (answers 0).
+ */
+const RENEW = `
+local k = KEYS[1]
+local v = redis.call('HMGET', k, 's', 't')
+if v[1] == 'l' and v[2] == ARGV[1] then return redis.call('PEXPIRE', k, ARGV[2]) end
+return 0
+`;
+
 export interface Script {
   readonly source: string;
   readonly sha: string;
@@ -77,4 +89,5 @@ export const SCRIPTS = {
   acquire: script(ACQUIRE),
   complete: script(COMPLETE),
   release: script(RELEASE),
+  renew: script(RENEW),
 } as const;

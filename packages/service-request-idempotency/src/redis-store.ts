@@ -399,6 +399,14 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
       return run(SCRIPTS.release, [entryOf(key)], [token]).then(ignore);
     },
 
+    renew(key: string, token: string, lockTtlMs: number): Promise<boolean> {
+      // Not `entryOf`: the tag stays cached for the completion.
+      const entry = `${pendingTags.get(key) ?? tagOf(key)}:${key}`;
+      return run(SCRIPTS.renew, [entry], [token, String(lockTtlMs)]).then(
+        (renewed) => Number(renewed) === 1,
+      );
+    },
+
     get(key: string): Promise<StoreEntry | undefined> {
       return lookup(keysOf(key), undefined).then((reply) => {
         const entry = toEntry(reply);
