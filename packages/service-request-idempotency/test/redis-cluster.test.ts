@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStore, scopedKey } from '../src/index.js';
 import { type Cluster, connectCluster, keyTag } from './cluster-helpers.js';
 import { countingStore, deferred, startApp } from './helpers.js';
+import { lockRenewalScenarios } from './lock-renewal-scenarios.js';
 import { storeContract } from './store-contract.js';
 
 const available = hasRedisCluster();
@@ -118,6 +119,33 @@ describe.skipIf(!available)('redisStore on a real Redis Cluster (3 primaries, 3 
         'done',
       );
       expect((await cluster.primaryOf(slot)).port).toBe(target);
+    });
+  });
+
+  describeEachExpress('lock renewal on the cluster', (express) => {
+    const prefixes = new WeakMap<object, string>();
+    let client: Cluster;
+    beforeAll(async () => {
+      client = await connect();
+    });
+    lockRenewalScenarios(express, {
+      store() {
+        const prefix = `renewal:${randomUUID()}:`;
+        const store = redisStore({
+          cluster: client,
+          onWarning: quiet,
+          prefix,
+          dataLossWindowMs: 0,
+        });
+        prefixes.set(store, prefix);
+        return store;
+      },
+      async lose(store) {
+        for (const port of await cluster.primaries()) {
+          const keys = await cluster.cli(port, '--raw', 'KEYS', `${prefixes.get(store)}*`);
+          for (const key of keys.split('\n').filter(Boolean)) await client.del(key);
+        }
+      },
     });
   });
 

@@ -108,8 +108,14 @@ export function storeContract(makeStore: () => IdempotencyStore): void {
   });
 
   describe('renew', () => {
+    // One store for these (keys apart): a Redis client takes a listener per store.
+    let shared: IdempotencyStore | undefined;
+    const renewStore = () => {
+      shared ??= makeStore();
+      return shared;
+    };
     it('extends its own lock and answers true', async () => {
-      const store = makeStore();
+      const store = renewStore();
       const key = randomUUID();
       const mine = { fingerprint: 'fp', token: randomUUID(), lockTtlMs: 200 };
       await store.acquire(key, mine);
@@ -119,7 +125,7 @@ export function storeContract(makeStore: () => IdempotencyStore): void {
     });
 
     it('answers false and changes nothing for another token, a response or nothing', async () => {
-      const store = makeStore();
+      const store = renewStore();
       const key = randomUUID();
       const mine = lock();
       await store.acquire(key, mine);
@@ -135,7 +141,7 @@ export function storeContract(makeStore: () => IdempotencyStore): void {
     });
 
     it('never revives an expired lock', async () => {
-      const store = makeStore();
+      const store = renewStore();
       const key = randomUUID();
       const mine = { fingerprint: 'fp', token: randomUUID(), lockTtlMs: 20 };
       await store.acquire(key, mine);
