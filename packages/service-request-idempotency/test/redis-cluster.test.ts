@@ -149,6 +149,50 @@ describe.skipIf(!available)('redisStore on a real Redis Cluster (3 primaries, 3 
     });
   });
 
+  describeEachExpress('a primary that loses its data', (express) => {
+    it('fences the buckets of that primary only, one window from the first detection', async () => {
+      const prefix = `loss:${randomUUID()}:`;
+      const windowMs = 2_000;
+      const store = redisStore({
+        cluster: await connect(),
+        prefix,
+        dataLossWindowMs: windowMs,
+        onWarning: quiet,
+      });
+      const app = await startApp(express, { store });
+      const post = (id: string) =>
+        request(app.url).post('/v1/things').set('Service-Request-Id', id).send({ id });
+      expect((await post('before')).status).toBe(201);
+      const lost = (await cluster.primaries())[0]!;
+      const onLost: string[] = [];
+      const elsewhere: string[] = [];
+      const tags = new Set<string>();
+      while (onLost.length < 3 || elsewhere.length < 2) {
+        const id = randomUUID();
+        const tag = keyTag(prefix, scopedKey('', id));
+        if (tags.has(tag)) continue;
+        tags.add(tag);
+        const primary = await cluster.primaryOf(await cluster.keySlot(`${tag}epoch`));
+        (primary.port === lost ? onLost : elsewhere).push(id);
+      }
+      const [detecting, fresh, after] = onLost as [string, string, string];
+      await cluster.cli(lost, 'FLUSHALL');
+
+      const detection = await post(detecting);
+      const detectedAt = Date.now();
+      expectErrorEnvelope(detection, 503, { code: 'SERVICE_UNAVAILABLE' });
+      expect(detection.headers['retry-after']).toBe('2');
+      await waitFor(() => Date.now() - detectedAt > windowMs / 2, { what: 'half the window' });
+      const refused = await post(fresh);
+      expectErrorEnvelope(refused, 503, { code: 'SERVICE_UNAVAILABLE' });
+      expect(refused.headers['retry-after']).toBe('1');
+      for (const id of elsewhere) expect((await post(id)).status).toBe(201);
+      await waitFor(() => Date.now() - detectedAt > windowMs + 100, { what: 'the window' });
+      expect((await post(after)).status).toBe(201);
+      expect(app.runs.things).toBe(2 + elsewhere.length);
+    });
+  });
+
   describeEachExpress('the middleware on the cluster', (express) => {
     it('runs the handler exactly once for 50 concurrent duplicates over two instances', async () => {
       const prefix = `burst:${randomUUID()}:`;
