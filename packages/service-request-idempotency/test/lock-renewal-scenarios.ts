@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type ExpressModule, expectErrorEnvelope, waitFor } from '@resourceful/test-support';
 import request from 'supertest';
 import { expect, it } from 'vitest';
-import type { IdempotencyStore } from '../src/index.js';
+import { type IdempotencyStore, LockLostError } from '../src/index.js';
 import { deferred, startApp } from './helpers.js';
 
 /** Small, so the scenario takes a second; the renewal runs every third of it. */
@@ -108,7 +108,7 @@ export function lockRenewalScenarios(express: ExpressModule, setup: RenewalSetup
       .then();
     await waitFor(() => app.runs.things === 1, { what: 'the first handler to start' });
     await setup.lose(store);
-    await waitFor(() => errors.some((error) => (error as Error).name === 'LockLostError'), {
+    await waitFor(() => errors.some((error) => error instanceof LockLostError), {
       what: 'the renewal to find the lock lost',
     });
     // The id is free again: a retry runs (the documented cost of a lost lock) and is stored.
