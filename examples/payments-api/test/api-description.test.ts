@@ -341,7 +341,7 @@ describeEachExpress('the API description', (express) => {
       });
     }
 
-    it('answers a stale If-Match with the documented 412 wherever the document takes If-Match', async () => {
+    it('answers a stale If-Match with the documented 412 wherever the document takes If-Match, reads and lists too', async () => {
       const server = app();
       const ids: Record<string, string> = {
         credit_card_id: 'CARD-SEED1',
@@ -360,9 +360,17 @@ describeEachExpress('the API description', (express) => {
       );
       const checked: string[] = [];
       for (const [verb, path, operation] of conditional) {
-        const url = path.replace(/\{([a-z_]+)\}/g, (_, name: string) => ids[name] as string);
-        // Only resources that exist: a missing one is a 404 (or a 204 for DELETE) first.
-        const resource = path.endsWith('}') ? url : url.replace(/\/[a-z-]+$/, '');
+        const query = new URLSearchParams();
+        for (const parameter of operation.parameters ?? []) {
+          if (parameter.in === 'query' && parameter.required === true)
+            query.set(parameter.name as string, String(parameter.example));
+        }
+        const bare = path.replace(/\{([a-z_]+)\}/g, (_, name: string) => ids[name] as string);
+        const url = query.size > 0 ? `${bare}?${query}` : bare;
+        // Only what exists: a missing resource is a 404 (or a 204 for DELETE) first. A read
+        // (a list or a computed resource too) is its own target; an action's is its resource.
+        const resource =
+          verb === 'get' || path.endsWith('}') ? url : bare.replace(/\/[a-z-]+$/, '');
         const current = await request(server).get(resource);
         if (current.status !== 200) continue;
         let test = request(server)[verb](url).set('If-Match', '"stale"');
@@ -385,8 +393,54 @@ describeEachExpress('the API description', (express) => {
           'suspendBillingAgreement',
           'reActivateBillingAgreement',
           'refundCapture',
+          'getCreditCard',
+          'listCreditCard',
+          'listCaptureRefunds',
+          'refundSummary',
         ]),
       );
+    });
+
+    it('says that every list sends its totals, and every list does without total_required', async () => {
+      const server = app();
+      const ids: Record<string, string> = {
+        webhook_id: 'WH-SEED1',
+        billing_agreement_id: 'AGREEMENT-SEED01',
+        capture_id: 'CAPTURE-SEED2',
+      };
+      const lists = Object.entries(document.paths).filter(([, item]) =>
+        (item.get?.operationId ?? '').startsWith('list'),
+      );
+      expect(lists.length).toBeGreaterThan(5);
+      for (const [path, item] of lists) {
+        const operation = item.get as Operation;
+        expect(JSON.stringify(operation.responses['200']), path).toContain('always sent');
+        const url = path.replace(/\{([a-z_]+)\}/g, (_, name: string) => ids[name] as string);
+        const res = await request(server).get(url);
+        expect(res.status, url).toBe(200);
+        expect(typeof res.body.total_items, url).toBe('number');
+      }
+    });
+
+    it('documents the 201 and Location of a PATCH that creates a webhook with the client’s id', async () => {
+      const server = app();
+      const path = '/v1/notifications/webhooks/{webhook_id}';
+      const patch = (document.paths[path] as Record<string, Operation>).patch as Operation;
+      const example = (document.paths['/v1/notifications/webhooks'] as Record<string, Operation>)
+        .post?.requestBody?.content['application/json']?.example;
+      const res = await check(
+        'PATCH',
+        path,
+        patch,
+        () =>
+          request(server)
+            .patch('/v1/notifications/webhooks/WH-UPSERTED')
+            .set('Content-Type', 'application/merge-patch+json')
+            .send(JSON.stringify(example)),
+        201,
+      );
+      expect(res.headers.location).toMatch(/\/v1\/notifications\/webhooks\/WH-UPSERTED$/);
+      expect(Object.keys((patch.responses['201'] as Json).headers as Json)).toContain('Location');
     });
 
     it('sends one request per documented operation, built from the document, and checks each answer', async () => {

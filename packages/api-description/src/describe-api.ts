@@ -27,6 +27,7 @@ import type {
   SearchDescription,
   SubCollectionDescription,
   SubCollectionListDescription,
+  TotalsMode,
 } from './types.js';
 
 /** Fields every resource has and no client sets (spec: "Common envelope fields"). */
@@ -42,6 +43,7 @@ const API_OPTIONS = [
   'storage',
 ];
 const STORAGE: readonly ResourceStorage[] = ['external', 'in-process'];
+const TOTALS: readonly TotalsMode[] = ['always', 'on-request'];
 const LIST_PAGING: readonly PagingKind[] = ['page', 'offset', 'token'];
 const SEARCH_PAGING: readonly ('page' | 'offset')[] = ['page', 'offset'];
 const RESOURCE_OPTIONS = [
@@ -58,7 +60,7 @@ const RESOURCE_OPTIONS = [
   'example',
 ];
 const OPERATIONS_OPTIONS = ['list', 'create', 'read', 'replace', 'patch', 'delete'];
-const LIST_OPTIONS = ['sortable', 'filterable', 'timeSelectable', 'paging', 'summary'];
+const LIST_OPTIONS = ['sortable', 'filterable', 'timeSelectable', 'paging', 'totals', 'summary'];
 const OPERATION_OPTIONS = [
   'operationId',
   'method',
@@ -74,8 +76,8 @@ const OPERATION_OPTIONS = [
 ];
 const ACTION_OPTIONS = ['name', 'summary', 'body', 'example'];
 const SUB_COLLECTION_OPTIONS = ['name', 'summary', 'items', 'list'];
-const SUB_LIST_OPTIONS = ['sortable', 'filterable', 'timeSelectable', 'paging'];
-const SEARCH_OPTIONS = ['path', 'summary', 'criteria', 'example', 'paging'];
+const SUB_LIST_OPTIONS = ['sortable', 'filterable', 'timeSelectable', 'paging', 'totals'];
+const SEARCH_OPTIONS = ['path', 'summary', 'criteria', 'example', 'paging', 'totals'];
 
 const TYPE_NAME = /^[A-Z][A-Za-z0-9]*$/;
 const PATH = /^(\/[a-z0-9][a-z0-9-]*)+$/;
@@ -209,7 +211,8 @@ function describeResource(resource: ResourceDescription, index: number): Describ
       listed,
     );
     const paging = pagingKinds(`${label} list.paging`, ops.list.paging, LIST_PAGING);
-    list = { sortable, filterable, timeSelectable, paging, summary };
+    const totals = totalsMode(`${label} list.totals`, ops.list.totals);
+    list = { sortable, filterable, timeSelectable, paging, totals, summary };
   }
   const readOnly = [
     ...COMMON_READ_ONLY_FIELDS,
@@ -259,10 +262,8 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     ...subCollections.map((s) => s.name),
   ]);
   const search = resource.search === undefined ? undefined : describeSearch(label, resource.search);
-  const replace =
-    ops.replace === undefined || ops.replace === false
-      ? false
-      : { upsert: ops.replace === true ? false : ops.replace.upsert === true };
+  const replace = upsertable(ops.replace);
+  const patch = upsertable(ops.patch);
   return Object.freeze({
     name: resource.name,
     path: resource.path,
@@ -274,7 +275,7 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     list,
     read: ops.read === true,
     replace,
-    patch: ops.patch === true,
+    patch,
     delete: ops.delete === true,
     readOnly,
     deprecated,
@@ -352,7 +353,12 @@ function listOptions(
     filterable: list.filterable ?? [],
     timeSelectable: list.timeSelectable ?? [],
     paging: pagingKinds(`${label} list.paging`, list.paging, LIST_PAGING),
+    totals: totalsMode(`${label} list.totals`, list.totals),
   };
+}
+
+function totalsMode(option: string, value: TotalsMode | undefined): TotalsMode {
+  return oneOfOption('describeApi', option, value, TOTALS, 'always');
 }
 
 /**
@@ -441,6 +447,7 @@ function linkSubCollections(
       filterable: fieldList(`${subLabel} list.filterable`, sub.list.filterable, fields),
       timeSelectable: fieldList(`${subLabel} list.timeSelectable`, sub.list.timeSelectable, fields),
       paging: sub.list.paging,
+      totals: sub.list.totals,
     };
     return Object.freeze({ name: sub.name, summary: sub.summary, items, list });
   });
@@ -487,6 +494,7 @@ function describeSearch(label: string, search: SearchDescription): DescribedSear
     criteriaSource: search.criteria,
     example: search.example,
     paging,
+    totals: totalsMode(`${label} search.totals`, search.totals),
   });
 }
 
@@ -624,4 +632,12 @@ function assertUnique(what: string, values: readonly string[]): void {
       );
     seen.add(value);
   }
+}
+
+/** PUT and PATCH are off, on, or on with `{ upsert: true }`: creating with the client's id. */
+function upsertable(
+  operation: boolean | { readonly upsert: boolean } | undefined,
+): false | { readonly upsert: boolean } {
+  if (operation === undefined || operation === false) return false;
+  return { upsert: operation === true ? false : operation.upsert === true };
 }

@@ -28,4 +28,5 @@ export type {
   SearchDescription,
   SubCollectionDescription,
   SubCollectionListDescription,
+  TotalsMode,
 } from './types.js';

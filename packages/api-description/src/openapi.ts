@@ -17,6 +17,7 @@ import type {
   JsonSchema,
   PagingKind,
   SubCollectionListDescription,
+  TotalsMode,
 } from './types.js';
 
 export interface OpenApiOptions {
@@ -100,6 +101,7 @@ export function openApiDocument(
   // Resources kept outside the process: any operation can find their store unreachable.
   const store: readonly ErrorStatus[] = api.storage === 'external' ? [503] : [];
   let tokenPaging = false;
+  let totalsOnRequest = false;
 
   for (const resource of api.resources) {
     Object.assign(schemas, resourceSchemas(resource));
@@ -116,6 +118,7 @@ export function openApiDocument(
         store,
       });
       tokenPaging ||= resource.list.paging.includes('token');
+      totalsOnRequest ||= resource.list.totals === 'on-request';
     }
     if (resource.create) collection.post = createOperation(resource, store);
     if (resource.read) item.get = readOperation(resource, store);
@@ -148,10 +151,12 @@ export function openApiDocument(
         }),
       };
       tokenPaging ||= sub.list.paging.includes('token');
+      totalsOnRequest ||= sub.list.totals === 'on-request';
     }
     if (resource.search) {
       schemas[`${resource.name}SearchCriteria`] = resource.search.criteria;
       paths[`${base}${resource.search.path}`] = { post: searchOperation(resource, store) };
+      totalsOnRequest ||= resource.search.totals === 'on-request';
     }
   }
   for (const operation of api.operations) {
@@ -185,8 +190,9 @@ export function openApiDocument(
     components: {
       ...(options.security ? { securitySchemes: options.security.schemes } : {}),
       schemas,
-      // page_token only where a list takes it: an unused component would be a lint warning.
-      parameters: { ...commonParameters(), ...(tokenPaging ? { page_token: pageToken() } : {}) },
+      // page_token and total_required only where a list takes them: an unused component would
+      // be a lint warning.
+      parameters: commonParameters({ tokenPaging, totalsOnRequest }),
       headers: commonHeaders(),
       responses: errorResponses(),
     },
@@ -312,12 +318,12 @@ function collectionSchema(itemName: string): Json {
       total_items: {
         type: 'integer',
         minimum: 0,
-        description: 'Sent when `total_required=true`.',
+        description: 'The items in the whole collection; the list operation says when it is sent.',
       },
       total_pages: {
         type: 'integer',
         minimum: 0,
-        description: 'Sent when `total_required=true`.',
+        description: 'The pages at this page size; sent with `total_items`.',
       },
       links: { type: 'array', items: ref('Link') },
     },
@@ -353,7 +359,7 @@ function parameterRef(name: string): Json {
   return { $ref: `#/components/parameters/${name}` };
 }
 
-function commonParameters(): Json {
+function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean }): Json {
   const header = (name: string, description: string, schema: Json = { type: 'string' }) => ({
     name,
     in: 'header',
@@ -384,10 +390,14 @@ function commonParameters(): Json {
       maximum: 100,
     }),
     offset: query('offset', 'Items to skip (offset convention).', { type: 'integer', minimum: 0 }),
-    total_required: query('total_required', 'Include `total_items` and `total_pages`.', {
-      type: 'boolean',
-      default: false,
-    }),
+    ...(used.totalsOnRequest
+      ? {
+          total_required: query('total_required', 'Include `total_items` and `total_pages`.', {
+            type: 'boolean',
+            default: false,
+          }),
+        }
+      : {}),
     sort_order: query('sort_order', 'Sort direction.', { type: 'string', enum: ['asc', 'desc'] }),
     start_time: query('start_time', 'Only items created at or after this time.', {
       type: 'string',
@@ -408,6 +418,7 @@ function commonParameters(): Json {
       'Makes the POST idempotent: a repeat with the same id and body replays the first answer.',
       { type: 'string', minLength: 1, maxLength: 255 },
     ),
+    ...(used.tokenPaging ? { page_token: pageToken() } : {}),
   };
 }
 
@@ -493,13 +504,20 @@ interface ListOperation {
   readonly store: readonly ErrorStatus[];
 }
 
-function pagingParameters(paging: readonly PagingKind[]): Json[] {
+function pagingParameters(paging: readonly PagingKind[], totals: TotalsMode): Json[] {
   const parameters: Json[] = [];
   if (paging.includes('page')) parameters.push(parameterRef('page'), parameterRef('page_size'));
   if (paging.includes('offset')) parameters.push(parameterRef('limit'), parameterRef('offset'));
   if (paging.includes('token')) parameters.push(parameterRef('page_token'));
-  parameters.push(parameterRef('total_required'));
+  if (totals === 'on-request') parameters.push(parameterRef('total_required'));
   return parameters;
+}
+
+/** The 200 of a collection says when its totals come: one schema serves both kinds of list. */
+function totalsSentence(totals: TotalsMode): string {
+  return totals === 'always'
+    ? ' `total_items` and `total_pages` are always sent.'
+    : ' `total_items` and `total_pages` are sent with `total_required=true`.';
 }
 
 function listOperation({
@@ -511,7 +529,11 @@ function listOperation({
   notFound,
   store,
 }: ListOperation): Json {
-  const parameters = pagingParameters(list.paging);
+  const parameters = [
+    ...pagingParameters(list.paging, list.totals),
+    parameterRef('IfNoneMatch'),
+    parameterRef('IfMatch'),
+  ];
   if (list.sortable.length > 0) {
     parameters.push(
       {
@@ -558,13 +580,13 @@ function listOperation({
     responses: withErrors(
       {
         200: {
-          description: 'A page of the collection; an empty page is not a 404.',
+          description: `A page of the collection; an empty page is not a 404.${totalsSentence(list.totals)}`,
           headers: { ETag: { $ref: '#/components/headers/ETag' } },
           content: json(ref(collection)),
         },
         304: { description: '`If-None-Match` matched: the client’s copy is current.' },
       },
-      notFound ? [404, ...store] : store,
+      notFound ? [404, 412, ...store] : [412, ...store],
     ),
   };
 }
@@ -585,7 +607,7 @@ function searchOperation(resource: DescribedResource, store: readonly ErrorStatu
     description:
       'The criteria are the body; paging is in the query. The links of the answer repeat the POST (`method: "POST"`) with other paging.',
     tags: [resource.name],
-    parameters: pagingParameters(search.paging),
+    parameters: pagingParameters(search.paging, search.totals),
     requestBody: {
       required: true,
       content: json(ref(`${resource.name}SearchCriteria`), search.example),
@@ -593,8 +615,7 @@ function searchOperation(resource: DescribedResource, store: readonly ErrorStatu
     responses: withErrors(
       {
         200: {
-          description:
-            'A page of the resources matching every criterion; an empty page is not a 404.',
+          description: `A page of the resources matching every criterion; an empty page is not a 404.${totalsSentence(search.totals)}`,
           content: json(ref(`${resource.name}Collection`)),
         },
       },
@@ -618,20 +639,24 @@ function createOperation(resource: DescribedResource, store: readonly ErrorStatu
     parameters: [parameterRef('ServiceRequestId'), parameterRef('Prefer')],
     requestBody: { required: true, content: json(ref(`${resource.name}Create`), resource.example) },
     responses: withErrors(
-      {
-        201: {
-          description:
-            'Created; `Location` and the `self` link address it. Empty with `Prefer: return=minimal`.',
-          headers: {
-            Location: { $ref: '#/components/headers/Location' },
-            ETag: { $ref: '#/components/headers/ETag' },
-          },
-          content: json(ref(resource.name)),
-          ...(resource.read ? { links: { read: readLink(resource) } } : {}),
-        },
-      },
+      { 201: createdResponse(ref(resource.name), resource.read ? resource : undefined) },
       [...WITH_BODY, ...IDEMPOTENT_POST, ...store],
     ),
+  };
+}
+
+/** A 201 of the conventions: `Location`, the new `ETag`, the body unless `return=minimal`. */
+function createdResponse(body: Json, readable: DescribedResource | undefined): Json {
+  return {
+    description:
+      'Created; `Location` and the `self` link address it. Empty with `Prefer: return=minimal`.',
+    headers: {
+      Location: { $ref: '#/components/headers/Location' },
+      ETag: { $ref: '#/components/headers/ETag' },
+      'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
+    },
+    content: json(body),
+    ...(readable ? { links: { read: readLink(readable) } } : {}),
   };
 }
 
@@ -704,9 +729,10 @@ function replaceOperation(resource: DescribedResource, store: readonly ErrorStat
 }
 
 function patchOperation(resource: DescribedResource, store: readonly ErrorStatus[]): Json {
+  const upsert = resource.patch !== false && resource.patch.upsert;
   return {
     operationId: `patch${resource.name}`,
-    summary: `Update a ${words(resource.name)} in part`,
+    summary: `Update a ${words(resource.name)} in part${upsert ? ', or create it with this id' : ''}`,
     description:
       'A JSON Patch (RFC 6902) or a merge patch (RFC 7396); read-only fields cannot change. A patch that leaves the resource equal changes neither `update_time` nor the ETag.',
     tags: [resource.name],
@@ -718,7 +744,7 @@ function patchOperation(resource: DescribedResource, store: readonly ErrorStatus
         'application/merge-patch+json': { schema: ref(`${resource.name}MergePatch`) },
       },
     },
-    responses: withErrors(writeResponses(resource, false), [...CONDITIONAL_WRITE, ...store]),
+    responses: withErrors(writeResponses(resource, upsert), [...CONDITIONAL_WRITE, ...store]),
   };
 }
 
@@ -747,6 +773,7 @@ function actionOperation(
       parameterRef('IfMatch'),
       parameterRef('IfNoneMatch'),
       parameterRef('ServiceRequestId'),
+      parameterRef('Prefer'),
     ],
     ...(action.body
       ? { requestBody: { required: false, content: json(action.body as Json, action.example) } }
@@ -755,9 +782,17 @@ function actionOperation(
       {
         200: {
           description: 'The action changed the resource; its new state.',
+          headers: {
+            ETag: { $ref: '#/components/headers/ETag' },
+            'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
+          },
           content: json(ref(resource.name)),
         },
-        204: { description: 'The action left the resource as it was.' },
+        204: {
+          description:
+            'The action left the resource as it was, or changed it and `Prefer: return=minimal` asked for no body.',
+          headers: { ETag: { $ref: '#/components/headers/ETag' } },
+        },
       },
       [...WITH_BODY, ...IDEMPOTENT_POST, 404, 412, ...store],
     ),
@@ -800,28 +835,26 @@ function complexOperation(
     parameters.push(parameterRef('IfMatch'), parameterRef('IfNoneMatch'));
   }
   if (operation.method === 'POST') parameters.push(parameterRef('ServiceRequestId'));
-  const success =
-    operation.kind === 'computed' || operation.kind === 'transient'
+  const creates = operation.kind !== 'computed' && operation.kind !== 'transient';
+  if (creates) parameters.push(parameterRef('Prefer'));
+  // A computed resource is read as any other: tagged, and conditional on its ETag.
+  if (operation.kind === 'computed')
+    parameters.push(parameterRef('IfNoneMatch'), parameterRef('IfMatch'));
+  const success = creates
+    ? { 201: createdResponse(body, created?.read ? created : undefined) }
+    : operation.kind === 'computed'
       ? {
           200: {
-            description:
-              operation.kind === 'computed'
-                ? 'The computed resource.'
-                : 'The result; nothing is stored.',
+            description: 'The computed resource.',
+            headers: { ETag: { $ref: '#/components/headers/ETag' } },
             content: json(body),
           },
+          304: { description: '`If-None-Match` matched: the client’s copy is current.' },
         }
-      : {
-          201: {
-            description: 'Created; `Location` and the `self` link address it.',
-            headers: { Location: { $ref: '#/components/headers/Location' } },
-            content: json(body),
-            ...(created?.read ? { links: { read: readLink(created) } } : {}),
-          },
-        };
+      : { 200: { description: 'The result; nothing is stored.', content: json(body) } };
   const errors: ErrorStatus[] =
     operation.method === 'GET'
-      ? [404, ...store]
+      ? [404, ...(operation.kind === 'computed' ? [412 as const] : []), ...store]
       : [
           ...WITH_BODY,
           ...IDEMPOTENT_POST,

@@ -21,6 +21,9 @@ export type SchemaSource = StandardJSONSchemaV1 | JsonSchema;
  */
 export type PagingKind = 'page' | 'offset' | 'token';
 
+/** When a collection's answers carry its totals (collection-pagination's `totals`). */
+export type TotalsMode = 'always' | 'on-request';
+
 /**
  * Where the described resources are kept: `external` (a database or another service, which can
  * be unreachable: every operation can answer 503 with `Retry-After`) or `in-process` (the
@@ -43,6 +46,12 @@ export interface ListDescription {
    * @default ['page', 'offset']
    */
   readonly paging?: readonly PagingKind[];
+  /**
+   * When the answers carry `total_items` and `total_pages`, as collection-pagination's `totals`
+   * option: `'always'`, or `'on-request'` (only with `total_required=true`, which the list then
+   * documents). @default 'always'
+   */
+  readonly totals?: TotalsMode;
   /** The list items, when they are a summary of the resource. @default the representation */
   readonly summary?: SchemaSource;
 }
@@ -99,6 +108,8 @@ export interface SearchDescription {
   readonly example?: unknown;
   /** @default ['page', 'offset'] */
   readonly paging?: readonly ('page' | 'offset')[];
+  /** As a list's `totals`. @default 'always' */
+  readonly totals?: TotalsMode;
 }
 
 /** The standard operations a resource supports; each is off unless named. */
@@ -108,8 +119,11 @@ export interface ResourceOperations {
   readonly read?: boolean;
   /** PUT: replace, or create with a client id when `upsert` is set. */
   readonly replace?: boolean | { readonly upsert: boolean };
-  /** PATCH with JSON Patch (RFC 6902) or merge patch (RFC 7396). */
-  readonly patch?: boolean;
+  /**
+   * PATCH with JSON Patch (RFC 6902) or merge patch (RFC 7396); with `upsert`, a PATCH of an id
+   * that does not exist creates it (201), as `jsonPatchUpdate`'s `upsert` option does.
+   */
+  readonly patch?: boolean | { readonly upsert: boolean };
   readonly delete?: boolean;
 }
 
@@ -207,7 +221,7 @@ export interface DescribedResource {
     | undefined;
   readonly read: boolean;
   readonly replace: false | { readonly upsert: boolean };
-  readonly patch: boolean;
+  readonly patch: false | { readonly upsert: boolean };
   readonly delete: boolean;
   readonly readOnly: readonly string[];
   readonly deprecated: Readonly<Record<string, string>>;
@@ -247,6 +261,7 @@ export interface DescribedSearch {
   readonly criteriaSource: SchemaSource;
   readonly example: unknown;
   readonly paging: readonly ('page' | 'offset')[];
+  readonly totals: TotalsMode;
 }
 
 export interface DescribedOperation {

@@ -26,6 +26,7 @@ describe('describeApi', () => {
     expect(card.create).toMatchObject({ type: 'object', required: ['payer_id', 'type', 'number'] });
     expect(card.readOnly).toEqual(['id', 'create_time', 'update_time', 'links', 'number', 'state']);
     expect(card.replace).toEqual({ upsert: true });
+    expect(card.patch).toEqual({ upsert: false });
     expect(card.list?.paging).toEqual(['page', 'offset']);
   });
 
@@ -56,6 +57,7 @@ describe('describeApi', () => {
       filterable: [],
       timeSelectable: ['create_time'],
       paging: ['page', 'offset'],
+      totals: 'always',
     });
     expect(eventTypes?.items).toMatchObject({ name: 'EventType', resource: false });
     expect(eventTypes?.list.paging).toEqual(['page']);

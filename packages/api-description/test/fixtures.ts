@@ -55,6 +55,7 @@ export function exampleApi(deployment: { tokens?: boolean; storage?: ResourceSto
             filterable: ['state'],
             timeSelectable: ['create_time'],
             ...(deployment.tokens ? { paging: ['page', 'offset', 'token'] as const } : {}),
+            totals: 'on-request',
           },
           create: CardCreate,
           read: true,

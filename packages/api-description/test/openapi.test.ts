@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { describeApi, ERROR_RESPONSES, openApiDocument } from '../src/index.js';
-import { exampleApi } from './fixtures.js';
+import { Decision, exampleApi } from './fixtures.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests walk a JSON document by known paths
 type Json = Record<string, any>;
@@ -62,6 +62,8 @@ describe('openApiDocument', () => {
       'limit',
       'offset',
       'total_required',
+      'IfNoneMatch',
+      'IfMatch',
       'sort_by',
       'sort_order',
       'start_time',
@@ -135,6 +137,68 @@ describe('openApiDocument', () => {
     expect(refs(item.get)).toContain('#/components/parameters/IfNoneMatch');
   });
 
+  it('documents total_required only on lists that count on request, and says when totals come', () => {
+    const cards = document.paths['/v1/vault/credit-cards'].get;
+    const decisions = document.paths['/v1/vault/credit-cards/{credit_card_id}/decisions'].get;
+    const ref = { $ref: '#/components/parameters/total_required' };
+    expect(cards.parameters).toContainEqual(ref);
+    expect(cards.responses['200'].description).toContain('sent with `total_required=true`');
+    expect(decisions.parameters).not.toContainEqual(ref);
+    expect(decisions.responses['200'].description).toContain('always sent');
+    const search = document.paths['/v1/vault/search-credit-cards'].post;
+    expect(search.parameters).not.toContainEqual(ref);
+    // Without an on-request list, no unused component.
+    const always = openApiDocument(
+      describeApi({
+        title: 'Cards',
+        version: '1.0.0',
+        pathVersion: 'v1',
+        resources: [
+          {
+            name: 'Card',
+            path: '/cards',
+            summary: 'Cards.',
+            representation: Decision,
+            operations: { list: {} },
+          },
+        ],
+      }),
+    ) as Json;
+    expect(always.components.parameters.total_required).toBeUndefined();
+    expect(document.components.parameters.total_required).toBeDefined();
+  });
+
+  it('refuses a totals mode it does not know, with the nearest one', () => {
+    expect(() =>
+      describeApi({
+        title: 'Cards',
+        version: '1.0.0',
+        pathVersion: 'v1',
+        resources: [
+          {
+            name: 'Card',
+            path: '/cards',
+            summary: 'Cards.',
+            representation: Decision,
+            // @ts-expect-error: not a totals mode
+            operations: { list: { totals: 'on-requests' } },
+          },
+        ],
+      }),
+    ).toThrow(/Did you mean "on-request"/);
+  });
+
+  it('answers a failed If-Match on a list with 412, as on a read', () => {
+    for (const path of [
+      '/v1/vault/credit-cards',
+      '/v1/vault/credit-cards/{credit_card_id}/decisions',
+    ]) {
+      const list = document.paths[path].get;
+      expect(list.responses['412'], path).toEqual({ $ref: '#/components/responses/Error412' });
+      expect(list.parameters, path).toContainEqual({ $ref: '#/components/parameters/IfMatch' });
+    }
+  });
+
   it('makes actions and composite operations conditional like a PATCH: If-Match, If-None-Match, 412', () => {
     const Refund = z.object({
       id: z.string(),
@@ -177,10 +241,12 @@ describe('openApiDocument', () => {
         expect.arrayContaining([
           '#/components/parameters/IfMatch',
           '#/components/parameters/IfNoneMatch',
+          '#/components/parameters/Prefer',
         ]),
       );
       expect(operation.responses['412']).toEqual({ $ref: '#/components/responses/Error412' });
     }
+    expect(Object.keys(action.responses['200'].headers)).toEqual(['ETag', 'Preference-Applied']);
     // A resource-oriented operation creates from nothing: no resource to hold a precondition.
     const decision = document.paths['/v1/risk/decisions'].post;
     expect(decision.responses['412']).toBeUndefined();
@@ -201,6 +267,33 @@ describe('openApiDocument', () => {
       'billing_address',
     ]);
     expect(merge.required).toBeUndefined();
+  });
+
+  it('documents the 201 and Location of a PATCH that creates with the client’s id (upsert)', () => {
+    const webhooks = openApiDocument(
+      describeApi({
+        title: 'Hooks',
+        version: '1.0.0',
+        pathVersion: 'v1',
+        resources: [
+          {
+            name: 'Webhook',
+            path: '/notifications/webhooks',
+            summary: 'Webhooks.',
+            representation: Decision,
+            operations: { read: true, patch: { upsert: true } },
+          },
+        ],
+      }),
+    ) as Json;
+    const patch = webhooks.paths['/v1/notifications/webhooks/{webhook_id}'].patch;
+    expect(patch.summary).toBe('Update a webhook in part, or create it with this id');
+    expect(Object.keys(patch.responses).slice(0, 3)).toEqual(['200', '201', '204']);
+    expect(patch.responses['201'].headers.Location).toEqual({
+      $ref: '#/components/headers/Location',
+    });
+    const cardPatch = document.paths['/v1/vault/credit-cards/{credit_card_id}'].patch;
+    expect(cardPatch.responses['201']).toBeUndefined();
   });
 
   it('answers every error status with the envelope, and every operation can answer 400, 406, 414 and 500', () => {
@@ -239,7 +332,27 @@ describe('openApiDocument', () => {
         schema: { type: 'string', minLength: 3, maxLength: 3 },
         example: 'USD',
       },
+      { $ref: '#/components/parameters/IfNoneMatch' },
+      { $ref: '#/components/parameters/IfMatch' },
     ]);
+    // Read as any resource: tagged, 304, and 412 on a failed If-Match.
+    expect(summary.get.responses['200'].headers.ETag).toEqual({
+      $ref: '#/components/headers/ETag',
+    });
+    expect(Object.keys(summary.get.responses)).toEqual(
+      expect.arrayContaining(['200', '304', '404', '412']),
+    );
+    // What creates a resource takes Prefer and answers as a create does.
+    const decision = document.paths['/v1/risk/decisions'].post;
+    expect(decision.parameters).toContainEqual({ $ref: '#/components/parameters/Prefer' });
+    expect(Object.keys(decision.responses['201'].headers)).toEqual([
+      'Location',
+      'ETag',
+      'Preference-Applied',
+    ]);
+    expect(evaluate.parameters ?? []).not.toContainEqual({
+      $ref: '#/components/parameters/Prefer',
+    });
   });
 
   it('lists a sub-collection of resources under its parent, paged, sorted and time-selected', () => {
@@ -258,7 +371,8 @@ describe('openApiDocument', () => {
       'page_size',
       'limit',
       'offset',
-      'total_required',
+      'IfNoneMatch',
+      'IfMatch',
       'sort_by',
       'sort_order',
       'start_time',
@@ -282,7 +396,8 @@ describe('openApiDocument', () => {
     expect(list.parameters.map((p: Json) => p.name ?? p.$ref.split('/').pop())).toEqual([
       'page',
       'page_size',
-      'total_required',
+      'IfNoneMatch',
+      'IfMatch',
       'name',
     ]);
     expect(document.components.schemas.EventType.required).toEqual(['name']);
@@ -307,7 +422,6 @@ describe('openApiDocument', () => {
       'page_size',
       'limit',
       'offset',
-      'total_required',
     ]);
     expect(search.responses['200'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/CreditCardCollection',
@@ -340,7 +454,7 @@ describe('openApiDocument', () => {
       ]);
       expect(
         names(tokens.paths['/v1/vault/credit-cards/{credit_card_id}/decisions'].get).slice(0, 4),
-      ).toEqual(['limit', 'offset', 'page_token', 'total_required']);
+      ).toEqual(['limit', 'offset', 'page_token', 'IfNoneMatch']);
       expect(
         names(tokens.paths['/v1/vault/credit-cards/{credit_card_id}/event-types'].get),
       ).not.toContain('page_token');

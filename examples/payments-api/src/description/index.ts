@@ -187,7 +187,7 @@ function describeDeployment({ pageTokens, storage }: PaymentsApiDeployment): Api
           create: WebhookCreate,
           read: true,
           // PATCH creates a webhook with the client's id when none exists (upsert).
-          patch: true,
+          patch: { upsert: true },
           delete: true,
         },
         subCollections: [
