@@ -11,7 +11,7 @@ import { type IdempotencyStore, LockLostError } from '../src/index.js';
 import { deferred, startApp } from './helpers.js';
 
 /** Small, so the scenario takes a second; the renewal runs every third of it. */
-const LOCK_TTL_MS = 300;
+const LOCK_TTL_MS = 500;
 
 /** Waits, polling, until `ms` have passed since `since`: the scenario needs that time to pass. */
 function passed(since: number, ms: number, what: string): Promise<void> {
@@ -35,7 +35,7 @@ export function lockRenewalScenarios(express: ExpressModule, setup: RenewalSetup
     const first = request(app.url).post('/v1/things').set('Service-Request-Id', id).send({ a: 1 });
     const firstDone = first.then();
     await waitFor(() => app.runs.things === 1, { what: 'the first handler to start' });
-    await passed(started, 3 * LOCK_TTL_MS, 'three lock TTLs to pass');
+    await passed(started, 2 * LOCK_TTL_MS, 'two lock TTLs to pass');
     // Concurrent duplicates, long after the first lock would have expired without renewal.
     const repeats = await Promise.all(
       Array.from({ length: 5 }, () =>
@@ -74,7 +74,7 @@ export function lockRenewalScenarios(express: ExpressModule, setup: RenewalSetup
         () => 'timed out',
       );
     expect(await first).toBe('timed out');
-    await passed(started, 3 * LOCK_TTL_MS, 'three lock TTLs to pass');
+    await passed(started, 2 * LOCK_TTL_MS, 'two lock TTLs to pass');
     const retry = await request(app.url)
       .post('/v1/things')
       .set('Service-Request-Id', id)
