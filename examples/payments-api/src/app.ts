@@ -3,6 +3,7 @@
  * Express 4 and 5 and with their own clock.
  */
 
+import type { ResourceStorage } from '@resourceful/api-description';
 import { conditionalRequests } from '@resourceful/conditional-requests';
 import {
   assertContentNegotiationOrder,
@@ -38,7 +39,7 @@ import { describePaymentsApi } from './description/index.js';
 import { keysetListDefaults, listDefaults } from './lists.js';
 import { oneRequestAtATimePerConnection } from './pipelining.js';
 import { README_PATH, sendReadme } from './readme.js';
-import { requireJson } from './require-json.js';
+import { oneContentType, requireJson } from './require-json.js';
 import { mountBillingAgreements } from './resources/billing-agreements.js';
 import { mountCreditCards } from './resources/credit-cards.js';
 import { mountCustomers } from './resources/customers.js';
@@ -66,6 +67,12 @@ export interface AppOptions {
   onError?: ErrorHandlerOptions['onError'];
   /** Where `Service-Request-Id` responses are kept. @default an in-memory store */
   idempotencyStore?: IdempotencyStore;
+  /**
+   * Where `idempotencyStore` keeps them, for the API description: `external` (Redis: POSTs
+   * document 503 while it is unreachable) or `in-process` (a memory store, which has nothing to
+   * reach). @default 'in-process' without `idempotencyStore`, else 'external'
+   */
+  idempotencyStorage?: ResourceStorage;
   /**
    * `Link: <…>; rel="help"` of every OPTIONS answer, one link per URL.
    * @default [DOCS_PATH, OPENAPI_PATH] (the API reference page and the OpenAPI document)
@@ -158,6 +165,8 @@ export function createApp(options: AppOptions = {}): Express {
   // generated from the API description.
   const help = options.helpUrl ?? [DOCS_PATH, OPENAPI_PATH];
   app.use(allowedMethods({ help }));
+  // Two Content-Type lines on a request with a body: a 400 before any path reads the body.
+  app.use(oneContentType);
   // Mounted before content negotiation (its own media type): compressed as it would compress.
   app.get(README_PATH, compressAnswers(), sendReadme);
 
@@ -176,10 +185,14 @@ export function createApp(options: AppOptions = {}): Express {
   // The lists of the stores that page by keyset may hand out continuation tokens.
   const keysetLists = keysetListDefaults(lists, options.pageTokenSecrets);
   // The API description of this configuration: page_token on the lists that take it, 503
-  // wherever the database can be unreachable.
+  // wherever the database or the Service-Request-Id store can be unreachable.
   const description = describePaymentsApi({
     pageTokens: keysetLists.continuation !== undefined,
     storage: database === undefined ? 'in-process' : 'external',
+    idempotencyStorage:
+      options.idempotencyStore === undefined
+        ? 'in-process'
+        : (options.idempotencyStorage ?? 'external'),
   });
   // The API description: the OpenAPI document, its reference page and GraphQL, mounted before
   // content negotiation: GraphQL over HTTP fixes its own media types and errors.

@@ -9,6 +9,7 @@
  * and one line when it ends, with the number of requests refused meanwhile. Full stack traces
  * stay for real faults.
  */
+import type { ResourceStorage } from '@resourceful/api-description';
 import type { ErrorHandlerOptions, ErrorReport } from '@resourceful/error-envelope';
 import {
   IDEMPOTENCY_ERROR_CAUSES,
@@ -26,6 +27,8 @@ export interface Logger {
 
 export interface IdempotencyWiring {
   readonly store: IdempotencyStore;
+  /** `external` for Redis (it can be unreachable: 503), `in-process` for the memory store. */
+  readonly storage: ResourceStorage;
   /** For `errorHandler({ onError })`: counts store refusals, logs other faults in full. */
   readonly onError: NonNullable<ErrorHandlerOptions['onError']>;
   close(): Promise<void>;
@@ -156,6 +159,7 @@ export function idempotencyFromEnvironment(
     logger.log(`idempotency store: redis cluster (${urls.length} root nodes)`);
     return {
       store: observed(redisStore({ cluster, onWarning }), outage),
+      storage: 'external',
       onError,
       async close() {
         closed = true;
@@ -177,6 +181,7 @@ export function idempotencyFromEnvironment(
     logger.log('idempotency store: redis');
     return {
       store: observed(redisStore({ client, onWarning }), outage),
+      storage: 'external',
       onError,
       async close() {
         if (client.isOpen) await client.close();
@@ -184,5 +189,5 @@ export function idempotencyFromEnvironment(
     };
   }
 
-  return { store: memoryStore(), onError, close: async () => undefined };
+  return { store: memoryStore(), storage: 'in-process', onError, close: async () => undefined };
 }

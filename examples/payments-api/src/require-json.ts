@@ -10,13 +10,54 @@ import type { NextFunction, Request, Response } from 'express';
 
 const BODY_METHODS = new Set(['POST', 'PUT']);
 
+/** Whether the request has content (RFC 9112 §6.3: framed by Transfer-Encoding or a length). */
+function hasBody(req: Request): boolean {
+  return (
+    req.headers['transfer-encoding'] !== undefined ||
+    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0')
+  );
+}
+
+/** Whether a raw header name is `Content-Type`, in any case. */
+function isContentTypeName(name: string): boolean {
+  // Only names of the right length are lower-cased: the others cost one comparison.
+  return name.length === 12 && name.toLowerCase() === 'content-type';
+}
+
+/**
+ * RFC 9110 §8.3 and §5.3: Content-Type is a singleton field, and two lines of it are not a list
+ * but an invalid message; Node keeps the first and drops the second, so which one described the
+ * body cannot be known. A request with content and more than one Content-Type line is a 400
+ * naming `Content-Type` on every path (REST writes, GraphQL, the relay), before anything reads
+ * the body. A request without content is left alone: its Content-Type describes nothing.
+ */
+export function oneContentType(req: Request, _res: Response, next: NextFunction): void {
+  if (!hasBody(req)) {
+    next();
+    return;
+  }
+  const raw = req.rawHeaders;
+  let seen = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (!isContentTypeName(raw[i]!)) continue;
+    if (seen) {
+      next(
+        ApiError.invalidRequest('The request must carry one Content-Type header, not several.', {
+          target: 'Content-Type',
+          innererror: { code: 'REPEATED_CONTENT_TYPE' },
+        }),
+      );
+      return;
+    }
+    seen = true;
+  }
+  next();
+}
+
 export function requireJson(extraTypes: readonly string[] = []) {
   const accepted = ['application/json', ...extraTypes];
   return function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
-    const hasBody =
-      req.headers['transfer-encoding'] !== undefined ||
-      (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
-    if (!BODY_METHODS.has(req.method) || !hasBody || req.is(accepted)) {
+    if (!BODY_METHODS.has(req.method) || !hasBody(req) || req.is(accepted)) {
       next();
       return;
     }

@@ -54,6 +54,7 @@ const pageTokenSecrets = process.env.PAGE_TOKEN_SECRETS?.split(',').filter(
 const app = createApp({
   publicBaseUrl: process.env.PUBLIC_BASE_URL,
   idempotencyStore: idempotency.store,
+  idempotencyStorage: idempotency.storage,
   onError: idempotency.onError,
   serviceRelay: serviceRelay(),
   database: database ?? false,

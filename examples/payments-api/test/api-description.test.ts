@@ -3,6 +3,7 @@ import {
   singleFieldName,
   subCollectionFieldName,
 } from '@resourceful/graphql-description';
+import { memoryStore } from '@resourceful/service-request-idempotency';
 import {
   describeEachExpress,
   expectErrorEnvelope,
@@ -18,6 +19,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type AppOptions, appReady, createApp } from '../src/app.js';
 import { DOCS_PATH, OPENAPI_PATH, openApiFor } from '../src/description/docs.js';
 import { describePaymentsApi, paymentsApi } from '../src/description/index.js';
+import { type IdempotencyWiring, idempotencyFromEnvironment } from '../src/redis-idempotency.js';
 
 type Json = Record<string, unknown>;
 interface Operation {
@@ -691,9 +693,36 @@ describeEachExpress('the OpenAPI document and continuation tokens', (express) =>
   });
 });
 
+const silent = { log: () => {}, warn: () => {}, error: () => {} };
+
+/** The app options server.ts gives for an idempotency store from the environment. */
+function wiredAs(wiring: IdempotencyWiring): AppOptions {
+  return { idempotencyStore: wiring.store, idempotencyStorage: wiring.storage };
+}
+
 describeEachExpress('the OpenAPI document and 503', (express) => {
-  it('documents 503 in memory only where Service-Request-Id is taken (its store can be down)', async () => {
-    const document = (await request(createApp({ express })).get(OPENAPI_PATH)).body as Document;
+  it('documents no 503 in memory with the memory Service-Request-Id store: nothing can be down', async () => {
+    for (const app of [
+      createApp({ express }),
+      // As server.ts wires it without REDIS_URL.
+      createApp({ express, ...wiredAs(idempotencyFromEnvironment({}, silent)) }),
+    ]) {
+      const document = (await request(app).get(OPENAPI_PATH)).body as Document;
+      const all = operationsOf(document);
+      expect(all.length).toBeGreaterThan(25);
+      expect(all.filter(({ operation }) => '503' in operation.responses)).toEqual([]);
+      expect(Object.keys((document.components as { responses: Json }).responses)).not.toContain(
+        'Error503',
+      );
+    }
+  });
+
+  it('documents 503 in memory only where Service-Request-Id is taken when its store is outside the process (Redis)', async () => {
+    const document = (
+      await request(
+        createApp({ express, idempotencyStore: memoryStore(), idempotencyStorage: 'external' }),
+      ).get(OPENAPI_PATH)
+    ).body as Document;
     const all = operationsOf(document);
     const with503 = all.filter(({ operation }) => '503' in operation.responses);
     expect(with503.map(({ operation }) => operation.operationId)).toEqual(

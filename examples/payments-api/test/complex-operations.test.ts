@@ -116,6 +116,64 @@ describeEachExpress('complex operations', (express) => {
       expect(history.body.items).toHaveLength(1);
     });
 
+    describe('with Prefer: return=… (as PUT and PATCH honour it)', () => {
+      it.each([
+        ['suspend', 'SUSPENDED', []],
+        ['re-activate', 'ACTIVE', ['suspend']],
+      ] as const)(
+        '%s answers 204 to "return=minimal" and changes the state',
+        async (action, state, before) => {
+          const server = app();
+          for (const first of before) await request(server).post(`${AGREEMENT}/${first}`).send({});
+          const res = await request(server)
+            .post(`${AGREEMENT}/${action}`)
+            .set('Prefer', 'return=minimal')
+            .send({ note: 'minimal' });
+          expect(res.status).toBe(204);
+          expect(res.text).toBe('');
+          expect(res.headers['preference-applied']).toBe('return=minimal');
+          expect(res.headers.vary).toMatch(/\bPrefer\b/);
+          const read = await request(server).get(AGREEMENT);
+          expect(read.body.state).toBe(state);
+          expect(res.headers.etag).toBe(read.headers.etag);
+        },
+      );
+
+      it('re-activate of an active agreement answers 200 with it to "return=representation"', async () => {
+        const res = await request(app())
+          .post(`${AGREEMENT}/re-activate`)
+          .set('Prefer', 'return=representation')
+          .send({});
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ id: 'AGREEMENT-SEED01', state: 'ACTIVE' });
+        expect(res.headers['preference-applied']).toBe('return=representation');
+      });
+
+      it('takes the preference as a query parameter too', async () => {
+        const res = await request(app())
+          .post(`${AGREEMENT}/suspend?Prefer=return%3Dminimal`)
+          .send({});
+        expect(res.status).toBe(204);
+        expect(res.headers['preference-applied']).toBe('return=minimal');
+      });
+
+      it('replays a "return=minimal" answer as sent for a repeated Service-Request-Id', async () => {
+        const server = app();
+        const send = () =>
+          request(server)
+            .post(`${AGREEMENT}/suspend`)
+            .set('Service-Request-Id', 'suspend-minimal')
+            .set('Prefer', 'return=minimal')
+            .send({});
+        const first = await send();
+        const again = await send();
+        expect([first.status, again.status]).toEqual([204, 204]);
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        expect(again.headers['preference-applied']).toBe('return=minimal');
+        expect((await request(server).get(`${AGREEMENT}/history`)).body.items).toHaveLength(1);
+      });
+    });
+
     it('answers 404 for a missing agreement and 400 naming the field for a bad note', async () => {
       const missing = await request(app()).post('/v1/payments/billing-agreements/NOPE/suspend');
       expectErrorEnvelope(missing, 404, { code: 'NOT_FOUND', target: 'agreement_id' });

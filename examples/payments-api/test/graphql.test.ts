@@ -1,4 +1,9 @@
-import { describeEachExpress, listen, type RunningServer } from '@resourceful/test-support';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  listen,
+  type RunningServer,
+} from '@resourceful/test-support';
 import {
   buildClientSchema,
   getIntrospectionQuery,
@@ -198,5 +203,36 @@ describeEachExpress('the create_credit_card mutation', (express) => {
       await request(app).get('/v1/vault/credit-cards?payer_id=user11&total_required=true')
     ).body;
     expect(list.total_items).toBe(0);
+  });
+
+  it('answers 415 and 406 with the error envelope, as every 4xx of the service, and runs nothing', async () => {
+    const app = createApp({ express, publicBaseUrl: BASE });
+    const before = (await request(app).get('/v1/vault/credit-cards?total_required=true')).body
+      .total_items;
+    const unsupported = await request(app)
+      .post('/graphql')
+      .set('Content-Type', 'text/plain')
+      .send(JSON.stringify({ query: mutation, variables: { input } }));
+    expectErrorEnvelope(unsupported, 415, {
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      target: 'Content-Type',
+    });
+    expect(unsupported.headers['x-request-id']).toEqual(expect.any(String));
+    for (const test of [
+      request(app).get(`/graphql?query=${encodeURIComponent('{ __typename }')}`),
+      request(app)
+        .post('/graphql')
+        .set('Content-Type', 'application/json')
+        .send({ query: mutation }),
+    ]) {
+      const refused = await test.set('Accept', 'application/xml');
+      expectErrorEnvelope(refused, 406, { code: 'NOT_ACCEPTABLE', target: 'Accept' });
+      expect(
+        refused.body.error.details.map((detail: { message: string }) => detail.message),
+      ).toEqual(['application/graphql-response+json', 'application/json']);
+    }
+    expect(
+      (await request(app).get('/v1/vault/credit-cards?total_required=true')).body.total_items,
+    ).toBe(before);
   });
 });

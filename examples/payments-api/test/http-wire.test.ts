@@ -13,6 +13,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { createPaymentsServer, SERVER_LIMITS, type ServerLimits } from '../src/server-limits.js';
+import { concrete, routeTable, SEEDED } from './route-table.js';
 
 const CARD = '/v1/vault/credit-cards/CARD-SEED1';
 const GARBAGE = '{"a":1}';
@@ -237,6 +238,60 @@ describeEachExpress('the example on the wire', (express) => {
         });
       }
     });
+
+    it('answers 400 INVALID_HOST naming Host on every route, every method, before any handler', async () => {
+      const before = await customerCount();
+      const routes = routeTable({ express, database: false });
+      expect(routes.size).toBeGreaterThan(20);
+      for (const [path, methods] of routes) {
+        for (const method of [...methods, 'OPTIONS']) {
+          const target = concrete(path, SEEDED);
+          const exchange = await rawExchange(
+            running.port,
+            `${method} ${target} HTTP/1.1\r\nHost: a b\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+          );
+          const [response, ...more] = parseRawResponses(exchange.text, [method]);
+          expect(more, `${method} ${target}`).toEqual([]);
+          expect(response?.status, `${method} ${target}`).toBe(400);
+          if (method !== 'HEAD') {
+            expect(JSON.parse(response?.body ?? '').error).toMatchObject({
+              code: 'INVALID_REQUEST',
+              target: 'Host',
+              innererror: { code: 'INVALID_HOST' },
+            });
+          }
+        }
+      }
+      expect(await customerCount()).toBe(before);
+    });
+
+    it.each([
+      ['userinfo', 'a@b'],
+      ['a port over 65535', '127.0.0.1:65536'],
+      ['a name over 255 characters', 'a'.repeat(256)],
+      ['a non-ASCII name', 'pa\u00efements.example'],
+    ])('answers 400 naming Host for %s, on HTTP/1.0 too', async (_, host) => {
+      for (const version of ['1.1', '1.0']) {
+        const exchange = await rawExchange(
+          running.port,
+          `GET /v1/customers/customers/CUST-SEED1 HTTP/${version}\r\nHost: ${host}\r\n\r\n`,
+        );
+        const [response] = parseRawResponses(exchange.text);
+        expect(response?.status).toBe(400);
+        expect(envelopeOf(response)).toMatchObject({ code: 'INVALID_REQUEST', target: 'Host' });
+      }
+    });
+
+    it.each(['[::1]:8080', '127.0.0.1', 'payments.internal:3000', 'payments_api'])(
+      'serves Host %j',
+      async (host) => {
+        const exchange = await rawExchange(
+          running.port,
+          `GET /v1/customers/customers/CUST-SEED1 HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+        );
+        expect(parseRawResponses(exchange.text)[0]?.status).toBe(200);
+      },
+    );
 
     it("links a list asked for with an absolute-form target to that target's authority", async () => {
       const exchange = await rawExchange(

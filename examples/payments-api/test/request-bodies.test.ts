@@ -1,4 +1,10 @@
-import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  listen,
+  parseRawResponses,
+  rawExchange,
+} from '@resourceful/test-support';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -167,6 +173,62 @@ describeEachExpress('request bodies: one rule on every write path', (express) =>
         .send({ ...newCard, id: 'CARD-MINE', state: 'ok', links: [] });
       expect(res.status).toBe(201);
       expect(res.body.id).not.toBe('CARD-MINE');
+    });
+  });
+
+  describe('two Content-Type lines (RFC 9110 §5.3: a singleton field, a list is invalid)', () => {
+    const writes: [string, string, string][] = [
+      ['POST create', `POST ${CARDS}`, JSON.stringify(newCard)],
+      ['PUT', `PUT ${CARD}`, JSON.stringify({ ...newCard, number: 'xxxxxxxxxxxx0331' })],
+      ['PATCH', `PATCH ${CARD}`, '{"first_name":"Two"}'],
+      ['an action', `POST ${AGREEMENT}/suspend`, '{"note":"two types"}'],
+      ['a GraphQL mutation', 'POST /graphql', '{"query":"{ __typename }"}'],
+    ];
+
+    it.each(writes)(
+      'answers 400 naming Content-Type to %s, whichever type comes first, and changes nothing',
+      async (_, line, body) => {
+        const server = app();
+        const before = await snapshot(server);
+        const running = await listen(server);
+        try {
+          for (const types of [
+            [JSON_TYPE, 'text/plain'],
+            ['text/plain', JSON_TYPE],
+            [JSON_TYPE, JSON_TYPE],
+            [MERGE_TYPE, PATCH_TYPE],
+          ]) {
+            const exchange = await rawExchange(
+              running.port,
+              `${line} HTTP/1.1\r\nHost: x\r\n${types.map((type, i) => `${i === 0 ? 'Content-Type' : 'content-type'}: ${type}\r\n`).join('')}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+            );
+            const [response] = parseRawResponses(exchange.text);
+            expect(response?.status, types.join(' + ')).toBe(400);
+            expect(JSON.parse(response?.body ?? '').error).toMatchObject({
+              code: 'INVALID_REQUEST',
+              target: 'Content-Type',
+              innererror: { code: 'REPEATED_CONTENT_TYPE' },
+            });
+          }
+        } finally {
+          await running.close();
+        }
+        expect(await snapshot(server)).toEqual(before);
+        expect((await request(server).get(`${AGREEMENT}/history`)).body.items).toEqual([]);
+      },
+    );
+
+    it('leaves a request without a body alone: its Content-Type describes nothing', async () => {
+      const running = await listen(app());
+      try {
+        const exchange = await rawExchange(
+          running.port,
+          `GET ${CARD} HTTP/1.1\r\nHost: x\r\nContent-Type: a/b\r\nContent-Type: c/d\r\nConnection: close\r\n\r\n`,
+        );
+        expect(parseRawResponses(exchange.text)[0]?.status).toBe(200);
+      } finally {
+        await running.close();
+      }
     });
   });
 

@@ -41,6 +41,7 @@ const API_OPTIONS = [
   'resources',
   'operations',
   'storage',
+  'idempotencyStorage',
 ];
 const STORAGE: readonly ResourceStorage[] = ['external', 'in-process'];
 const TOTALS: readonly TotalsMode[] = ['always', 'on-request'];
@@ -102,6 +103,13 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     );
   }
   const storage = oneOfOption('describeApi', 'storage', init.storage, STORAGE, 'external');
+  const idempotencyStorage = oneOfOption(
+    'describeApi',
+    'idempotencyStorage',
+    init.idempotencyStorage,
+    STORAGE,
+    'external',
+  );
   if (!Array.isArray(init.resources)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
@@ -149,6 +157,7 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     pathVersion: init.pathVersion,
     summary: init.summary,
     storage,
+    idempotencyStorage,
     resources: Object.freeze(linked),
     operations: Object.freeze(
       operations.map((operation) =>

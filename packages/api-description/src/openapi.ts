@@ -68,10 +68,10 @@ const ALWAYS: readonly ErrorStatus[] = [400, 406, 414, 500];
 /** Operations that read a JSON body. */
 const WITH_BODY: readonly ErrorStatus[] = [413, 415];
 /**
- * POSTs, idempotent through `Service-Request-Id`: 503 while the store of the ids is unreachable
- * (service-request-idempotency fails closed), whatever keeps the resources.
+ * POSTs, idempotent through `Service-Request-Id`: 409 (the same id in flight), 422 (the id
+ * reused with another body); 503 comes with the store of the ids (`idempotencyStore`).
  */
-const IDEMPOTENT_POST: readonly ErrorStatus[] = [409, 422, 503];
+const IDEMPOTENT_POST: readonly ErrorStatus[] = [409, 422];
 /**
  * A PUT or PATCH of an existing resource: a body, the resource may be missing, the write may
  * conflict or fail its preconditions (412), or lack the `If-Match` the service requires (428).
@@ -100,6 +100,10 @@ export function openApiDocument(
   const base = `/${api.pathVersion}`;
   // Resources kept outside the process: any operation can find their store unreachable.
   const store: readonly ErrorStatus[] = api.storage === 'external' ? [503] : [];
+  // A POST taking Service-Request-Id also needs the store of the ids: one outside the process
+  // can be unreachable (service-request-idempotency fails closed with 503).
+  const postStore: readonly ErrorStatus[] =
+    api.storage === 'external' || api.idempotencyStorage === 'external' ? [503] : [];
   let tokenPaging = false;
   let totalsOnRequest = false;
 
@@ -120,7 +124,7 @@ export function openApiDocument(
       tokenPaging ||= resource.list.paging.includes('token');
       totalsOnRequest ||= resource.list.totals === 'on-request';
     }
-    if (resource.create) collection.post = createOperation(resource, store);
+    if (resource.create) collection.post = createOperation(resource, postStore);
     if (resource.read) item.get = readOperation(resource, store);
     if (resource.replace) item.put = replaceOperation(resource, store);
     if (resource.patch) item.patch = patchOperation(resource, store);
@@ -132,7 +136,7 @@ export function openApiDocument(
     for (const action of resource.actions) {
       paths[`${base}${resource.path}/{${id}}/${action.name}`] = {
         parameters: [pathParameter(id)],
-        post: actionOperation(resource, action, store),
+        post: actionOperation(resource, action, postStore),
       };
     }
     for (const sub of resource.subCollections) {
@@ -164,7 +168,12 @@ export function openApiDocument(
     const entry = (paths[path] ?? {}) as Json;
     const parameters = pathParameters(operation.path);
     if (parameters.length > 0) entry.parameters = parameters;
-    entry[operation.method.toLowerCase()] = complexOperation(api, operation, schemas, store);
+    entry[operation.method.toLowerCase()] = complexOperation(
+      api,
+      operation,
+      schemas,
+      operation.method === 'GET' ? store : postStore,
+    );
     paths[path] = entry;
   }
 
@@ -190,11 +199,12 @@ export function openApiDocument(
     components: {
       ...(options.security ? { securitySchemes: options.security.schemes } : {}),
       schemas,
-      // page_token and total_required only where a list takes them: an unused component would
-      // be a lint warning.
+      // page_token and total_required only where a list takes them; Error503 (and its
+      // Retry-After) only where an operation can answer it: an unused component would be a lint
+      // warning.
       parameters: commonParameters({ tokenPaging, totalsOnRequest }),
-      headers: commonHeaders(),
-      responses: errorResponses(),
+      headers: commonHeaders(postStore.length > 0),
+      responses: errorResponses(postStore.length > 0),
     },
   };
   return document as OpenApiDocument;
@@ -440,7 +450,7 @@ function pageToken(): Json {
   };
 }
 
-function commonHeaders(): Json {
+function commonHeaders(retryAfter: boolean): Json {
   return {
     ETag: {
       description: 'The strong entity tag of the representation.',
@@ -455,16 +465,21 @@ function commonHeaders(): Json {
       schema: { type: 'string' },
     },
     ErrorCode: { description: 'The error code of the envelope.', schema: { type: 'string' } },
-    RetryAfter: {
-      description: 'Seconds, or the date, after which to retry.',
-      schema: { type: 'string' },
-    },
+    ...(retryAfter
+      ? {
+          RetryAfter: {
+            description: 'Seconds, or the date, after which to retry.',
+            schema: { type: 'string' },
+          },
+        }
+      : {}),
   };
 }
 
-function errorResponses(): Json {
+function errorResponses(unavailable: boolean): Json {
   const responses: Json = {};
   for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
+    if (status === '503' && !unavailable) continue;
     responses[`Error${status}`] = {
       description,
       headers: {
@@ -781,7 +796,8 @@ function actionOperation(
     responses: withErrors(
       {
         200: {
-          description: 'The action changed the resource; its new state.',
+          description:
+            'The action changed the resource: its new state. Also the resource as it is, with `Prefer: return=representation`, when the action changed nothing.',
           headers: {
             ETag: { $ref: '#/components/headers/ETag' },
             'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
@@ -790,8 +806,11 @@ function actionOperation(
         },
         204: {
           description:
-            'The action left the resource as it was, or changed it and `Prefer: return=minimal` asked for no body.',
-          headers: { ETag: { $ref: '#/components/headers/ETag' } },
+            'The action left the resource as it was, or changed it and `Prefer: return=minimal` asked for no body (the `ETag` is then the new one).',
+          headers: {
+            ETag: { $ref: '#/components/headers/ETag' },
+            'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
+          },
         },
       },
       [...WITH_BODY, ...IDEMPOTENT_POST, 404, 412, ...store],

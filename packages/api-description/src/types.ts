@@ -195,6 +195,13 @@ export interface ApiDescriptionInit {
    * `Retry-After` (the store unreachable). @default 'external'
    */
   readonly storage?: ResourceStorage;
+  /**
+   * Where the `Service-Request-Id` store keeps the ids: `external` (Redis: it can be unreachable,
+   * and every POST taking `Service-Request-Id` documents 503 with `Retry-After`) or `in-process`
+   * (service-request-idempotency's `memoryStore`: no 503 of its own; the POSTs document 503 only
+   * when `storage` is `external`). @default 'external'
+   */
+  readonly idempotencyStorage?: ResourceStorage;
 }
 
 /** A checked description, schemas resolved to JSON Schema once. */
@@ -206,6 +213,7 @@ export interface ApiDescription {
   readonly resources: readonly DescribedResource[];
   readonly operations: readonly DescribedOperation[];
   readonly storage: ResourceStorage;
+  readonly idempotencyStorage: ResourceStorage;
 }
 
 export interface DescribedResource {

@@ -95,6 +95,16 @@ describe('describeApi', () => {
     expect(describeApi({ ...minimal, storage: 'in-process' }).storage).toBe('in-process');
   });
 
+  it('takes the Service-Request-Id store as external unless told it is in process', () => {
+    expect(describeApi(minimal).idempotencyStorage).toBe('external');
+    expect(describeApi({ ...minimal, idempotencyStorage: undefined }).idempotencyStorage).toBe(
+      'external',
+    );
+    expect(describeApi({ ...minimal, idempotencyStorage: 'in-process' }).idempotencyStorage).toBe(
+      'in-process',
+    );
+  });
+
   it('returns a frozen description', () => {
     const api = describeApi(minimal);
     expect(Object.isFrozen(api)).toBe(true);
@@ -483,6 +493,11 @@ describe('describeApi', () => {
         'a storage that is not a string',
         { ...minimal, storage: true },
         /"storage" must be "external" or "in-process", got true\./,
+      ],
+      [
+        'an idempotencyStorage that is not one of the two, with a hint',
+        { ...minimal, idempotencyStorage: 'externl' },
+        /"idempotencyStorage" must be "external" or "in-process", got the string "externl"\. Did you mean "external"\?/,
       ],
     ];
     for (const [name, init, message] of cases) {

@@ -33,14 +33,23 @@ export const EventType = z.object({ name: z.string(), description: z.string().op
 
 /**
  * The cards API. `tokens`: the card list and the card's decisions also page by continuation
- * token (the event types do not); `storage` as `describeApi` takes it.
+ * token (the event types do not); `storage` and `idempotencyStorage` as `describeApi` takes them.
  */
-export function exampleApi(deployment: { tokens?: boolean; storage?: ResourceStorage } = {}) {
+export function exampleApi(
+  deployment: {
+    tokens?: boolean;
+    storage?: ResourceStorage;
+    idempotencyStorage?: ResourceStorage;
+  } = {},
+) {
   return describeApi({
     title: 'Cards',
     version: '1.0.0',
     pathVersion: 'v1',
     ...(deployment.storage === undefined ? {} : { storage: deployment.storage }),
+    ...(deployment.idempotencyStorage === undefined
+      ? {}
+      : { idempotencyStorage: deployment.idempotencyStorage }),
     resources: [
       {
         name: 'CreditCard',

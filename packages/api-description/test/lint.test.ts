@@ -6,6 +6,10 @@ import { exampleApi } from './fixtures.js';
 it.each([
   ['resources in an external store', {}],
   ['resources in process', { storage: 'in-process' as const }],
+  [
+    'resources and Service-Request-Id store in process',
+    { storage: 'in-process' as const, idempotencyStorage: 'in-process' as const },
+  ],
   ['lists paged by continuation token', { tokens: true }],
 ])('passes Redocly’s recommended rules with no errors: %s', async (_, deployment) => {
   const config = await createConfig({ extends: ['recommended'] });

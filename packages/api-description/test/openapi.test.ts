@@ -137,6 +137,19 @@ describe('openApiDocument', () => {
     expect(refs(item.get)).toContain('#/components/parameters/IfNoneMatch');
   });
 
+  it('documents Prefer on an action: 204 for return=minimal, 200 for return=representation, Preference-Applied', () => {
+    const action = document.paths['/v1/vault/credit-cards/{credit_card_id}/re-validate'].post;
+    expect(action.parameters.map((p: Json) => p.$ref)).toContain('#/components/parameters/Prefer');
+    for (const status of ['200', '204']) {
+      expect(action.responses[status].headers).toEqual({
+        ETag: { $ref: '#/components/headers/ETag' },
+        'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
+      });
+    }
+    expect(action.responses['204'].description).toMatch(/return=minimal/);
+    expect(action.responses['200'].description).toMatch(/return=representation/);
+  });
+
   it('documents total_required only on lists that count on request, and says when totals come', () => {
     const cards = document.paths['/v1/vault/credit-cards'].get;
     const decisions = document.paths['/v1/vault/credit-cards/{credit_card_id}/decisions'].get;
@@ -523,6 +536,32 @@ describe('openApiDocument', () => {
         'POST /v1/vault/credit-cards',
         'POST /v1/vault/credit-cards/{credit_card_id}/re-validate',
       ]);
+    });
+
+    it('is documented nowhere when the resources and the Service-Request-Id store are in process', () => {
+      const document = openApiDocument(
+        exampleApi({ storage: 'in-process', idempotencyStorage: 'in-process' }),
+      ) as Json;
+      const all = operations(document);
+      expect(all.filter(([, , op]) => op.responses['503'] !== undefined)).toEqual([]);
+      // No component nothing refers to.
+      expect(document.components.responses.Error503).toBeUndefined();
+      expect(document.components.headers.RetryAfter).toBeUndefined();
+      // The idempotency statuses stay: a repeated id in flight, or reused with another body.
+      for (const [method, path, operation] of all.filter(([, , op]) => idempotent(op))) {
+        expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(
+          expect.arrayContaining(['409', '422']),
+        );
+      }
+    });
+
+    it('is documented everywhere with external resources, whatever keeps the ids', () => {
+      const document = openApiDocument(
+        exampleApi({ storage: 'external', idempotencyStorage: 'in-process' }),
+      ) as Json;
+      for (const [method, path, operation] of operations(document)) {
+        expect(operation.responses['503'], `${method} ${path}`).toBeDefined();
+      }
     });
 
     it('answers 503 with Retry-After and the error envelope', () => {

@@ -1,10 +1,8 @@
-import { ApiError, errorHandler } from '@resourceful/error-envelope';
+import { ApiError, errorHandler, parseErrorBody } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
   expectErrorEnvelope,
-  listen,
-  parseRawResponses,
-  rawExchange,
+  rawRequestOnce,
 } from '@resourceful/test-support';
 import type { Request } from 'express';
 import request from 'supertest';
@@ -45,6 +43,9 @@ const cardList: PaginateOptions<Card> = {
 type Body = CollectionEnvelope<Card> & {
   links: Array<{ rel: string; href: string; method: string }>;
 };
+
+/** A collection answer read off the wire (the tests assert its shape). */
+const collectionOf = (text: string) => JSON.parse(text) as Body;
 
 function rels(body: Body): Record<string, string> {
   return Object.fromEntries(body.links.map((link) => [link.rel, link.href]));
@@ -255,28 +256,18 @@ describeEachExpress('paginate', (express) => {
       expectErrorEnvelope(res, 400, { target: 'Host' });
     });
 
-    async function rawList(app: ReturnType<typeof express>, head: string) {
-      const server = await listen(app);
-      try {
-        const exchange = await rawExchange(server.port, `${head}\r\nConnection: close\r\n\r\n`);
-        const [response] = parseRawResponses(exchange.text);
-        return { status: response?.status, body: JSON.parse(response?.body ?? 'null') };
-      } finally {
-        await server.close();
-      }
-    }
-
     it.each([
       ['two lines', 'Host: a.example\r\nHost: b.example'],
       ['one value twice', 'Host: a.example\r\nHost: a.example'],
       ['names in other cases', 'host: a.example\r\nHOST: b.example'],
     ])('answer 400 REPEATED_HOST for Host sent as %s', async (_, lines) => {
-      const { status, body } = await rawList(
+      const { status, body } = await rawRequestOnce(
         app(),
         `GET /v1/vault/credit-cards HTTP/1.1\r\n${lines}`,
+        parseErrorBody,
       );
       expect(status).toBe(400);
-      expect(body.error).toMatchObject({
+      expect(body).toMatchObject({
         code: 'INVALID_REQUEST',
         target: 'Host',
         innererror: { code: 'REPEATED_HOST' },
@@ -284,41 +275,45 @@ describeEachExpress('paginate', (express) => {
     });
 
     it('answer 400 REPEATED_HOST for an HTTP/1.0 request too: no link can be built from it', async () => {
-      const { status, body } = await rawList(
+      const { status, body } = await rawRequestOnce(
         app(),
         'GET /v1/vault/credit-cards HTTP/1.0\r\nHost: a.example\r\nHost: b.example',
+        parseErrorBody,
       );
       expect(status).toBe(400);
-      expect(body.error).toMatchObject({ target: 'Host', innererror: { code: 'REPEATED_HOST' } });
+      expect(body).toMatchObject({ target: 'Host', innererror: { code: 'REPEATED_HOST' } });
     });
 
     it('use the authority of an absolute-form target, not Host (RFC 9112 §3.2.2)', async () => {
-      const { status, body } = await rawList(
+      const { status, body } = await rawRequestOnce(
         app(),
         'GET http://api.example:8080/v1/vault/credit-cards?page_size=5 HTTP/1.1\r\nHost: other.example',
+        collectionOf,
       );
       expect(status).toBe(200);
-      expect(rels(body as Body).next).toBe(
+      expect(rels(body).next).toBe(
         'http://api.example:8080/v1/vault/credit-cards?page=2&page_size=5',
       );
     });
 
     it('use the authority of an absolute-form target whatever Host lines come with it', async () => {
-      const { status, body } = await rawList(
+      const { status, body } = await rawRequestOnce(
         app(),
         'GET http://api.example/v1/vault/credit-cards HTTP/1.1\r\nHost: a b\r\nHost: c',
+        collectionOf,
       );
       expect(status).toBe(200);
-      expect(rels(body as Body).next).toMatch(/^http:\/\/api\.example\/v1\/vault\/credit-cards\?/);
+      expect(rels(body).next).toMatch(/^http:\/\/api\.example\/v1\/vault\/credit-cards\?/);
     });
 
     it('prefer a trusted X-Forwarded-Host to an absolute-form target', async () => {
       const server = app(cardList, (app) => app.set('trust proxy', 'loopback'));
-      const { body } = await rawList(
+      const { body } = await rawRequestOnce(
         server,
         'GET http://internal.example/v1/vault/credit-cards HTTP/1.1\r\nHost: internal.example\r\nX-Forwarded-Host: api.example.com',
+        collectionOf,
       );
-      expect(rels(body as Body).next).toMatch(/^http:\/\/api\.example\.com\/v1\//);
+      expect(rels(body).next).toMatch(/^http:\/\/api\.example\.com\/v1\//);
     });
 
     it.each(['<script>', 'api.example:70000'])(

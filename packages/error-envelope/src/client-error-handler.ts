@@ -15,6 +15,7 @@ import {
   resolveErrorSettings,
   settingsOfServer,
 } from './error-settings.js';
+import { isValidHost } from './host-header.js';
 import {
   type RawAnswerOptions,
   type RawAnswerSettings,
@@ -73,8 +74,8 @@ const responsesBySocket = new WeakMap<object, ServerResponse[]>();
 const startedThisTurn = new WeakSet<object>();
 let tracking = false;
 /**
- * Servers given `attachServerErrorHandlers` (only their requests without Host or with a repeated
- * Host are answered here),
+ * Servers given `attachServerErrorHandlers` (only their requests without Host, with a repeated
+ * Host or an invalid one are answered here),
  * with the settings of the options given to it.
  */
 const envelopedServers = new WeakMap<
@@ -404,13 +405,17 @@ export function hasRepeatedHost(rawHeaders: readonly string[]): boolean {
   return false;
 }
 
+/** The last `Host` value found valid: most requests of a server repeat the same one. */
+let lastValidHost = '';
+
 /**
- * RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request that lacks Host or has more
- * than one Host field line. Node answers the first with a bare 400 before any event, and lets
- * the second through with the first value. Checked when the request starts, where Node's
+ * RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request that lacks Host, and to any
+ * request (HTTP/1.0 too) with more than one Host field line or a Host field value that is not
+ * `uri-host [":" port]` (`isValidHost`). Node answers the first with a bare 400 before any
+ * event, and lets the others through to the app. Checked when the request starts, where Node's
  * `requireHostHeader` check comes next: that 400 becomes the envelope, and a request with a
- * repeated Host is shown to that check as one without (its `headers.host` is put back before
- * the answer is written and reported), so it too is answered before the app sees it.
+ * repeated or invalid Host is shown to that check as one without (its `headers.host` is put back
+ * before the answer is written and reported), so it too is answered before the app sees it.
  */
 function answerMissingOrRepeatedHost(message: RequestStartMessage): void {
   const { request, response, server } = message;
@@ -418,15 +423,17 @@ function answerMissingOrRepeatedHost(message: RequestStartMessage): void {
   if (
     enveloped === undefined ||
     // Node before 20 has no such check (the option is undefined there); an app that turns it
-    // off accepts Host-less requests, and so repeated ones too.
+    // off accepts Host-less requests, and the rest of the Host checks go with it.
     (server as Server & { requireHostHeader?: boolean }).requireHostHeader !== true ||
-    request.httpVersion !== '1.1'
+    request.httpVersionMajor !== 1
   ) {
     return;
   }
   const headers = request.headers;
   const host = headers.host;
   if (host === undefined) {
+    // RFC 9112 §3.2 requires Host of HTTP/1.1 requests only; Node's check is for those alone.
+    if (request.httpVersionMinor !== 1) return;
     replaceNodeAnswer(
       response,
       ApiError.invalidRequest('HTTP/1.1 requests must carry a Host header.', { target: 'Host' }),
@@ -435,20 +442,38 @@ function answerMissingOrRepeatedHost(message: RequestStartMessage): void {
     );
     return;
   }
-  if (!hasRepeatedHost(request.rawHeaders)) return;
-  headers.host = undefined;
-  replaceNodeAnswer(
-    response,
-    ApiError.invalidRequest('The request must carry one Host header, not several.', {
+  let refusal: ApiError;
+  if (hasRepeatedHost(request.rawHeaders)) {
+    refusal = ApiError.invalidRequest('The request must carry one Host header, not several.', {
       target: 'Host',
       innererror: { code: 'REPEATED_HOST' },
-    }),
-    enveloped.settingsFor(server),
-    enveloped.raw,
-    () => {
-      headers.host = host;
-    },
-  );
+    });
+  } else if (host === lastValidHost || host === '') {
+    // An empty value is the grammar's empty reg-name: RFC 9112 §3.3 lets the server reject it
+    // or use its own authority; it is left to the app, which knows whether it has one.
+    return;
+  } else if (isValidHost(host)) {
+    lastValidHost = host;
+    return;
+  } else {
+    refusal = ApiError.invalidRequest(
+      'The Host header must be a host name or address and an optional port.',
+      {
+        target: 'Host',
+        innererror: { code: 'INVALID_HOST' },
+      },
+    );
+  }
+  // Node runs its Host check on HTTP/1.1 requests only: an HTTP/1.0 one is shown to it as
+  // HTTP/1.1 for that moment. Its response was made before this point, as HTTP/1.0's (no
+  // chunked coding, no keep-alive), and the version is put back before the answer is written.
+  const minor = request.httpVersionMinor;
+  request.httpVersionMinor = 1;
+  headers.host = undefined;
+  replaceNodeAnswer(response, refusal, enveloped.settingsFor(server), enveloped.raw, () => {
+    request.httpVersionMinor = minor;
+    headers.host = host;
+  });
 }
 
 /**

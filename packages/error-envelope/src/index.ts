@@ -40,6 +40,7 @@ export {
   errorSettingsFor,
   REQUEST_ID_KEY,
 } from './error-settings.js';
+export { isValidHost, MAX_HOST_NAME_LENGTH } from './host-header.js';
 export {
   formatFieldPath,
   fromZodError,

@@ -5,6 +5,8 @@ import {
   type ExpressModule,
   listen,
   parseRawResponses,
+  type RawExchange,
+  type RawResponse,
   type RunningServer,
   rawExchange,
   waitFor,
@@ -18,6 +20,8 @@ import {
   type ErrorReport,
   errorHandler,
   hasRepeatedHost,
+  isValidHost,
+  MAX_HOST_NAME_LENGTH,
   parseErrorBody,
   REQUEST_ID_KEY,
 } from '../src/index.js';
@@ -679,7 +683,7 @@ describeEachExpress('requests Node answers before any event', (express) => {
     }
   });
 
-  describe('when an HTTP/1.1 request has more than one Host line', () => {
+  describe('the Host checks (RFC 9112 §3.2)', () => {
     let ran = 0;
     let reports: ErrorReport[] = [];
     let running: RunningServer | undefined;
@@ -688,9 +692,9 @@ describeEachExpress('requests Node answers before any event', (express) => {
       ran = 0;
       reports = [];
       const app = express();
-      app.all('/', (_req: Request, res: Response) => {
+      app.all('/', (req: Request, res: Response) => {
         ran += 1;
-        res.json({ ran: true });
+        res.json({ host: req.headers.host });
       });
       app.use(
         errorHandler({ onError: (report) => reports.push(report), codeHeader: 'X-Error-Code' }),
@@ -704,18 +708,11 @@ describeEachExpress('requests Node answers before any event', (express) => {
       running = undefined;
     });
 
-    it.each([
-      ['two lines', 'Host: a\r\nHost: b'],
-      ['the same value twice', 'Host: a\r\nHost: a'],
-      ['names in other cases', 'host: a\r\nHOST: b'],
-      ['other fields between them', 'Host: a\r\nAccept: */*\r\nhOsT: b'],
-      ['an empty second line', 'Host: a\r\nHost:'],
-    ])('answers a 400 envelope naming Host for %s, before the app runs', async (_, lines) => {
-      const port = await startWithRoutes();
-      const exchange = await rawExchange(
-        port,
-        `POST / HTTP/1.1\r\n${lines}\r\nContent-Length: 0\r\n\r\n`,
-      );
+    /**
+     * The one answer of `exchange`, asserted to be a 400 envelope naming Host with `code` as its
+     * cause, the connection closed and the app not run.
+     */
+    function expectHostRefusal(exchange: RawExchange, code: string): RawResponse {
       const [response, ...more] = parseRawResponses(exchange.text);
       expect(more).toEqual([]);
       expect(response?.status).toBe(400);
@@ -724,65 +721,191 @@ describeEachExpress('requests Node answers before any event', (express) => {
       expect(parseErrorBody(response?.body ?? '')).toMatchObject({
         code: 'INVALID_REQUEST',
         target: 'Host',
-        innererror: { code: 'REPEATED_HOST' },
+        innererror: { code },
       });
       expect(exchange.closedByServer).toBe(true);
       expect(ran).toBe(0);
+      return response as RawResponse;
+    }
+
+    /** The statuses of the answers to `text`, sent on one connection. */
+    async function statusesOf(port: number, text: string): Promise<number[]> {
+      return parseRawResponses((await rawExchange(port, text)).text).map((answer) => answer.status);
+    }
+
+    describe.each([
+      ['more than one Host line', 'Host: a\r\nHost: b'],
+      ['a Host value outside uri-host [":" port]', 'Host: a b'],
+    ])('when a request has %s', (_, lines) => {
+      it('answers the requests before it on the connection, then refuses it', async () => {
+        const port = await startWithRoutes();
+        const text = `GET / HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\n${lines}\r\n\r\n`;
+        expect(await statusesOf(port, text)).toEqual([200, 400]);
+        expect(ran).toBe(1);
+      });
+
+      it('leaves the request to the app when requireHostHeader is off, as for a missing Host', async () => {
+        const port = await startWithRoutes({ requireHostHeader: false });
+        const text = `GET / HTTP/1.1\r\n${lines}\r\nConnection: close\r\n\r\n`;
+        expect(await statusesOf(port, text)).toEqual([200]);
+        expect(ran).toBe(1);
+      });
     });
 
-    it('reports the request with the Host Node read, not as one without', async () => {
-      const port = await startWithRoutes();
-      await rawExchange(port, 'GET / HTTP/1.1\r\nHost: first\r\nHost: second\r\n\r\n');
-      await waitFor(() => reports.length === 1, { what: 'the report' });
-      expect(reports[0]).toMatchObject({ status: 400, kind: 'client-error' });
-      expect(reports[0]?.req?.headers.host).toBe('first');
+    describe('when an HTTP/1.1 request has more than one Host line', () => {
+      it.each([
+        ['two lines', 'Host: a\r\nHost: b'],
+        ['the same value twice', 'Host: a\r\nHost: a'],
+        ['names in other cases', 'host: a\r\nHOST: b'],
+        ['other fields between them', 'Host: a\r\nAccept: */*\r\nhOsT: b'],
+        ['an empty second line', 'Host: a\r\nHost:'],
+      ])('answers a 400 envelope naming Host for %s, before the app runs', async (_, lines) => {
+        const port = await startWithRoutes();
+        const exchange = await rawExchange(
+          port,
+          `POST / HTTP/1.1\r\n${lines}\r\nContent-Length: 0\r\n\r\n`,
+        );
+        expectHostRefusal(exchange, 'REPEATED_HOST');
+      });
+
+      it('reports the request with the Host Node read, not as one without', async () => {
+        const port = await startWithRoutes();
+        await rawExchange(port, 'GET / HTTP/1.1\r\nHost: first\r\nHost: second\r\n\r\n');
+        await waitFor(() => reports.length === 1, { what: 'the report' });
+        expect(reports[0]).toMatchObject({ status: 400, kind: 'client-error' });
+        expect(reports[0]?.req?.headers.host).toBe('first');
+      });
+
+      it('answers a request with one Host line, whatever its case, as usual', async () => {
+        const port = await startWithRoutes();
+        const text =
+          'GET / HTTP/1.1\r\nhOST: a\r\nX-Host: b\r\nHosts: c\r\nConnection: close\r\n\r\n';
+        expect(await statusesOf(port, text)).toEqual([200]);
+        expect(ran).toBe(1);
+      });
+
+      it('refuses an HTTP/1.0 request too: RFC 9112 §3.2 asks it of any request message', async () => {
+        const port = await startWithRoutes();
+        const exchange = await rawExchange(port, 'GET / HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n');
+        const [response, ...more] = parseRawResponses(exchange.text);
+        expect(more).toEqual([]);
+        expect(exchange.text.startsWith('HTTP/1.1 400 ')).toBe(true);
+        expect(response?.headers['transfer-encoding']).toBeUndefined();
+        expect(parseErrorBody(response?.body ?? '')).toMatchObject({
+          target: 'Host',
+          innererror: { code: 'REPEATED_HOST' },
+        });
+        expect(ran).toBe(0);
+        expect(reports[0]?.req?.httpVersionMinor).toBe(0);
+      });
+
+      it('leaves an HTTP/1.0 request without Host to the app: Host is required of HTTP/1.1 only', async () => {
+        const port = await startWithRoutes();
+        expect(await statusesOf(port, 'GET / HTTP/1.0\r\n\r\n')).toEqual([200]);
+        expect(ran).toBe(1);
+      });
     });
 
-    it('answers a request with one Host line, whatever its case, as usual', async () => {
-      const port = await startWithRoutes();
-      const [response] = parseRawResponses(
-        (
-          await rawExchange(
-            port,
-            'GET / HTTP/1.1\r\nhOST: a\r\nX-Host: b\r\nHosts: c\r\nConnection: close\r\n\r\n',
-          )
-        ).text,
-      );
-      expect(response?.status).toBe(200);
-      expect(ran).toBe(1);
-    });
+    describe('when a request has one Host line whose value is not uri-host [":" port]', () => {
+      const send = (port: number, host: string, version = '1.1') =>
+        rawExchange(port, `POST / HTTP/${version}\r\nHost: ${host}\r\nContent-Length: 0\r\n\r\n`);
 
-    it('leaves the request to the app when requireHostHeader is off, as for a missing Host', async () => {
-      const port = await startWithRoutes({ requireHostHeader: false });
-      const [response] = parseRawResponses(
-        (
-          await rawExchange(
-            port,
-            'GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n',
-          )
-        ).text,
-      );
-      expect(response?.status).toBe(200);
-      expect(ran).toBe(1);
-    });
+      it.each([
+        ['a space', 'a b'],
+        ['a tab', 'a\tb'],
+        ['userinfo', 'a@b'],
+        ['user and password', 'user:secret@api.example'],
+        ['a port without a name', ':80'],
+        ['a name over 255 characters', `${'a'.repeat(252)}.com1`],
+        ['a port over 65535', 'api.example:65536'],
+        ['a port of six digits', 'api.example:000080'],
+        ['a port with a letter', 'api.example:8o'],
+        ['a negative port', 'api.example:-1'],
+        ['two ports', 'api.example:80:80'],
+        ['a path', 'api.example/v1'],
+        ['a query', 'api.example?x'],
+        ['a non-ASCII name', 'bücher.example'],
+        ['a bad percent-encoding', 'a%zz'],
+        ['an unclosed IPv6 literal', '[::1'],
+        ['an IPv6 literal with a zone', '[fe80::1%25eth0]'],
+        ['an IPv6 literal followed by junk', '[::1]x'],
+        ['an IPv6 address without brackets', '::1'],
+        ['an IPv4 address in brackets', '[127.0.0.1]'],
+        ['an IPvFuture literal', '[v1.fe80::a]'],
+      ])('answers a 400 envelope naming Host for %s, before the app runs', async (_, host) => {
+        const port = await startWithRoutes();
+        const response = expectHostRefusal(await send(port, host), 'INVALID_HOST');
+        // The value is not echoed back.
+        if (host.length > 3) expect(response.body).not.toContain(host);
+        expect(reports).toMatchObject([{ status: 400, kind: 'client-error' }]);
+        // As Node read it: each byte one character.
+        expect(reports[0]?.req?.headers.host).toBe(Buffer.from(host).toString('latin1'));
+      });
 
-    it('leaves an HTTP/1.0 request to the app, as RFC 9112 §3.2 asks only of HTTP/1.1', async () => {
-      const port = await startWithRoutes();
-      const [response] = parseRawResponses(
-        (await rawExchange(port, 'GET / HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n')).text,
-      );
-      expect(response?.status).toBe(200);
-    });
+      it('answers a 400 MALFORMED_HTTP for control bytes, which the parser refuses first', async () => {
+        const port = await startWithRoutes();
+        const [response] = parseRawResponses((await send(port, 'a\u0001b')).text);
+        expect(response?.status).toBe(400);
+        expect(parseErrorBody(response?.body ?? '')?.innererror).toMatchObject({
+          code: 'MALFORMED_HTTP',
+        });
+        expect(ran).toBe(0);
+      });
 
-    it('answers the requests before it on the connection, then refuses it', async () => {
-      const port = await startWithRoutes();
-      const exchange = await rawExchange(
-        port,
-        'GET / HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n',
-      );
-      const responses = parseRawResponses(exchange.text);
-      expect(responses.map((response) => response.status)).toEqual([200, 400]);
-      expect(ran).toBe(1);
+      it('refuses an invalid Host on HTTP/1.0 as on HTTP/1.1, answered as HTTP/1.0 would be', async () => {
+        const port = await startWithRoutes();
+        const exchange = await send(port, 'a b', '1.0');
+        const [response] = parseRawResponses(exchange.text);
+        expect(response?.status).toBe(400);
+        expect(response?.headers['content-length']).toBeDefined();
+        expect(parseErrorBody(response?.body ?? '')?.target).toBe('Host');
+        expect(ran).toBe(0);
+      });
+
+      it.each([
+        'api.example',
+        'api.example:8080',
+        'API.Example:443',
+        '127.0.0.1:3000',
+        '[::1]:8080',
+        '[::1]',
+        '[2001:db8::ffff:192.0.2.1]',
+        'payments_api:3000',
+        'xn--bcher-kva.example',
+        'api.example:',
+        // Empty: RFC 9112 §3.3 lets the server use its own authority.
+        '',
+        `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}`,
+      ])('lets Host %j through to the app', async (host) => {
+        const port = await startWithRoutes();
+        const [response] = parseRawResponses((await send(port, host)).text);
+        expect(response?.status).toBe(200);
+        expect(JSON.parse(response?.body ?? '')).toEqual({ host });
+        expect(ran).toBe(1);
+      });
+    });
+  });
+
+  describe('isValidHost', () => {
+    it.each([
+      ['a', true],
+      ['a.example:80', true],
+      ['[::1]:8080', true],
+      ["a-._~!$&'()*+,;=", true],
+      ['%41b', true],
+      ['a'.repeat(MAX_HOST_NAME_LENGTH), true],
+      ['a'.repeat(MAX_HOST_NAME_LENGTH + 1), false],
+      ['a:65535', true],
+      ['a:65536', false],
+      ['%4', false],
+      ['a%', false],
+      ['[::1]:', true],
+      ['[::1]:x', false],
+      ['[fe80::1%eth0]', false],
+      ['a b', false],
+      ['', false],
+    ])('%j → %s', (value, expected) => {
+      expect(isValidHost(value)).toBe(expected);
     });
   });
 

@@ -2,8 +2,7 @@ import {
   describeEachExpress,
   expectErrorEnvelope,
   listen,
-  parseRawResponses,
-  rawExchange,
+  rawRequestOnce,
 } from '@resourceful/test-support';
 import type { Request, Response } from 'express';
 import request from 'supertest';
@@ -17,6 +16,7 @@ import {
   errorHandler,
   type NotFoundHandlerOptions,
   notFoundHandler,
+  parseErrorBody,
   sendError,
 } from '../src/index.js';
 
@@ -278,19 +278,8 @@ describeEachExpress('errorHandler', (express, version) => {
   });
 
   describe('when a path parameter is not valid percent-encoded UTF-8', () => {
-    async function rawGet(path: string) {
-      const server = await listen(app());
-      try {
-        const exchange = await rawExchange(
-          server.port,
-          `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
-        );
-        const [response] = parseRawResponses(exchange.text);
-        return { status: response?.status, body: JSON.parse(response?.body ?? 'null') };
-      } finally {
-        await server.close();
-      }
-    }
+    const rawGet = (path: string) =>
+      rawRequestOnce(app(), `GET ${path} HTTP/1.1\r\nHost: x`, parseErrorBody);
 
     it.each([
       ['a byte that is not UTF-8', '/cards/%FF'],
@@ -302,19 +291,22 @@ describeEachExpress('errorHandler', (express, version) => {
     ])('answers 400 MALFORMED_PATH_PARAMETER with target path for %s', async (_, path) => {
       const { status, body } = await rawGet(path);
       expect(status).toBe(400);
-      expect(body.error).toMatchObject({
+      expect(body).toMatchObject({
         code: 'INVALID_REQUEST',
         target: 'path',
         innererror: { code: 'MALFORMED_PATH_PARAMETER' },
       });
-      expect(body.error.message).toMatch(/percent-encoded UTF-8/);
+      expect(body?.message).toMatch(/percent-encoded UTF-8/);
       // The raw bytes are not echoed back.
       expect(JSON.stringify(body)).not.toMatch(/%FF|%zz|%E2/);
       expect(reports).toMatchObject([{ status: 400, kind: 'client-error' }]);
     });
 
     it('decodes a well-formed parameter as usual', async () => {
-      const { status, body } = await rawGet('/cards/%41%20b%2F');
+      const { status, body } = await rawRequestOnce(
+        app(),
+        'GET /cards/%41%20b%2F HTTP/1.1\r\nHost: x',
+      );
       expect(status).toBe(200);
       expect(body).toEqual({ id: 'A b/' });
     });

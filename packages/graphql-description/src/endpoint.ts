@@ -1,5 +1,5 @@
 /**
- * @module `graphqlEndpoint`: GraphQL over HTTP with graphql-http's Express handler (POST with a
+ * @module `graphqlEndpoint`: GraphQL over HTTP with graphql-http's handler (POST with a
  * JSON body, GET with `?query=` for queries), the query limits, a nesting and a token bound on
  * the parser, and the schema's SDL as text at `{mount}/schema.graphql`.
  */
@@ -23,7 +23,7 @@ import {
   type ValidationRule,
   validate,
 } from 'graphql';
-import { createHandler } from 'graphql-http/lib/use/express';
+import { createHandler, type Request as GraphqlHttpRequest } from 'graphql-http';
 import { type QueryLimits, queryLimitRules } from './limits.js';
 import { DEFAULT_MAX_NESTING, nestingDepth, tooComplex, tooNested } from './nesting.js';
 
@@ -146,9 +146,9 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
   const rules = queryLimitRules(options.limits);
   const sdl = printSchema(options.schema);
   const context = options.context ?? ((req: IncomingMessage) => ({ req }) as unknown as Context);
-  const handle = createHandler<Context>({
+  const handle = createHandler<IncomingMessage, undefined, Context>({
     schema: options.schema,
-    context: (req) => context(req.raw as IncomingMessage),
+    context: (req) => context(req.raw),
     validationRules: (_req, _args, specified) => [...specified, ...rules],
     parse: (source) => parseWithin(source, maxTokens, maxNesting),
     validate: validateWithin,
@@ -178,9 +178,81 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
     // (it knows only GET and POST), and Node leaves the body out of a HEAD's response.
     const asked: IncomingMessage =
       req.method === 'HEAD' ? Object.create(req, { method: { value: 'GET' } }) : req;
-    // graphql-http answers every outcome itself (GraphQL over HTTP fixes those answers); only a
-    // fault of the handler reaches the app's error pipeline. Its Express adapter reads `req.body`
-    // when a body parser ran and the stream otherwise; both are plain node:http underneath.
-    Promise.resolve(handle(asked as never, res as never, next)).catch(next);
+    // graphql-http's answers are written as it makes them (GraphQL over HTTP fixes them), but
+    // for its bodiless refusals of a request that never became a GraphQL request (415, 406),
+    // which go to the app's error handler for the envelope; so does a fault of the handler.
+    handle(graphqlHttpRequest(asked))
+      .then(([body, init]) => {
+        const refusal = body === null ? refusalOf(init.status) : undefined;
+        if (refusal !== undefined) {
+          next(refusal);
+          return;
+        }
+        res.writeHead(init.status, init.statusText, init.headers);
+        res.end(body);
+      })
+      .catch(next);
   };
+}
+
+/** The request as graphql-http reads it: `req.body` when a body parser ran, else the stream. */
+function graphqlHttpRequest(req: IncomingMessage): GraphqlHttpRequest<IncomingMessage, undefined> {
+  const parsed = (req as IncomingMessage & { body?: unknown }).body;
+  return {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    headers: req.headers,
+    body:
+      parsed !== undefined && parsed !== null
+        ? () => parsed as Record<string, unknown>
+        : () =>
+            new Promise<string>((resolve, reject) => {
+              let text = '';
+              req.setEncoding('utf8');
+              req.on('data', (chunk: string) => {
+                text += chunk;
+              });
+              req.on('end', () => resolve(text));
+              req.on('error', reject);
+            }),
+    raw: req,
+    context: undefined,
+  };
+}
+
+/** The media types graphql-http answers in (GraphQL over HTTP, "Accept"). */
+const GRAPHQL_RESPONSE_MEDIA_TYPES = [
+  'application/graphql-response+json',
+  'application/json',
+] as const;
+
+/**
+ * The envelope of a refusal graphql-http gives without a body (415, 406; undefined for any
+ * other answer, written as it is). GraphQL over HTTP defines no body
+ * for them, and its `{"errors": […]}` is the result of a GraphQL request, which these never were;
+ * they get the error envelope every other HTTP-level refusal of the API gets (as the 405 of a
+ * method the endpoint does not serve), naming the header at fault.
+ */
+function refusalOf(status: number): ApiError | undefined {
+  if (status === 415) {
+    return ApiError.unsupportedMediaType(
+      'A GraphQL request sent with POST must be application/json in UTF-8.',
+      { target: 'Content-Type' },
+    );
+  }
+  if (status === 406) {
+    // RFC 9110 §15.5.7: the answer lists what is available.
+    return ApiError.notAcceptable(
+      `None of the media types in Accept is available. Available: ${GRAPHQL_RESPONSE_MEDIA_TYPES.join(', ')}.`,
+      {
+        target: 'Accept',
+        details: GRAPHQL_RESPONSE_MEDIA_TYPES.map((mediaType) => ({
+          code: 'AVAILABLE_MEDIA_TYPE',
+          message: mediaType,
+          target: 'Accept',
+        })),
+      },
+    );
+  }
+  return undefined;
 }

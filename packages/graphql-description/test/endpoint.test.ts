@@ -1,4 +1,4 @@
-import { errorHandler } from '@resourceful/error-envelope';
+import { errorHandler, parseErrorBody } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
   expectErrorEnvelope,
@@ -82,6 +82,70 @@ describeEachExpress('graphqlEndpoint', (express) => {
     const res = await fetch(url, { headers: { accept: 'application/graphql-response+json' } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
+  });
+
+  describe('refusals before GraphQL (the error envelope, not GraphQL errors)', () => {
+    async function envelopeOf(res: Response) {
+      const body = await res.json();
+      return { status: res.status, body, headers: Object.fromEntries(res.headers) };
+    }
+
+    it.each([
+      ['text/plain', 'text/plain'],
+      ['form data', 'application/x-www-form-urlencoded'],
+      ['JSON in another charset', 'application/json; charset=iso-8859-1'],
+      ['GraphQL source', 'application/graphql'],
+    ])('answers 415 naming Content-Type to a POST of %s', async (_, type) => {
+      const res = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': type, accept: 'application/graphql-response+json' },
+        body: '{ __typename }',
+      });
+      const answer = await envelopeOf(res);
+      expectErrorEnvelope(answer, 415, { code: 'UNSUPPORTED_MEDIA_TYPE', target: 'Content-Type' });
+      expect(parseErrorBody(answer.body)?.message).toMatch(/application\/json|charset/);
+    });
+
+    it('answers 415 to a POST without Content-Type', async () => {
+      const res = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        body: new Uint8Array(Buffer.from('{"query":"{ __typename }"}')),
+      });
+      expectErrorEnvelope(await envelopeOf(res), 415, { target: 'Content-Type' });
+    });
+
+    it.each(['text/html', 'application/xml', 'application/json; charset=iso-8859-1'])(
+      'answers 406 naming Accept, with the media types available, to Accept: %s',
+      async (accept) => {
+        for (const request of [
+          fetch(`${server.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+            headers: { accept },
+          }),
+          fetch(`${server.url}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept },
+            body: JSON.stringify({ query: '{ __typename }' }),
+          }),
+        ]) {
+          const answer = await envelopeOf(await request);
+          expectErrorEnvelope(answer, 406, { code: 'NOT_ACCEPTABLE', target: 'Accept' });
+          expect(parseErrorBody(answer.body)?.details).toEqual([
+            {
+              code: 'AVAILABLE_MEDIA_TYPE',
+              message: 'application/graphql-response+json',
+              target: 'Accept',
+            },
+            { code: 'AVAILABLE_MEDIA_TYPE', message: 'application/json', target: 'Accept' },
+          ]);
+        }
+      },
+    );
+
+    it('keeps GraphQL errors for a request that reached GraphQL (a document that does not parse)', async () => {
+      const res = await post({ query: '{' });
+      expect(res.status).toBe(400);
+      expect(res.body.errors?.[0]?.message).toMatch(/Syntax Error/);
+    });
   });
 
   describe('methods', () => {

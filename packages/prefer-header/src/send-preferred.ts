@@ -6,11 +6,18 @@ import vary from 'vary';
 import { getPreferences } from './get-preferences.js';
 import { appendPreferenceApplied } from './header-values.js';
 
-/** The write operations of the spec's "Standard operations" table. */
-export type PreferredOperation = 'create' | 'replace' | 'update';
+/**
+ * The write operations of the spec's "Standard operations" table, and a sub-resource action that
+ * changed its resource ("Complex operations": 200 with the resource).
+ */
+export type PreferredOperation = 'create' | 'replace' | 'update' | 'action';
 
 export interface SendPreferredOptions {
-  /** `create` (POST, or PUT creating with a client id), `replace` (PUT) or `update` (PATCH). */
+  /**
+   * `create` (POST, or PUT creating with a client id), `replace` (PUT), `update` (PATCH, or an
+   * action that left its resource as it was: 204), or `action` (a sub-resource action that
+   * changed its resource: 200 with it).
+   */
   operation: PreferredOperation;
   /** The created or updated resource; sent when a representation is returned. */
   body: unknown;
@@ -24,7 +31,9 @@ interface Answer {
 /**
  * Spec defaults ("Standard operations"): create → 201 with the resource; replace and partial
  * update → 204 without body. `return=representation` turns 204 into 200 with the resource;
- * `return=minimal` drops the body of a 201.
+ * `return=minimal` drops the body of a 201. A sub-resource action that changed its resource
+ * ("Complex operations") → 200 with it; `return=minimal` turns that into 204 (RFC 7240 §4.2: the
+ * client wants no representation, and a 200 would carry an empty one).
  */
 const ANSWERS: Record<
   PreferredOperation,
@@ -45,10 +54,15 @@ const ANSWERS: Record<
     minimal: { status: 204, withBody: false },
     representation: { status: 200, withBody: true },
   },
+  action: {
+    default: { status: 200, withBody: true },
+    minimal: { status: 204, withBody: false },
+    representation: { status: 200, withBody: true },
+  },
 };
 
 /**
- * Answers a create/replace/update honouring `return=minimal|representation`.
+ * Answers a create/replace/update/action honouring `return=minimal|representation`.
  * Sets `Preference-Applied: return=…` when a return preference was honoured; always adds
  * `Vary: Prefer` (merged, never overwritten). Other headers (ETag, Location) are the caller's
  * job, set before calling. Writes JSON with `Content-Type: application/json; charset=utf-8`.
@@ -67,7 +81,7 @@ export function sendPreferred(
     : undefined;
   if (answers === undefined) {
     throw new TypeError(
-      `sendPreferred: operation must be "create", "replace" or "update", got ${String(options?.operation)}.`,
+      `sendPreferred: operation must be "create", "replace", "update" or "action", got ${String(options?.operation)}.`,
     );
   }
   const preference = getPreferences(req).return;

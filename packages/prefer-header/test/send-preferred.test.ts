@@ -117,6 +117,45 @@ describeEachExpress('sendPreferred', (express) => {
     });
   });
 
+  describe('action (a sub-resource action that changed its resource)', () => {
+    function actionApp() {
+      const app = express();
+      app.post('/cards/:id/suspend', (req: Request, res: Response) => {
+        res.setHeader('ETag', '"v2"');
+        sendPreferred(req, res, { operation: 'action', body: card });
+      });
+      return app;
+    }
+
+    it('answers 200 with the resource by default, without Preference-Applied', async () => {
+      const res = await request(actionApp()).post('/cards/CARD-1/suspend');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(card);
+      expect(res.headers.vary).toBe('Prefer');
+      expect(res.headers['preference-applied']).toBeUndefined();
+    });
+
+    it('answers 204 without body to "return=minimal", keeping the ETag set before', async () => {
+      const res = await request(actionApp())
+        .post('/cards/CARD-1/suspend')
+        .set('Prefer', 'return=minimal');
+      expect(res.status).toBe(204);
+      expect(res.text).toBe('');
+      expect(res.headers['content-type']).toBeUndefined();
+      expect(res.headers.etag).toBe('"v2"');
+      expect(res.headers['preference-applied']).toBe('return=minimal');
+    });
+
+    it('answers 200 with the resource to "return=representation" and says so', async () => {
+      const res = await request(actionApp())
+        .post('/cards/CARD-1/suspend')
+        .set('Prefer', 'return=representation');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(card);
+      expect(res.headers['preference-applied']).toBe('return=representation');
+    });
+  });
+
   it('merges Vary and Preference-Applied with what was set before', async () => {
     const res = await request(app()).patch('/cards/CARD-1').set('Prefer', 'return=representation');
     expect(res.headers.vary).toBe('Accept-Encoding, Prefer');
@@ -145,6 +184,6 @@ describeEachExpress('sendPreferred', (express) => {
   it('refuses an unknown operation', async () => {
     const res = await request(app()).post('/weird');
     expect(res.status).toBe(500);
-    expect(res.body.message).toMatch(/operation must be "create", "replace" or "update"/);
+    expect(res.body.message).toMatch(/operation must be "create", "replace", "update" or "action"/);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * @module Writing the answers: JSON written as the other Resourceful packages write it (through
- * `res.end`, so every wrapper of the response — ETags, compression, negotiation — sees it) and 204.
+ * `res.end`, so every wrapper of the response — ETags, compression, negotiation — sees it).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -23,12 +23,4 @@ export function sendJson(
   res.setHeader('Content-Length', Buffer.byteLength(text));
   // Node sends no body for HEAD, but middleware deriving headers from it (an ETag) sees it.
   res.end(text);
-}
-
-/** RFC 9110 §15.3.5: 204 has no content, so neither a body nor Content-Type/Length. */
-export function sendNoContent(res: ServerResponse): void {
-  res.statusCode = 204;
-  res.removeHeader('Content-Type');
-  res.removeHeader('Content-Length');
-  res.end();
 }

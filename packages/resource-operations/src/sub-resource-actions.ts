@@ -20,6 +20,7 @@ import {
   OPTION_ERROR_CODES,
   optionError,
 } from '@resourceful/option-checks';
+import { getPreferences, sendPreferred } from '@resourceful/prefer-header';
 import {
   assertFunction,
   assertOptionalFunction,
@@ -34,7 +35,6 @@ import { type ActionRecord, type HistoryStore, memoryHistoryStore } from './hist
 import { fillPath, makeLink, pathParameter, requestParameters } from './links.js';
 import { type Loader, loaderOr404 } from './not-found.js';
 import { readBody } from './read-body.js';
-import { sendJson, sendNoContent } from './respond.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import type {
   Link,
@@ -329,17 +329,20 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
       handler: function subResourceActionMiddleware(req, res, next: Next) {
         run(req)
           .then(({ changed, resource: after }) => {
-            if (!changed) {
-              sendNoContent(res);
+            // `Prefer: return=…` as the other writes honour it (prefer-header's sendPreferred):
+            // a change answers 200 with the resource, or 204 to `return=minimal`; no change
+            // answers 204, or 200 with the resource to `return=representation`.
+            if (!changed && getPreferences(req).return !== 'representation') {
+              sendPreferred(req, res, { operation: 'update', body: undefined });
               return;
             }
             const body = represent(after, req);
-            // The resource's new tag, the one its GET and the next conditional action carry.
-            // Set here, not left to conditionalRequests(): the answer to a POST is not a
+            // The resource's tag, the one its GET and the next conditional action carry. Set
+            // here, not left to conditionalRequests(): the answer to a POST is not a
             // representation it can tag (RFC 9110 §9.3.3), and set before the answer ends, a
             // stored answer (Service-Request-Id) replays it as sent.
             res.setHeader('ETag', etagFor(body));
-            sendJson(req, res, 200, body);
+            sendPreferred(req, res, { operation: changed ? 'action' : 'update', body });
           })
           // Also what fails while answering (a representation that throws), not only the run.
           .catch(next);

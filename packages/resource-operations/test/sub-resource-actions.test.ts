@@ -27,6 +27,55 @@ describeEachExpress('sub-resource actions', (express) => {
       expect(res.headers['content-type']).toBeUndefined();
     });
 
+    describe('with Prefer: return=… (as the other writes honour it)', () => {
+      it.each([
+        // ACC-1 is ACTIVE (suspend changes it), ACC-2 already SUSPENDED (suspend changes nothing).
+        ['a change', 'ACC-1', 'minimal', 204, 'STATE_CHANGED'],
+        ['a change', 'ACC-1', 'representation', 200, 'STATE_CHANGED'],
+        ['no change', 'ACC-2', 'minimal', 204, 'NO_CHANGE'],
+        ['no change', 'ACC-2', 'representation', 200, 'NO_CHANGE'],
+      ] as const)(
+        'answers %s asked "return=%s" with %i',
+        async (_, id, preference, status, outcome) => {
+          const { app } = setup();
+          const res = await request(app)
+            .post(`/v1/accounts/${id}/suspend`)
+            .set('Prefer', `return=${preference}`)
+            .send({ note: 'pause' });
+          expect(res.status).toBe(status);
+          expect(res.headers['preference-applied']).toBe(`return=${preference}`);
+          expect(res.headers.vary).toMatch(/\bPrefer\b/);
+          const read = await request(app).get(`/v1/accounts/${id}`);
+          expect(read.body.state).toBe('SUSPENDED');
+          if (status === 200) {
+            expect(res.body).toMatchObject({ id, state: 'SUSPENDED' });
+          } else {
+            expect(res.text).toBe('');
+            expect(res.headers['content-type']).toBeUndefined();
+          }
+          // The resource's tag wherever the action says something of it: the next conditional
+          // action can use it (a 204 of no change says nothing).
+          const tagged = status === 200 || outcome === 'STATE_CHANGED';
+          expect(res.headers.etag).toBe(tagged ? read.headers.etag : undefined);
+          const history = await request(app).get(`/v1/accounts/${id}/history`);
+          expect(history.body.items).toMatchObject([{ outcome }]);
+        },
+      );
+
+      it('keeps the spec answers without a return preference, and says Vary: Prefer', async () => {
+        const { app } = setup();
+        const changed = await request(app)
+          .post('/v1/accounts/ACC-1/suspend')
+          .set('Prefer', 'wait=5');
+        expect(changed.status).toBe(200);
+        expect(changed.headers['preference-applied']).toBeUndefined();
+        expect(changed.headers.vary).toMatch(/\bPrefer\b/);
+        const unchanged = await request(app).post('/v1/accounts/ACC-1/suspend');
+        expect(unchanged.status).toBe(204);
+        expect(unchanged.headers['preference-applied']).toBeUndefined();
+      });
+    });
+
     it('accepts a call without a body when the schema allows it', async () => {
       const { app } = setup();
       const res = await request(app).post('/v1/accounts/ACC-1/suspend');

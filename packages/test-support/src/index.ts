@@ -15,9 +15,11 @@ export {
   type ExactResponse,
   exactRequest,
   parseRawResponses,
+  type RawAnswer,
   type RawExchange,
   type RawResponse,
   rawExchange,
+  rawRequestOnce,
 } from './raw-http.js';
 export {
   findRedisCli,

@@ -3,8 +3,9 @@
  * and every byte the server writes back, in order, so a test can check there is exactly one
  * answer per request and nothing in between.
  */
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type RequestListener, type Server } from 'node:http';
 import { connect } from 'node:net';
+import { listen } from './servers.js';
 
 export interface RawExchange {
   /** Everything the server wrote, as latin1 text (one character per byte). */
@@ -115,6 +116,56 @@ export function parseRawResponses(text: string, methods: readonly string[] = [])
     responses.push({ status, headers, body });
   }
   return responses;
+}
+
+/** The one answer of `rawRequestOnce`, its body read by the parser given. */
+export interface RawAnswer<Body> {
+  readonly status: number;
+  /** Lower-cased names; a repeated header keeps its last value. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Body;
+}
+
+/** JSON, or `undefined` for an empty body (a 204, a HEAD). */
+function jsonOrNothing(text: string): unknown {
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+/**
+ * Starts `handler` on a loopback port, sends `head` (the request line and header lines, without
+ * the blank line that ends them; `Connection: close` is added) as raw bytes, and returns the one
+ * answer, its body read by `parse`; the server is closed after, whatever happened. For requests
+ * no HTTP client sends (repeated or malformed headers, bytes a URL parser would rewrite).
+ * Throws when the server wrote anything but exactly one response.
+ * @param parse reads the body text: JSON by default (`unknown`, for `toEqual`/`toMatchObject`),
+ *   or a typed reader such as error-envelope's `parseErrorBody`.
+ */
+export function rawRequestOnce(
+  handler: RequestListener | Server,
+  head: string,
+): Promise<RawAnswer<unknown>>;
+export function rawRequestOnce<Body>(
+  handler: RequestListener | Server,
+  head: string,
+  parse: (text: string) => Body,
+): Promise<RawAnswer<Body>>;
+export async function rawRequestOnce(
+  handler: RequestListener | Server,
+  head: string,
+  parse: (text: string) => unknown = jsonOrNothing,
+): Promise<RawAnswer<unknown>> {
+  const server = await listen(handler);
+  try {
+    const exchange = await rawExchange(server.port, `${head}\r\nConnection: close\r\n\r\n`);
+    const responses = parseRawResponses(exchange.text, [head.split(' ', 1)[0] ?? '']);
+    if (responses.length !== 1) {
+      throw new Error(`expected one response, got ${responses.length}: ${exchange.text}`);
+    }
+    const [{ status, headers, body }] = responses as [RawResponse];
+    return { status, headers, body: parse(body) };
+  } finally {
+    await server.close();
+  }
 }
 
 export interface ExactResponse {

@@ -86,13 +86,18 @@ export interface PaymentsApiDeployment {
   readonly pageTokens: boolean;
   /** `external` on PostgreSQL (which can be unreachable: 503 anywhere), else `in-process`. */
   readonly storage: ResourceStorage;
+  /**
+   * `external` with Redis for `Service-Request-Id` (`REDIS_URL`, `REDIS_CLUSTER_URLS`: the POSTs
+   * can answer 503 while it is unreachable), `in-process` with the memory store. @default 'external'
+   */
+  readonly idempotencyStorage?: ResourceStorage;
 }
 
 const described = new Map<string, ApiDescription>();
 
 /** The description of one configuration, built once per process (apps of one kind share it). */
 export function describePaymentsApi(deployment: PaymentsApiDeployment): ApiDescription {
-  const key = `${deployment.pageTokens} ${deployment.storage}`;
+  const key = `${deployment.pageTokens} ${deployment.storage} ${deployment.idempotencyStorage ?? 'external'}`;
   let api = described.get(key);
   if (api === undefined) {
     api = describeDeployment(deployment);
@@ -102,9 +107,17 @@ export function describePaymentsApi(deployment: PaymentsApiDeployment): ApiDescr
 }
 
 /** The description of the default configuration: memory, offset paging only. */
-export const paymentsApi = describePaymentsApi({ pageTokens: false, storage: 'in-process' });
+export const paymentsApi = describePaymentsApi({
+  pageTokens: false,
+  storage: 'in-process',
+  idempotencyStorage: 'in-process',
+});
 
-function describeDeployment({ pageTokens, storage }: PaymentsApiDeployment): ApiDescription {
+function describeDeployment({
+  pageTokens,
+  storage,
+  idempotencyStorage,
+}: PaymentsApiDeployment): ApiDescription {
   // The lists whose routes get keysetListDefaults (src/lists.ts): tokens beside both conventions.
   const keyset: { paging?: PagingKind[] } = pageTokens
     ? { paging: ['page', 'offset', 'token'] }
@@ -115,6 +128,7 @@ function describeDeployment({ pageTokens, storage }: PaymentsApiDeployment): Api
     pathVersion: 'v1',
     summary: 'The example service of Resourceful: every convention working end to end.',
     storage,
+    ...(idempotencyStorage === undefined ? {} : { idempotencyStorage }),
     resources: [
       {
         name: 'CreditCard',
