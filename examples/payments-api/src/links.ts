@@ -2,6 +2,7 @@
  * @module Absolute links. Built from the configured public base URL when there is one,
  * otherwise from Express's trust-proxy-aware protocol and host.
  */
+import { isValidHost } from '@resourceful/error-envelope';
 import type { Request } from 'express';
 
 export interface Link {
@@ -10,8 +11,8 @@ export interface Link {
   method: string;
 }
 
-// Host and X-Forwarded-Host are client input that ends up in links: accept host[:port] only.
-const HOST_PATTERN = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+// Host and X-Forwarded-Host are client input that ends up in links: host[:port] only, by the
+// rule error-envelope's server check refuses a Host by.
 
 /** Host with port, honouring X-Forwarded-Host only from a trusted proxy (as Express 5's req.host). */
 function requestHost(req: Request): string {
@@ -24,7 +25,7 @@ function requestHost(req: Request): string {
     forwarded !== undefined && trust(req.socket.remoteAddress, 0)
       ? forwarded.split(',')[0]!.trim()
       : req.get('Host');
-  return host !== undefined && HOST_PATTERN.test(host) ? host : 'localhost';
+  return host !== undefined && isValidHost(host) ? host : 'localhost';
 }
 
 // A list builds a link per item from the same request: its base is worked out once per request

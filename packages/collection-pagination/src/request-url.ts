@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { ApiError, hasRepeatedHost } from '@resourceful/error-envelope';
+import { ApiError, hasRepeatedHost, isValidHost } from '@resourceful/error-envelope';
 
 /** The members an Express request adds that this module reads, all optional. */
 interface ExpressRequestLike extends IncomingMessage {
@@ -17,8 +17,8 @@ interface ExpressRequestLike extends IncomingMessage {
 
 type TrustFunction = (address: string | undefined, hop: number) => boolean;
 
-// Host and X-Forwarded-Host are client input that ends up in links: host[:port] only.
-const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/;
+// Host and X-Forwarded-Host are client input that ends up in links: host[:port] only, by
+// error-envelope's rule (RFC 3986), the one its server check answers 400 by.
 const PROTOCOL = /^https?$/;
 
 /**
@@ -95,7 +95,7 @@ function hostFromProxy(req: ExpressRequestLike): boolean {
 function requestHost(req: ExpressRequestLike, absolute: URL | undefined): string {
   if (hostFromProxy(req)) {
     const forwarded = firstHeader(req.headers['x-forwarded-host'])!.split(',')[0]!.trim();
-    if (!HOST.test(forwarded)) throw invalidHost(req);
+    if (!isValidHost(forwarded)) throw invalidHost(req);
     return forwarded;
   }
   // RFC 9112 §3.2.2: with an absolute-form target, the server MUST ignore Host and use the
@@ -115,7 +115,7 @@ function requestHost(req: ExpressRequestLike, absolute: URL | undefined): string
     });
   }
   const host = firstHeader(req.headers.host);
-  if (host === undefined || !HOST.test(host)) throw invalidHost(req);
+  if (host === undefined || !isValidHost(host)) throw invalidHost(req);
   return host;
 }
 

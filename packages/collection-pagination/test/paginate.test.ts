@@ -240,6 +240,14 @@ describeEachExpress('paginate', (express) => {
       );
     });
 
+    it('take every Host error-envelope’s server check takes, such as a name with an underscore', async () => {
+      const res = await request(app())
+        .get('/v1/vault/credit-cards')
+        .set('Host', 'payments_api:3000');
+      expect(res.status).toBe(200);
+      expect(rels(res.body as Body).self).toMatch(/^http:\/\/payments_api:3000\/v1\//);
+    });
+
     it.each([
       'evil.example/path',
       'a b',

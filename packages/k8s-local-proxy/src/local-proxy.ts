@@ -8,7 +8,12 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sendError } from '@resourceful/error-envelope';
 import { type ClusterCredentials, controlPlaneRelay } from '@resourceful/k8s-service-proxy';
-import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  functionOption,
+} from '@resourceful/option-checks';
+import { createFailureLog } from './failure-log.js';
 import { cleanPath, decodePath, movedPermanently, plainError } from './go-http.js';
 import { createRequestFilter, type RequestFilterOptions } from './request-filter.js';
 import { responseOnSocket } from './socket-response.js';
@@ -34,6 +39,11 @@ export interface LocalProxyOptions extends RequestFilterOptions {
   appendServerPath?: boolean;
   /** Idle timeout toward the control plane (ms). 0, as kubectl, waits forever. @default 0 */
   timeoutMs?: number;
+  /**
+   * Gets one line per request that could not be relayed (502, 504, a failed credential plugin),
+   * saying why; a reason repeated within 10 s is counted, not repeated. @default stderr
+   */
+  log?: (line: string) => void;
 }
 
 export interface LocalProxy {
@@ -82,6 +92,7 @@ const OPTION_NAMES = [
   'disableFilter',
   'appendServerPath',
   'timeoutMs',
+  'log',
   'acceptHosts',
   'acceptPaths',
   'rejectPaths',
@@ -155,6 +166,9 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
     clientCredentials: 'pass-through',
     timeoutMs: options.timeoutMs ?? 0,
   });
+  const log = functionOption('createLocalProxy', 'log', options.log, 'a function taking a line');
+  const logFailure = createFailureLog(log ?? ((line) => process.stderr.write(line)));
+  const envelopeOptions = { onError: logFailure };
 
   /** Go's ServeMux: the longest pattern that matches; `/x/` matches the subtree. */
   const match = (path: string): string | undefined => {
@@ -232,7 +246,7 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
     const path = route(req, res);
     if (path === undefined) return;
     // No `next` here: error-envelope writes the relay's failures (502, 504, a failed plugin).
-    relay.request(req, res, path, (error) => sendError(res, error));
+    relay.request(req, res, path, (error) => sendError(res, error, envelopeOptions));
   };
 
   const upgraded = new Set<Duplex>();
@@ -243,7 +257,10 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
     const path = route(req, res);
     if (path === undefined) return;
     res.detachSocket(socket as Socket);
-    relay.upgrade(req, socket, head, path);
+    relay.upgrade(req, socket, head, path, (error) => {
+      if (socket.writable) sendError(responseOnSocket(req, socket), error, envelopeOptions);
+      else socket.destroy();
+    });
   };
 
   const server = createServer(handle);

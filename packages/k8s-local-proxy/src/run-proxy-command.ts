@@ -76,6 +76,7 @@ export async function runProxyCommand(
       disableFilter: options.disableFilter,
       appendServerPath: options.appendServerPath,
       timeoutMs: options.requestTimeoutMs,
+      log: io.stderr,
     });
     if (options.disableFilter) {
       io.stderr(

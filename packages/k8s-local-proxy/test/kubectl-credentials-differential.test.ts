@@ -9,7 +9,7 @@
  * serves; ours happens on the first request (a documented difference: start-up never waits for,
  * or fails on, a plugin). That call is left out of the comparisons.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -65,11 +65,14 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     userLines?: string[];
     clusterLines?: string[];
     server?: string;
+    /** `false`: no `certificate-authority` line (the test gives its own in `clusterLines`). */
+    caFile?: false;
   }) {
     counter += 1;
     return writeExecKubeconfig(dir, {
       server: options.server ?? plane.url,
-      caFile: options.server?.startsWith('http:') ? undefined : certs.caFile,
+      caFile:
+        options.server?.startsWith('http:') || options.caFile === false ? undefined : certs.caFile,
       exec: options.exec,
       userLines: options.userLines,
       clusterLines: options.clusterLines,
@@ -151,6 +154,46 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     }
   });
 
+  it("gives a provideClusterInfo plugin the cluster's exec extension as spec.cluster.config", async () => {
+    counter += 1;
+    const prefix = `info${counter}`;
+    plane.tokens.add(`${prefix}-1`);
+    const plugins = [writeFakePlugin(dir, `k-${counter}`), writeFakePlugin(dir, `o-${counter}`)];
+    const kubeconfigs = plugins.map((plugin) =>
+      kubeconfigWith({
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1',
+          command: plugin.command,
+          args: [`--prefix=${prefix}`, '--ttl=3600'],
+          interactiveMode: 'Never',
+          provideClusterInfo: true,
+        },
+        clusterLines: [
+          '    tls-server-name: localhost',
+          '    extensions:',
+          '    - name: client.authentication.k8s.io/exec',
+          '      extension: {audience: foo, nested: {list: [1, two]}}',
+        ],
+      }),
+    );
+    const proxies = await Promise.all([
+      startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfigs[0]}`]),
+      startOurProxy([`--kubeconfig=${kubeconfigs[1]}`]),
+    ]);
+    try {
+      const [theirs, ours] = await through(proxies);
+      expect(theirs?.status).toBe(200);
+      expect(ours?.upstream).toEqual(theirs?.upstream);
+      const execInfo = plugins.map((plugin) => plugin.lastRun().execInfo);
+      expect(execInfo[0]).toMatchObject({
+        spec: { cluster: { config: { audience: 'foo', nested: { list: [1, 'two'] } } } },
+      });
+      expect(execInfo[1]).toEqual(execInfo[0]);
+    } finally {
+      await stopAll(proxies);
+    }
+  });
+
   it('answers 500 and sends nothing when the plugin fails (kubectl in text, ours an envelope)', async () => {
     const plugin = writeFakePlugin(dir, `fail-${++counter}`);
     const kubeconfig = kubeconfigWith({ exec: { command: plugin.command, args: ['--exit=3'] } });
@@ -176,6 +219,26 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       expect(theirs?.status).toBe(200);
       expect(ours).toEqual(theirs);
       expect(plugin.runs()).toBe(0);
+    } finally {
+      await stopAll(proxies);
+    }
+  });
+
+  it.each([
+    ['a user with token and tokenFile', ['    token: inline-token'], []],
+    ['a tokenFile user and --token', [], ['--token=flag-token']],
+  ])("sends the file's token for %s, as client-go does", async (_what, userLines, flags) => {
+    const tokenFile = join(dir, `token-${++counter}`);
+    writeFileSync(tokenFile, 'file-token\n');
+    plane.tokens.add('file-token');
+    const kubeconfig = kubeconfigWith({ userLines: [...userLines, `    tokenFile: ${tokenFile}`] });
+    const proxies = await pair(kubeconfig, flags);
+    try {
+      const [theirs, ours] = await through(proxies);
+      expect(theirs?.upstream).toEqual([
+        expect.objectContaining({ auth: 'bearer', authorization: 'Bearer file-token' }),
+      ]);
+      expect(ours).toEqual(theirs);
     } finally {
       await stopAll(proxies);
     }
@@ -348,17 +411,106 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     }
   });
 
+  it('logs one line saying why the certificate failed, not a stack, once per reason', async () => {
+    const kubeconfig = kubeconfigWith({ userLines: ['    token: test-token'] });
+    const proxies = await pair(kubeconfig, ['--tls-server-name=wrong.example']);
+    try {
+      const answers = [];
+      for (let round = 0; round < 3; round += 1) answers.push(...(await through(proxies)));
+      const ours = answers.filter((_, index) => index % 2 === 1);
+      const theirs = answers.filter((_, index) => index % 2 === 0);
+      // kubectl answers 500 text/plain with Go's error; we answer the 502 envelope (documented).
+      expect(theirs.map((answer) => answer.status)).toEqual([500, 500, 500]);
+      expect(ours.map((answer) => answer.status)).toEqual([502, 502, 502]);
+      expect(proxies[0]?.stderr()).toMatch(/x509: certificate is valid for .*not wrong\.example/);
+      const lines = proxies[1]?.stderr().trimEnd().split('\n') ?? [];
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^error: proxying GET \/api\/v1\/namespaces\/default\/services\/web\/proxy\/items failed: 502 UPSTREAM_TLS: .*wrong\.example.* \(ERR_TLS_CERT_ALTNAME_INVALID\)$/,
+        ),
+      ]);
+      // The client learns the class of failure only, as before.
+      const envelope = JSON.parse(ours[0]?.body ?? '{}');
+      expect(envelope.error).toMatchObject({
+        code: 'UPSTREAM_ERROR',
+        message: 'The control plane certificate could not be verified.',
+        innererror: { code: 'UPSTREAM_TLS' },
+      });
+      expect(ours[0]?.body).not.toMatch(/wrong\.example|altnames/);
+    } finally {
+      await stopAll(proxies);
+    }
+  });
+
+  const base64 = (text: string) => Buffer.from(text).toString('base64');
   it.each([
     [
       'a v1 exec stanza without interactiveMode',
-      { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws' } },
+      () => ({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws' } }),
+      /interactiveMode must be specified/,
+      /interactiveMode must be set/,
     ],
     [
       'a user with a token and a username/password',
-      { userLines: ['    token: t', '    username: u', '    password: p'] },
+      () => ({ userLines: ['    token: t', '    username: u', '    password: p'] }),
+      /more than one authentication method/,
+      /more than one authentication method/,
     ],
-  ])('refuses to start with %s, as kubectl does', async (_what, options) => {
-    const kubeconfig = kubeconfigWith(options);
+    [
+      'a client certificate without its key',
+      () => ({ userLines: [`    client-certificate: ${certs.clientCertFile}`] }),
+      /client-key-data or client-key must be specified for tester/,
+      /client-key-data or client-key must be specified for user "tester"/,
+    ],
+    [
+      'a client key without its certificate and no other credential',
+      () => ({ userLines: [`    client-key: ${certs.clientKeyFile}`] }),
+      // kubectl asks for a username on stdin (stdout: "Please enter Username:"), empty here.
+      /error: EOF/,
+      /client-certificate-data or client-certificate must be specified for user "tester"/,
+    ],
+    [
+      'certificate-authority and certificate-authority-data',
+      () => ({ clusterLines: [`    certificate-authority-data: ${base64(certs.ca)}`] }),
+      /certificate-authority-data and certificate-authority are both specified for double/,
+      /certificate-authority-data and certificate-authority are both specified for cluster "double"/,
+    ],
+    [
+      'client-certificate and client-certificate-data',
+      () => ({
+        userLines: [
+          `    client-certificate: ${certs.clientCertFile}`,
+          `    client-certificate-data: ${base64(certs.clientCert)}`,
+          `    client-key: ${certs.clientKeyFile}`,
+        ],
+      }),
+      /client-cert-data and client-cert are both specified for tester/,
+      /client-certificate-data and client-certificate are both specified for user "tester"/,
+    ],
+    [
+      'client-key and client-key-data',
+      () => ({
+        userLines: [
+          `    client-certificate: ${certs.clientCertFile}`,
+          `    client-key: ${certs.clientKeyFile}`,
+          `    client-key-data: ${base64(certs.clientKey)}`,
+        ],
+      }),
+      /client-key-data and client-key are both specified for tester/,
+      /client-key-data and client-key are both specified for user "tester"/,
+    ],
+    [
+      'certificate-authority-data that is not base64',
+      () => ({
+        caFile: false as const,
+        clusterLines: ['    certificate-authority-data: "%%%not base64%%%"'],
+        userLines: ['    token: test-token'],
+      }),
+      /illegal base64 data at input byte 0/,
+      /clusters\[double\]\.cluster\.certificate-authority-data is not valid base64 \(illegal base64 data at input byte 0/,
+    ],
+  ])('refuses to start with %s, as kubectl does', async (_what, options, theirs, ours) => {
+    const kubeconfig = kubeconfigWith(options());
     const outcomes = await Promise.allSettled([
       startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`]),
       startOurProxy([`--kubeconfig=${kubeconfig}`]),
@@ -367,5 +519,10 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       if (outcome.status === 'fulfilled') await outcome.value.stop();
     }
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    const messages = outcomes.map((outcome) =>
+      outcome.status === 'rejected' ? String(outcome.reason) : '',
+    );
+    expect(messages[0]).toMatch(theirs);
+    expect(messages[1]).toMatch(ours);
   });
 });

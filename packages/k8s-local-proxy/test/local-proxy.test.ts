@@ -81,7 +81,23 @@ describe('createLocalProxy', () => {
     expect(() => createLocalProxy({ credentials, port: 70000 })).toThrow(/port/);
     expect(() => createLocalProxy({ credentials, apiPrefix: 'api' })).toThrow(/apiPrefix/);
     expect(() => createLocalProxy({} as unknown as LocalProxyOptions)).toThrow(/credentials/);
+    expect(() => createLocalProxy({ credentials, log: 'stderr' as never })).toThrow(
+      /"log" must be a function taking a line/,
+    );
     credentials.close();
+  });
+
+  it('logs why a request or an upgrade could not be relayed, one line each, through log', async () => {
+    const lines: string[] = [];
+    const port = await start({ log: (line) => lines.push(line) }, 'https://127.0.0.1:1');
+    const upgrade = await rawUpgrade(port, '/api/v1/namespaces/default/services/web/proxy/socket');
+    expect(upgrade.status).toBe(502);
+    const plain = await rawRequest(port, { path: '/api?watch=1' });
+    expect(plain.status).toBe(502);
+    expect(JSON.parse(plain.body).error.message).toBe('The control plane refused the connection.');
+    expect(lines).toEqual([
+      'error: proxying GET /api/v1/namespaces/default/services/web/proxy/socket failed: 502 UPSTREAM_REFUSED: connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED)\n',
+    ]);
   });
 
   it('strips an --api-prefix that does not start with /api and 404s outside it', async () => {

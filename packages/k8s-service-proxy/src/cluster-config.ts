@@ -23,6 +23,12 @@ export interface ExecConfig {
   interactiveMode?: ExecInteractiveMode;
   /** Pass the cluster's connection details to the plugin in `KUBERNETES_EXEC_INFO`. */
   provideClusterInfo?: boolean;
+  /**
+   * Plugin settings that belong to the cluster: the value of the cluster's `extensions` entry
+   * named `client.authentication.k8s.io/exec` (client-go's `ExecConfig.Config`), given to a
+   * plugin with `provideClusterInfo` as `spec.cluster.config` (Pinniped reads it, for one).
+   */
+  clusterConfig?: unknown;
 }
 
 /** User impersonation (kubectl's `--as`, `--as-group`, `--as-uid`; the kubeconfig's `as*`). */

@@ -39,15 +39,20 @@ import {
 export interface ClusterCredentialsOptions {
   /** Base URL of the control plane, `https://host:port` (a path is allowed). */
   server: string;
-  /** A bearer token, or a source that rotates it. */
+  /**
+   * A bearer token, or a source that rotates it (used alone). A string beside `tokenFile` is
+   * only sent until the file can first be read, as client-go does.
+   */
   token?: string | TokenSource;
-  /** A file holding the bearer token, re-read every `tokenRefreshMs`. */
+  /** A file holding the bearer token, re-read every `tokenRefreshMs`; wins over a string `token`. */
   tokenFile?: string;
   /** PEM bundle that signs the server certificate. Default: Node's bundled roots. */
   ca?: string | Buffer;
   /** Path of the PEM bundle (kubectl's `--certificate-authority`). */
   caFile?: string;
+  /** Client-certificate authentication (PEM); refused without `clientKey`. */
   clientCert?: string | Buffer;
+  /** The certificate's key (PEM); refused alone unless another credential is given (then ignored, as kubectl). */
   clientKey?: string | Buffer;
   /** Basic authentication, for control planes configured for it (spec: "Authentication" 5). */
   username?: string;
@@ -201,6 +206,27 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
       'more than one authentication method: a token and a username/password (kubectl refuses both)',
     );
   }
+  // client-go's validateAuthInfo: a certificate is useless without its key. A key alone is
+  // ignored by kubectl beside another credential, and leaves nothing to send without one.
+  const hasCert = options.clientCert !== undefined && options.clientCert.length > 0;
+  const hasKey = options.clientKey !== undefined && options.clientKey.length > 0;
+  if (hasCert && !hasKey) {
+    throw new TypeError(
+      'clientCert needs clientKey: a client certificate cannot be used without its key (kubectl refuses it too)',
+    );
+  }
+  if (
+    hasKey &&
+    !hasCert &&
+    !hasToken &&
+    options.username === undefined &&
+    options.exec === undefined &&
+    options.oidcIdToken === undefined
+  ) {
+    throw new TypeError(
+      'clientKey needs clientCert: a client key cannot be used without its certificate, and there is no other credential',
+    );
+  }
   const cleartext = server.protocol === 'http:';
   let ca = options.ca;
   if (ca === undefined && options.caFile !== undefined) {
@@ -236,13 +262,19 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
       );
     }
   } else if (hasToken) {
-    if (options.token !== undefined && options.token !== '') {
-      tokens = typeof options.token === 'string' ? staticTokenSource(options.token) : options.token;
-    } else {
-      tokens = fileTokenSource(options.tokenFile as string, {
+    const inline = options.token;
+    if (typeof inline === 'object') {
+      tokens = inline;
+    } else if (options.tokenFile !== undefined) {
+      // client-go (transport.NewBearerAuthWithRefreshRoundTripper): with both, the file's
+      // last good token is sent and the inline one only until the file can first be read.
+      tokens = fileTokenSource(options.tokenFile, {
         refreshMs: options.tokenRefreshMs ?? DEFAULT_TOKEN_REFRESH_MS,
         onWarning,
+        ...(inline === undefined || inline === '' ? {} : { fallback: inline }),
       });
+    } else {
+      tokens = staticTokenSource(inline as string);
     }
   } else if (options.username !== undefined) {
     basic = `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}`;
@@ -255,6 +287,7 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
         ...(insecure ? { 'insecure-skip-tls-verify': true } : {}),
         ...(ca ? { 'certificate-authority-data': Buffer.from(ca).toString('base64') } : {}),
         ...(typeof options.proxyUrl === 'string' ? { 'proxy-url': options.proxyUrl } : {}),
+        ...(options.exec.clusterConfig === undefined ? {} : { config: options.exec.clusterConfig }),
       },
     });
   } else if (options.oidcIdToken !== undefined) {
@@ -278,7 +311,7 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
       { ...tlsOptions, ...(cert === undefined ? {} : { cert, key }) },
       proxy,
     );
-  const agent = makeAgent(options.clientCert, options.clientKey);
+  const agent = hasCert ? makeAgent(options.clientCert, options.clientKey) : makeAgent();
   /** One agent per client certificate a plugin returned; the last one only is kept. */
   let pluginAgent: { credential: ExecCredential; agent: HttpAgent } | undefined;
   const agentFor = (credential: ExecCredential): HttpAgent => {
@@ -311,7 +344,7 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
             ? 'exec-plugin'
             : oidc
               ? 'oidc'
-              : options.clientCert
+              : hasCert
                 ? 'client-certificate'
                 : 'none',
   };
@@ -432,10 +465,12 @@ function fromConfig(
   };
   merged.proxyUrl = proxyFor(merged.server, extra.proxyUrl ?? config.proxyUrl, env);
   // An explicit token wins over every credential of the file (kubectl's --token): the plugin
-  // never runs, and the file's other methods do not count as a second one.
+  // never runs, and the file's other methods do not count as a second one. Except a kubeconfig
+  // user's tokenFile: clientcmd merges --token into that user, keeping its tokenFile, whose
+  // token client-go then prefers; in-cluster, --token replaces the service-account file.
   if (extra.token !== undefined || extra.tokenFile !== undefined) {
     if (extra.token === undefined) delete merged.token;
-    if (extra.tokenFile === undefined) delete merged.tokenFile;
+    if (extra.tokenFile === undefined && config.source !== 'kubeconfig') delete merged.tokenFile;
     if (extra.exec === undefined) delete merged.exec;
     if (extra.oidcIdToken === undefined) delete merged.oidcIdToken;
     if (extra.username === undefined) {

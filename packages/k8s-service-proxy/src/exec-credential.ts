@@ -27,6 +27,8 @@ export interface ExecClusterInfo {
   'insecure-skip-tls-verify'?: boolean;
   'certificate-authority-data'?: string;
   'proxy-url'?: string;
+  /** The cluster's `client.authentication.k8s.io/exec` extension (`ExecConfig.clusterConfig`). */
+  config?: unknown;
 }
 
 export interface ExecCredentialSourceOptions {

@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ClusterConfig, ExecConfig, ExecInteractiveMode } from './cluster-config.js';
+import { base64ErrorOffset, decodeBase64 } from './go-base64.js';
 import { goTypeOf, parseKubeconfigYaml } from './kubeconfig-yaml.js';
 
 export interface KubeconfigOptions {
@@ -102,7 +103,40 @@ function readDoc(file: string): Entry {
   if (doc === null || doc === undefined) return {};
   const entry = asEntry(doc);
   if (entry === undefined) throw new Error(`kubeconfig ${file} is not a mapping`);
+  checkBase64Fields(file, entry);
   return entry;
+}
+
+/** The `[]byte` fields of kubeconfig entries, which Go decodes as base64 when loading a file. */
+const BASE64_FIELDS = [
+  { list: 'clusters', key: 'cluster', fields: ['certificate-authority-data'] },
+  { list: 'users', key: 'user', fields: ['client-certificate-data', 'client-key-data'] },
+] as const;
+
+/**
+ * kubectl refuses the whole file when any entry's `*-data` is not base64, used or not ("error
+ * loading config file": it decodes every entry as it loads).
+ */
+function checkBase64Fields(file: string, doc: Entry): void {
+  for (const { list, key, fields } of BASE64_FIELDS) {
+    const items = doc[list];
+    if (!Array.isArray(items)) continue;
+    for (const item of items) {
+      const named = asEntry(item);
+      const entry = asEntry(named?.[key]);
+      if (entry === undefined) continue;
+      for (const field of fields) {
+        const value = entry[field];
+        if (typeof value !== 'string') continue;
+        const offset = base64ErrorOffset(value);
+        if (offset !== undefined) {
+          throw new Error(
+            `kubeconfig ${file}: ${list}[${String(named?.name)}].${key}.${field} is not valid base64 (illegal base64 data at input byte ${offset}; kubectl refuses it too)`,
+          );
+        }
+      }
+    }
+  }
 }
 
 function findNamed(files: readonly LoadedFile[], list: string, name: string, key: string) {
@@ -117,15 +151,25 @@ function findNamed(files: readonly LoadedFile[], list: string, name: string, key
   return undefined;
 }
 
+/**
+ * A PEM given inline (`*-data`, base64, checked by `readDoc`) or as a file relative to `base`.
+ * Both at once is refused with kubectl's message (client-go's `validateClusterInfo` /
+ * `validateAuthInfo`): kubectl would not silently pick one either.
+ */
 function fileOrData(
   entry: Entry,
   fileKey: string,
   dataKey: string,
   base: string,
+  where: string,
+  both: string,
 ): string | undefined {
-  const data = str(entry, dataKey, fileKey);
-  if (data !== undefined) return Buffer.from(data, 'base64').toString('utf8');
-  const path = str(entry, fileKey, fileKey);
+  const data = str(entry, dataKey, where);
+  const path = str(entry, fileKey, where);
+  if (data !== undefined && path !== undefined) {
+    throw new Error(`kubeconfig: ${both} (kubectl refuses it too; keep one)`);
+  }
+  if (data !== undefined) return decodeBase64(data).toString('utf8');
   if (path === undefined) return undefined;
   const full = isAbsolute(path) ? path : resolve(base, path);
   try {
@@ -174,15 +218,16 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): ClusterConfig |
   if (server === undefined) throw new Error(`cluster "${clusterName}" has no server`);
 
   const config: ClusterConfig = { server, source: 'kubeconfig' };
-  const clusterBase = dirname(cluster.file);
+  const clusterWhere = `clusters[${clusterName}].cluster`;
   const ca = fileOrData(
     cluster.entry,
     'certificate-authority',
     'certificate-authority-data',
-    clusterBase,
+    dirname(cluster.file),
+    clusterWhere,
+    `certificate-authority-data and certificate-authority are both specified for cluster "${clusterName}"`,
   );
   if (ca !== undefined) config.ca = ca;
-  const clusterWhere = `clusters[${clusterName}].cluster`;
   if (bool(cluster.entry, 'insecure-skip-tls-verify', clusterWhere) === true) {
     config.insecureSkipTlsVerify = true;
   }
@@ -199,7 +244,32 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): ClusterConfig |
     if (user === undefined) throw new Error(`user "${userName}" is not defined in the kubeconfig`);
     readUser(config, user.entry, userName, dirname(user.file));
   }
+  const pluginSettings = execExtension(cluster.entry, clusterWhere);
+  if (config.exec !== undefined && pluginSettings !== undefined) {
+    config.exec.clusterConfig = pluginSettings;
+  }
   return config;
+}
+
+/** The extension clientcmd hands the user's exec plugin (its `clusterExtensionKey`). */
+const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
+
+/** The cluster's `extensions` entry for exec plugins, as written (`null` counts as absent). */
+function execExtension(cluster: Entry, where: string): unknown {
+  const list = cluster.extensions;
+  if (list === undefined || list === null) return undefined;
+  if (!Array.isArray(list))
+    throw typeError(where, 'extensions', 'a list of {name, extension}', list);
+  for (const [index, item] of list.entries()) {
+    const named = asEntry(item);
+    if (named === undefined) {
+      throw typeError(where, `extensions[${index}]`, 'a {name, extension} mapping', item);
+    }
+    if (str(named, 'name', `${where}.extensions[${index}]`) === EXEC_EXTENSION) {
+      return named.extension ?? undefined;
+    }
+  }
+  return undefined;
 }
 
 const INTERACTIVE_MODES: readonly ExecInteractiveMode[] = ['Never', 'IfAvailable', 'Always'];
@@ -276,13 +346,39 @@ function readUser(config: ClusterConfig, entry: Entry, userName: string, base: s
       `kubeconfig: more than one authentication method found for user "${userName}"; found [${methods.join(' ')}], only one is allowed`,
     );
   }
-  const cert = fileOrData(entry, 'client-certificate', 'client-certificate-data', base);
-  const key = fileOrData(entry, 'client-key', 'client-key-data', base);
-  if (cert !== undefined) config.clientCert = cert;
-  if (key !== undefined) config.clientKey = key;
-
+  const cert = fileOrData(
+    entry,
+    'client-certificate',
+    'client-certificate-data',
+    base,
+    where,
+    `client-certificate-data and client-certificate are both specified for user "${userName}"`,
+  );
+  const key = fileOrData(
+    entry,
+    'client-key',
+    'client-key-data',
+    base,
+    where,
+    `client-key-data and client-key are both specified for user "${userName}"`,
+  );
+  if (cert !== undefined && key === undefined) {
+    throw new Error(
+      `kubeconfig: client-key-data or client-key must be specified for user "${userName}" to use the client certificate (kubectl refuses it too)`,
+    );
+  }
   const exec = asEntry(entry.exec);
   const provider = asEntry(entry['auth-provider']);
+  if (cert !== undefined) {
+    config.clientCert = cert;
+    config.clientKey = key;
+  } else if (key !== undefined && methods.length === 0 && !exec && !provider) {
+    // kubectl ignores a key without its certificate; with nothing else to authenticate with,
+    // it asks for a username on the terminal, which a proxy cannot do.
+    throw new Error(
+      `kubeconfig: client-certificate-data or client-certificate must be specified for user "${userName}" to use its client key; the user has no other credential`,
+    );
+  }
   if (exec !== undefined && provider !== undefined) {
     throw new Error(
       `kubeconfig: user "${userName}" has both exec and auth-provider; kubectl allows only one`,

@@ -24,19 +24,27 @@ export function staticTokenSource(token: string): TokenSource {
 export interface FileTokenSourceOptions {
   /** Re-read interval in milliseconds. @default 60000 */
   refreshMs?: number;
-  /** Told when a re-read fails; the last good token stays in use. Never given the token. */
+  /** Told when a read fails; the last good token stays in use. Never given the token. */
   onWarning?: (message: string) => void;
+  /**
+   * Sent until the file is first read (client-go's `BearerToken` beside `BearerTokenFile`): with
+   * it, a file that cannot be read at start is not an error. Once read, the file's token wins.
+   */
+  fallback?: string;
 }
 
 /**
- * Reads `path` now (throws when it cannot, naming the path only), then again every `refreshMs`.
- * Whitespace around the token is trimmed. The timer does not keep the process alive.
+ * Reads `path` now (throws when it cannot, or holds only whitespace, naming the path only;
+ * unless a `fallback` is given), then again every `refreshMs`. Whitespace around the token is
+ * trimmed. As client-go's file token source, a failed or empty re-read keeps the last good
+ * token. The timer does not keep the process alive.
  */
 export function fileTokenSource(path: string, options: FileTokenSourceOptions = {}): TokenSource {
   const refreshMs = options.refreshMs ?? DEFAULT_TOKEN_REFRESH_MS;
   if (!Number.isFinite(refreshMs) || refreshMs <= 0) {
     throw new RangeError('refreshMs must be a positive number of milliseconds');
   }
+  const fallback = options.fallback?.trim() || undefined;
   const read = (): string => {
     let text: string;
     try {
@@ -45,19 +53,30 @@ export function fileTokenSource(path: string, options: FileTokenSourceOptions = 
       const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
       throw new Error(`cannot read token file ${path} (${code})`);
     }
-    return text.trim();
+    const token = text.trim();
+    if (token === '') throw new Error(`token file ${path} is empty`);
+    return token;
   };
-  let token = read();
+  let token: string | undefined;
+  try {
+    token = read();
+  } catch (error) {
+    if (fallback === undefined) throw error;
+    options.onWarning?.(
+      `${(error as Error).message}; sending the inline token until it can be read`,
+    );
+  }
   const timer = setInterval(() => {
     try {
       token = read();
     } catch (error) {
-      options.onWarning?.(`${(error as Error).message}; keeping the previous token`);
+      const keeping = token === undefined ? 'the inline token' : 'the previous token';
+      options.onWarning?.(`${(error as Error).message}; keeping ${keeping}`);
     }
   }, refreshMs);
   timer.unref();
   return {
-    current: () => (token === '' ? undefined : token),
+    current: () => token ?? fallback,
     close: () => clearInterval(timer),
   };
 }

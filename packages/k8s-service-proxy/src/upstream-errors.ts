@@ -1,7 +1,8 @@
 /**
  * @module Maps a failure to reach the control plane onto the error envelope: refused, reset or
  * unreachable → 502, timed out → 504 (RFC 9110 §15.6.3, §15.6.5). The message names the cause
- * class only; it never echoes headers, URLs with credentials, or tokens.
+ * class only; it never echoes headers, URLs with credentials, or tokens. The low-level error is
+ * kept as the ApiError's `cause` (never part of the envelope) so a log can say why.
  */
 import { ApiError } from '@resourceful/error-envelope';
 
@@ -39,6 +40,7 @@ export function upstreamError(cause: unknown): ApiError {
     return ApiError.upstream('The control plane did not answer in time.', {
       timeout: true,
       innererror: { code: inner },
+      cause,
     });
   }
   const message =
@@ -49,5 +51,5 @@ export function upstreamError(cause: unknown): ApiError {
         : inner === 'UPSTREAM_REFUSED'
           ? 'The control plane refused the connection.'
           : 'The control plane could not be reached.';
-  return ApiError.upstream(message, { innererror: { code: inner } });
+  return ApiError.upstream(message, { innererror: { code: inner }, cause });
 }

@@ -213,6 +213,62 @@ describe('the credential resolver outside HTTP', () => {
     expect((await credentials?.requestAuth())?.authorization).toBe('Bearer flag-token');
     expect(plugin.runs()).toBe(0);
   });
+
+  it('gives a provideClusterInfo plugin the cluster and its client.authentication.k8s.io/exec extension as spec.cluster.config', async () => {
+    const extensions = [
+      '    extensions:',
+      '    - name: other.example/settings',
+      '      extension: {ignored: true}',
+      '    - name: client.authentication.k8s.io/exec',
+      '      extension:',
+      '        audience: foo',
+      '        scopes: [openid, groups]',
+    ];
+    const execInfoWith = async (clusterLines: string[]) => {
+      counter += 1;
+      const plugin = writeFakePlugin(dir, `info-${counter}`);
+      plane.tokens.add(`info${counter}-1`);
+      const kubeconfig = writeExecKubeconfig(dir, {
+        server: plane.url,
+        caFile: certs.caFile,
+        exec: {
+          command: plugin.command,
+          args: [`--prefix=info${counter}`],
+          provideClusterInfo: true,
+        },
+        clusterLines: ['    tls-server-name: localhost', ...clusterLines],
+        name: `info-${counter}.yaml`,
+      });
+      const credentials = findClusterCredentials({ kubeconfig, inCluster: false });
+      opened.push(credentials as ClusterCredentials);
+      await getApiVersions(credentials as ClusterCredentials);
+      return (plugin.lastRun().execInfo as { spec: { cluster: Record<string, unknown> } }).spec
+        .cluster;
+    };
+    const cluster = {
+      server: plane.url,
+      'tls-server-name': 'localhost',
+      'certificate-authority-data': Buffer.from(certs.ca).toString('base64'),
+    };
+    expect(await execInfoWith(extensions)).toEqual({
+      ...cluster,
+      config: { audience: 'foo', scopes: ['openid', 'groups'] },
+    });
+    expect(await execInfoWith([])).toEqual(cluster);
+  });
+
+  it('refuses cluster extensions that are not a list of {name, extension}', () => {
+    counter += 1;
+    const kubeconfig = writeExecKubeconfig(dir, {
+      server: plane.url,
+      exec: { command: 'plugin' },
+      clusterLines: ['    extensions: {client.authentication.k8s.io/exec: {audience: foo}}'],
+      name: `bad-extensions-${counter}.yaml`,
+    });
+    expect(() => findClusterCredentials({ kubeconfig, inCluster: false })).toThrow(
+      /clusters\[double\]\.cluster\.extensions must be a list of \{name, extension\}/,
+    );
+  });
 });
 
 /** A JWT with the given `exp` (seconds); the signature is not checked by clients. */

@@ -5,6 +5,7 @@ import { inspect } from 'node:util';
 import { waitFor } from '@resourceful/test-support';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  type ClusterCredentials,
   createClusterCredentials,
   fileTokenSource,
   findClusterCredentials,
@@ -15,7 +16,7 @@ import {
 } from '../src/index.js';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
 import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { writeKubeconfig } from './support/kubeconfig.js';
+import { type KubeconfigUser, writeKubeconfig } from './support/kubeconfig.js';
 
 const SECRET = 'sekret-token-value-123';
 
@@ -125,8 +126,134 @@ describe('fileTokenSource', () => {
     source.close();
   });
 
-  it('throws naming the path when the file is missing at start', () => {
+  it('throws naming the path when the file is missing or empty at start', () => {
     expect(() => fileTokenSource(join(dir, 'missing'))).toThrow(/cannot read token file .*missing/);
+    writeFileSync(join(dir, 'blank'), ' \n');
+    expect(() => fileTokenSource(join(dir, 'blank'))).toThrow(/token file .*blank is empty/);
+  });
+
+  it('keeps the last good token when the file is emptied, as client-go does', async () => {
+    const file = join(dir, 'token');
+    writeFileSync(file, 'first');
+    const warnings: string[] = [];
+    const source = fileTokenSource(file, { refreshMs: 20, onWarning: (m) => warnings.push(m) });
+    writeFileSync(file, '');
+    await waitFor(() => warnings.length > 0, { what: 'a warning' });
+    expect(source.current()).toBe('first');
+    expect(warnings[0]).toMatch(/is empty; keeping the previous token/);
+    source.close();
+  });
+
+  it('sends the fallback until the file can first be read, then only the file', async () => {
+    const file = join(dir, 'late');
+    const warnings: string[] = [];
+    const source = fileTokenSource(file, {
+      refreshMs: 20,
+      fallback: SECRET,
+      onWarning: (m) => warnings.push(m),
+    });
+    expect(source.current()).toBe(SECRET);
+    expect(warnings).toEqual([
+      `cannot read token file ${file} (ENOENT); sending the inline token until it can be read`,
+    ]);
+    writeFileSync(file, 'from-file\n');
+    await waitFor(() => source.current() === 'from-file', { what: 'the file token' });
+    rmSync(file);
+    await waitFor(() => warnings.length > 2, { what: 'a failed re-read' });
+    expect(source.current()).toBe('from-file');
+    source.close();
+  });
+});
+
+describe('a token and a token file together (client-go: the file wins)', () => {
+  let certs: TestCertificates;
+  let plane: ControlPlaneDouble;
+
+  beforeEach(async () => {
+    certs = makeCertificates();
+    plane = await startControlPlane(certs, { tokens: ['from-file', 'rotated', 'inline'] });
+  });
+  afterEach(async () => {
+    await plane.close();
+    certs.cleanup();
+  });
+
+  const sentAuthorization = () => plane.requests.map((request) => request.headers.authorization);
+
+  const kubeconfigFor = (user: KubeconfigUser) =>
+    writeKubeconfig(dir, { server: plane.url, caFile: certs.caFile, user });
+
+  /** Waits until the next request would carry `token` (the file was re-read), then sends one. */
+  async function sendOnceRead(credentials: ClusterCredentials, token: string) {
+    await waitFor(
+      async () => (await credentials.requestAuth()).authorization === `Bearer ${token}`,
+      { what: `the file token ${token}` },
+    );
+    await getApiVersions(credentials);
+  }
+
+  it("sends a kubeconfig user's file token, not its inline one, and follows the file", async () => {
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, 'from-file\n');
+    const kubeconfig = kubeconfigFor({ token: 'inline', tokenFile });
+    const credentials = findClusterCredentials({ kubeconfig, tokenRefreshMs: 20 });
+    if (credentials === undefined) throw new Error('no credentials');
+    await getApiVersions(credentials);
+    writeFileSync(tokenFile, 'rotated');
+    await sendOnceRead(credentials, 'rotated');
+    expect(sentAuthorization()).toEqual(['Bearer from-file', 'Bearer rotated']);
+    credentials.close();
+  });
+
+  it('sends the inline token while the file cannot be read, and the file once it can', async () => {
+    const tokenFile = join(dir, 'not-yet');
+    const kubeconfig = kubeconfigFor({ token: 'inline', tokenFile });
+    const warnings: string[] = [];
+    const credentials = findClusterCredentials({
+      kubeconfig,
+      tokenRefreshMs: 20,
+      onWarning: (message) => warnings.push(message),
+    });
+    if (credentials === undefined) throw new Error('no credentials');
+    await getApiVersions(credentials);
+    writeFileSync(tokenFile, 'from-file');
+    await sendOnceRead(credentials, 'from-file');
+    expect(sentAuthorization()).toEqual(['Bearer inline', 'Bearer from-file']);
+    expect(warnings[0]).toMatch(/not-yet \(ENOENT\); sending the inline token/);
+    credentials.close();
+  });
+
+  it("keeps a kubeconfig user's token file over an explicit token, as kubectl --token does", async () => {
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, 'from-file');
+    const kubeconfig = kubeconfigFor({ tokenFile });
+    const credentials = findClusterCredentials({ kubeconfig, token: 'inline' });
+    if (credentials === undefined) throw new Error('no credentials');
+    await getApiVersions(credentials);
+    rmSync(tokenFile);
+    const unreadable = findClusterCredentials({ kubeconfig, token: 'inline', onWarning: () => {} });
+    if (unreadable === undefined) throw new Error('no credentials');
+    await getApiVersions(unreadable);
+    expect(sentAuthorization()).toEqual(['Bearer from-file', 'Bearer inline']);
+    credentials.close();
+    unreadable.close();
+  });
+
+  it('lets an explicit token replace the in-cluster service-account file, as kubectl does', async () => {
+    const accountDir = join(dir, 'serviceaccount');
+    mkdirSync(accountDir);
+    writeFileSync(join(accountDir, 'token'), 'from-file');
+    writeFileSync(join(accountDir, 'ca.crt'), certs.ca);
+    const credentials = findClusterCredentials({
+      kubeconfig: false,
+      inCluster: { dir: accountDir },
+      env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(plane.port) },
+      token: 'inline',
+    });
+    if (credentials === undefined) throw new Error('no credentials');
+    await getApiVersions(credentials);
+    expect(sentAuthorization()).toEqual(['Bearer inline']);
+    credentials.close();
   });
 });
 
@@ -226,6 +353,139 @@ describe('loadKubeconfig', () => {
     expect(() => loadKubeconfig({ path: file, context: 'nope' })).toThrow(
       /context "nope" is not defined/,
     );
+  });
+});
+
+describe('kubeconfig PEM fields refused as kubectl refuses them', () => {
+  const PEM = Buffer.from('PEM').toString('base64');
+
+  function kubeconfigFile(clusterLines: string[], userLines: string[], extra: string[] = []) {
+    const file = join(dir, 'kubeconfig.yaml');
+    writeFileSync(join(dir, 'ca.crt'), 'CA-PEM');
+    writeFileSync(join(dir, 'client.crt'), 'CERT-PEM');
+    writeFileSync(join(dir, 'client.key'), 'KEY-PEM');
+    writeFileSync(
+      file,
+      [
+        'current-context: x',
+        'contexts: [{name: x, context: {cluster: c, user: u}}]',
+        'clusters:',
+        '- name: c',
+        '  cluster:',
+        '    server: https://10.0.0.1:6443',
+        ...clusterLines.map((line) => `    ${line}`),
+        'users:',
+        '- name: u',
+        '  user:',
+        ...userLines.map((line) => `    ${line}`),
+        ...extra,
+        '',
+      ].join('\n'),
+    );
+    return file;
+  }
+
+  it.each([
+    [
+      'certificate-authority-data',
+      ['certificate-authority-data: "%%%not base64%%%"'],
+      ['token: t'],
+      'clusters[c].cluster.certificate-authority-data is not valid base64 (illegal base64 data at input byte 0',
+    ],
+    [
+      'client-certificate-data',
+      [],
+      ['client-certificate-data: QUJD!', `client-key-data: ${PEM}`],
+      'users[u].user.client-certificate-data is not valid base64 (illegal base64 data at input byte 4',
+    ],
+    [
+      'client-key-data without padding',
+      [],
+      [`client-certificate-data: ${PEM}`, 'client-key-data: QQ'],
+      'users[u].user.client-key-data is not valid base64 (illegal base64 data at input byte 0',
+    ],
+  ])(
+    'refuses invalid base64 in %s, naming the field and the byte',
+    (_what, cluster, user, message) => {
+      const file = kubeconfigFile(cluster, user);
+      expect(() => loadKubeconfig({ path: file })).toThrow(message);
+    },
+  );
+
+  it('refuses invalid base64 in an entry the context does not use, as kubectl loads every entry', () => {
+    const file = kubeconfigFile(
+      [],
+      ['token: t'],
+      ['- name: unused', '  user: {client-key-data: "not base64!"}'],
+    );
+    expect(() => loadKubeconfig({ path: file })).toThrow(/users\[unused\]\.user\.client-key-data/);
+  });
+
+  it('accepts base64 broken over lines, as Go skips CR and LF', () => {
+    const file = kubeconfigFile(
+      [`certificate-authority-data: "${PEM.slice(0, 2)}\\r\\n${PEM.slice(2)}"`],
+      [],
+    );
+    expect(loadKubeconfig({ path: file })?.ca).toBe('PEM');
+  });
+
+  it.each([
+    [
+      ['certificate-authority: ca.crt', `certificate-authority-data: ${PEM}`],
+      [],
+      'certificate-authority-data and certificate-authority are both specified for cluster "c"',
+    ],
+    [
+      [],
+      [
+        'client-certificate: client.crt',
+        `client-certificate-data: ${PEM}`,
+        'client-key: client.key',
+      ],
+      'client-certificate-data and client-certificate are both specified for user "u"',
+    ],
+    [
+      [],
+      ['client-certificate: client.crt', 'client-key: client.key', `client-key-data: ${PEM}`],
+      'client-key-data and client-key are both specified for user "u"',
+    ],
+  ])('refuses a file and data for the same PEM (%#): %s', (cluster, user, message) => {
+    expect(() => loadKubeconfig({ path: kubeconfigFile(cluster, user) })).toThrow(message);
+  });
+
+  it('refuses a client certificate without its key, naming the user', () => {
+    for (const user of [['client-certificate: client.crt'], [`client-certificate-data: ${PEM}`]]) {
+      expect(() => loadKubeconfig({ path: kubeconfigFile([], user) })).toThrow(
+        'client-key-data or client-key must be specified for user "u" to use the client certificate',
+      );
+    }
+  });
+
+  it('refuses a client key alone, and ignores it beside another credential as kubectl does', () => {
+    expect(() => loadKubeconfig({ path: kubeconfigFile([], ['client-key: client.key']) })).toThrow(
+      'client-certificate-data or client-certificate must be specified for user "u"',
+    );
+    const config = loadKubeconfig({
+      path: kubeconfigFile([], ['client-key: client.key', 'token: t']),
+    });
+    expect(config).toMatchObject({ token: 't' });
+    expect(config?.clientKey).toBeUndefined();
+  });
+
+  it('refuses the same in explicit options', () => {
+    expect(() => createClusterCredentials({ server: 'https://h', clientCert: 'CERT' })).toThrow(
+      /clientCert needs clientKey/,
+    );
+    expect(() => createClusterCredentials({ server: 'https://h', clientKey: 'KEY' })).toThrow(
+      /clientKey needs clientCert/,
+    );
+    const credentials = createClusterCredentials({
+      server: 'https://h',
+      clientKey: 'K',
+      token: 't',
+    });
+    expect(credentials.toJSON()).toMatchObject({ auth: 'bearer-token' });
+    credentials.close();
   });
 });
 

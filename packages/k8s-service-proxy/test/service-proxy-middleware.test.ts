@@ -328,7 +328,8 @@ describeEachExpress('serviceProxy', (express) => {
     });
     app.use('/dead', serviceProxy({ credentials: dead, service: 'ledger' }));
     app.use('/untrusted', serviceProxy({ credentials: untrusted, service: 'ledger' }));
-    app.use(errorHandler());
+    const reported: unknown[] = [];
+    app.use(errorHandler({ onError: (report) => reported.push(report.error.cause) }));
     server = await listen(app);
     const refused = await request(server.url).get('/dead/x');
     expectErrorEnvelope(refused, 502, { code: 'UPSTREAM_ERROR' });
@@ -336,6 +337,12 @@ describeEachExpress('serviceProxy', (express) => {
     const tls = await request(server.url).get('/untrusted/x');
     expectErrorEnvelope(tls, 502, { code: 'UPSTREAM_ERROR' });
     expect(tls.body.error.innererror).toEqual({ code: 'UPSTREAM_TLS' });
+    // The low-level reason stays on the error for the app's log, never in the envelope.
+    expect(reported).toEqual([
+      expect.objectContaining({ code: 'ECONNREFUSED' }),
+      expect.objectContaining({ code: 'SELF_SIGNED_CERT_IN_CHAIN' }),
+    ]);
+    expect(tls.text).not.toContain('SELF_SIGNED');
     dead.close();
     untrusted.close();
   });

@@ -81,6 +81,7 @@ export interface ExecStanza {
   env?: readonly { name: string; value: string }[];
   interactiveMode?: string;
   installHint?: string;
+  provideClusterInfo?: boolean;
 }
 
 /** A kubeconfig whose user runs `exec` (or uses `authProvider`), written as YAML to `dir`. */
@@ -108,6 +109,7 @@ export function writeExecKubeconfig(
           `      env: ${JSON.stringify(exec.env ?? [])}`,
           ...(exec.interactiveMode ? [`      interactiveMode: ${exec.interactiveMode}`] : []),
           ...(exec.installHint ? [`      installHint: ${JSON.stringify(exec.installHint)}`] : []),
+          ...(exec.provideClusterInfo ? ['      provideClusterInfo: true'] : []),
         ];
   writeFileSync(
     file,
