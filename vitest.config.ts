@@ -77,6 +77,7 @@ const examplePostgresProject = examplePostgresPass
             // Starts its own PostgreSQL and two service processes in either pass.
             'test/postgres-instances.test.ts',
             'test/postgres-store.test.ts',
+            'test/postgres-stalls.test.ts',
             'test/postgres-differential.test.ts',
             'test/redis-cluster.test.ts',
             'test/shared-redis.test.ts',

@@ -18,12 +18,13 @@ import {
   redisStore,
 } from '@resourceful/service-request-idempotency';
 import { createClient, createCluster } from 'redis';
-
-export interface Logger {
-  log(message: string): void;
-  warn(message: string): void;
-  error(error: unknown): void;
-}
+import {
+  consoleLogger,
+  type Logger,
+  type OutageLog,
+  type OutageMessages,
+  outageLog,
+} from './outage-log.js';
 
 export interface IdempotencyWiring {
   readonly store: IdempotencyStore;
@@ -34,43 +35,15 @@ export interface IdempotencyWiring {
   close(): Promise<void>;
 }
 
-/** A failure-free stretch this long ends an outage (so a failover's flapping is one outage). */
-const RECOVERY_QUIET_MS = 2_000;
-
-/** Tracks the store's health from its calls; logs one line per state change. */
-function outageLog(logger: Logger) {
-  let down = false;
-  let since = 0;
-  let lastFailure = 0;
-  let refused = 0;
-  return {
-    failed(error: unknown) {
-      lastFailure = Date.now();
-      if (down) return;
-      down = true;
-      since = lastFailure;
-      refused = 0;
-      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-      logger.warn(
-        `idempotency store unreachable (${reason}): POSTs with Service-Request-Id answer 503 until it is back`,
-      );
-    },
-    succeeded() {
-      if (!down || Date.now() - lastFailure < RECOVERY_QUIET_MS) return;
-      down = false;
-      const seconds = ((Date.now() - since) / 1000).toFixed(1);
-      logger.log(
-        `idempotency store reachable again after ${seconds} s; ${refused} request(s) refused with 503 meanwhile`,
-      );
-    },
-    refusedOne() {
-      refused++;
-    },
-  };
-}
+const REDIS_OUTAGE: OutageMessages = {
+  down: (reason) =>
+    `idempotency store unreachable (${reason}): POSTs with Service-Request-Id answer 503 until it is back`,
+  back: (seconds, refused) =>
+    `idempotency store reachable again after ${seconds} s; ${refused} request(s) refused with 503 meanwhile`,
+};
 
 /** The store, with every call reported to the outage log. */
-function observed(store: IdempotencyStore, outage: ReturnType<typeof outageLog>): IdempotencyStore {
+function observed(store: IdempotencyStore, outage: OutageLog): IdempotencyStore {
   const watch = async <T>(call: Promise<T>): Promise<T> => {
     try {
       const value = await call;
@@ -115,13 +88,9 @@ const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** retries, 2_000
 
 export function idempotencyFromEnvironment(
   env: NodeJS.ProcessEnv = process.env,
-  logger: Logger = {
-    log: (message) => console.log(message),
-    warn: (message) => console.warn(message),
-    error: (error) => console.error(error),
-  },
+  logger: Logger = consoleLogger,
 ): IdempotencyWiring {
-  const outage = outageLog(logger);
+  const outage = outageLog(logger, REDIS_OUTAGE);
   const onError = (report: ErrorReport): void => {
     if (report.error.innererror?.code === IDEMPOTENCY_ERROR_CAUSES.storeUnavailable) {
       outage.refusedOne();

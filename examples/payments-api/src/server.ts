@@ -5,7 +5,13 @@
 
 import { findClusterCredentials } from '@resourceful/k8s-service-proxy';
 import { appReady, createApp, RELAY_PATH, type ServiceRelayOptions } from './app.js';
-import { closeDatabasePools, databaseFromEnvironment } from './database/app-database.js';
+import {
+  type AppDatabase,
+  closeDatabasePools,
+  databaseFromEnvironment,
+} from './database/app-database.js';
+import { countDatabaseRefusal, logDatabaseOutages } from './database/database-outages.js';
+import { consoleLogger } from './outage-log.js';
 import { idempotencyFromEnvironment } from './redis-idempotency.js';
 import { createPaymentsServer } from './server-limits.js';
 
@@ -42,8 +48,17 @@ function serviceRelay(): ServiceRelayOptions | undefined {
 
 // PostgreSQL for the cards, customers and webhooks when DATABASE_URL is set (migrated and
 // seeded before the server listens); memory otherwise.
-const database = databaseFromEnvironment();
+// DATABASE_CONNECT_TIMEOUT_MS and DATABASE_QUERY_TIMEOUT_MS bound every wait on it.
+let database: AppDatabase | undefined;
+try {
+  database = databaseFromEnvironment();
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
 closers.push(() => closeDatabasePools());
+// An outage is one log line when it starts and one when it ends, as Redis's is.
+if (database !== undefined) logDatabaseOutages(database.pool, consoleLogger);
 
 // PAGE_TOKEN_SECRETS: comma-separated, the first signs continuation tokens; every instance
 // behind one load balancer gets the same list.
@@ -55,7 +70,9 @@ const app = createApp({
   publicBaseUrl: process.env.PUBLIC_BASE_URL,
   idempotencyStore: idempotency.store,
   idempotencyStorage: idempotency.storage,
-  onError: idempotency.onError,
+  onError: (report) => {
+    if (!countDatabaseRefusal(report, database?.pool)) idempotency.onError(report);
+  },
   serviceRelay: serviceRelay(),
   database: database ?? false,
   pageTokenSecrets,

@@ -403,6 +403,22 @@ describeEachExpress('the API description', (express) => {
       );
     });
 
+    it('documents the refund’s body as optional, and a refund without one answers the documented 201', async () => {
+      const path = '/v1/payments/captures/{capture_id}/refund';
+      const refund = (document.paths[path] as Record<string, Operation>).post as Operation & {
+        requestBody: { required: boolean };
+      };
+      expect(refund.requestBody.required).toBe(false);
+      const res = await check(
+        'POST',
+        path,
+        refund,
+        () => request(app()).post('/v1/payments/captures/CAPTURE-SEED2/refund'),
+        201,
+      );
+      expect(res.headers.location).toMatch(/\/v1\/payments\/refunds\//);
+    });
+
     it('says that every list sends its totals, and every list does without total_required', async () => {
       const server = app();
       const ids: Record<string, string> = {

@@ -337,6 +337,53 @@ describeEachExpress('complex operations', (express) => {
       });
     });
 
+    describe('without an amount: the whole remainder', () => {
+      const bodiless = (server: ReturnType<typeof app>, capture: string) =>
+        request(server).post(`/v1/payments/captures/${capture}/refund`);
+
+      it('refunds all of a capture when the POST has no body', async () => {
+        const server = app();
+        const res = await bodiless(server, 'CAPTURE-SEED2');
+        expect(res.status).toBe(201);
+        expect(res.body.amount).toEqual({ total: '25.50', currency: 'USD' });
+        const capture = (await request(server).get('/v1/payments/captures/CAPTURE-SEED2')).body;
+        expect(capture).toMatchObject({ state: 'refunded', refunded_amount: { total: '25.50' } });
+      });
+
+      it('refunds what is left after a partial refund, for an empty object too', async () => {
+        const server = app();
+        expect((await refund(server, 'CAPTURE-SEED5', '500', 'JPY')).status).toBe(201);
+        const res = await request(server)
+          .post('/v1/payments/captures/CAPTURE-SEED5/refund')
+          .send({});
+        expect(res.status).toBe(201);
+        expect(res.body.amount).toEqual({ total: '1000', currency: 'JPY' });
+        const capture = (await request(server).get('/v1/payments/captures/CAPTURE-SEED5')).body;
+        expect(capture).toMatchObject({ state: 'refunded', refunded_amount: { total: '1500' } });
+      });
+
+      it('answers 422 CAPTURE_FULLY_REFUNDED when nothing is left', async () => {
+        const server = app();
+        await refund(server, 'CAPTURE-SEED1', '10.00');
+        const res = await bodiless(server, 'CAPTURE-SEED1');
+        expectErrorEnvelope(res, 422, { target: 'capture_id' });
+        expect(res.body.error.innererror).toMatchObject({ code: 'CAPTURE_FULLY_REFUNDED' });
+      });
+
+      it('refunds the remainder once when two bodiless refunds race', async () => {
+        const server = app();
+        const answers = await Promise.all([
+          bodiless(server, 'CAPTURE-SEED3'),
+          bodiless(server, 'CAPTURE-SEED3'),
+        ]);
+        expect(answers.map((res) => res.status).sort()).toEqual([201, 422]);
+        const refunds = await request(server).get('/v1/payments/captures/CAPTURE-SEED3/refunds');
+        expect(refunds.body.items.map((item: { amount: unknown }) => item.amount)).toEqual([
+          { total: '99.99', currency: 'USD' },
+        ]);
+      });
+    });
+
     describe('malformed input: 400 naming the field', () => {
       it.each([
         ['exponent notation', { amount: { total: '1e3', currency: 'USD' } }, 'amount.total'],
@@ -347,7 +394,7 @@ describeEachExpress('complex operations', (express) => {
           'amount.currency',
         ],
         ['a huge amount', { amount: { total: '9'.repeat(16), currency: 'USD' } }, 'amount.total'],
-        ['no amount', {}, 'amount'],
+        ['a null amount', { amount: null }, 'amount'],
         ['an amount that is a string', { amount: '1.00' }, 'amount'],
       ])('%s', async (_, body, target) => {
         const res = await request(app())

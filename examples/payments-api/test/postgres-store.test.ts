@@ -2,6 +2,7 @@
  * The PostgreSQL store's own behaviour: the migration runner, and what the service answers when
  * the database goes away.
  */
+import type { ErrorReport } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
   expectErrorEnvelope,
@@ -14,6 +15,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appReady, createApp } from '../src/app.js';
+import { boundedPool } from '../src/database/app-database.js';
 import { migrate } from '../src/database/migrate.js';
 import { MIGRATIONS } from '../src/database/migrations.js';
 
@@ -98,6 +100,78 @@ describe.skipIf(!hasPostgresServer())('the PostgreSQL store', () => {
         before.refunded_amount,
       );
       expect((await request(app).get(`${CAPTURE}/refunds`)).body.items).toHaveLength(1);
+    });
+  });
+
+  describeEachExpress('GraphQL on a failing database', (express, version) => {
+    interface GraphqlAnswer {
+      data?: Record<string, unknown>;
+      errors?: { message: string; path?: string[]; extensions?: Record<string, unknown> }[];
+    }
+    const graphql = async (app: ReturnType<typeof createApp>, source: string) =>
+      (await request(app).post('/graphql').send({ query: source })).body as GraphqlAnswer;
+
+    it('masks an internal error as REST does and reports it to onError', async () => {
+      const schema = `graphql_masked_${version.major}`;
+      const reports: ErrorReport[] = [];
+      const app = createApp({
+        express,
+        database: { pool, schema },
+        onError: (report) => reports.push(report),
+      });
+      await appReady(app);
+      await pool.query(`ALTER TABLE "${schema}".payments RENAME TO payments_gone`);
+      try {
+        const body = await graphql(app, '{ payment(id: "PAY-SEED1") { id } }');
+        expect(JSON.stringify(body)).not.toMatch(/relation|payments_gone|public/);
+        expect(body.errors?.[0]).toMatchObject({
+          path: ['payment'],
+          extensions: { code: 'INTERNAL_SERVER_ERROR', http: { status: 500 } },
+        });
+        const rest = await request(app).get('/v1/payments/payments/PAY-SEED1');
+        expectErrorEnvelope(rest, 500, { code: 'INTERNAL_SERVER_ERROR' });
+        expect(rest.body.error.message).toBe(body.errors?.[0]?.message);
+        // Both reported alike: the fault with the database's own message as its cause.
+        expect(reports.map((report) => [report.status, report.fault])).toEqual([
+          [500, true],
+          [500, true],
+        ]);
+        for (const report of reports) {
+          expect((report.cause as Error).message).toMatch(/relation .*payments" does not exist/);
+        }
+      } finally {
+        await pool.query(`ALTER TABLE "${schema}".payments_gone RENAME TO payments`);
+      }
+    });
+
+    it('answers SERVICE_UNAVAILABLE with the retry hint at the field’s path when it is down', async () => {
+      const own = await startPostgresServer();
+      const ownPool = boundedPool(own.url, { connectMs: 1_000, queryMs: 1_000 }, 2);
+      try {
+        const app = createApp({ express, database: { pool: ownPool, schema: 'public' } });
+        await appReady(app);
+        expect(await graphql(app, '{ credit_card(id: "CARD-SEED1") { id } }')).toEqual({
+          data: { credit_card: { id: 'CARD-SEED1' } },
+        });
+        await own.close();
+        const body = await graphql(app, '{ credit_card(id: "CARD-SEED1") { id } }');
+        // Null, as for none, but with its error: the client can tell the two apart.
+        expect(body.data).toEqual({ credit_card: null });
+        expect(body.errors).toMatchObject([
+          {
+            message: 'The database is unavailable; retry shortly.',
+            path: ['credit_card'],
+            extensions: {
+              code: 'SERVICE_UNAVAILABLE',
+              innererror: { code: 'DATABASE_UNAVAILABLE' },
+              http: { status: 503, headers: { 'Retry-After': '1' } },
+            },
+          },
+        ]);
+      } finally {
+        await ownPool.end();
+        await own.close();
+      }
     });
   });
 

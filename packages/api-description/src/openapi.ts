@@ -887,7 +887,12 @@ function complexOperation(
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body
       ? {
-          requestBody: { required: true, content: json(operation.body as Json, operation.example) },
+          requestBody: {
+            // A composite operation whose body has no required field can be sent without one
+            // (the spec's composite row: "Request: none needed"), as resource-operations takes it.
+            required: operation.kind !== 'composite' || requiredNames(operation.body).length > 0,
+            content: json(operation.body as Json, operation.example),
+          },
         }
       : {}),
     responses: withErrors(success, errors),

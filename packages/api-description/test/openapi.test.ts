@@ -248,6 +248,7 @@ describe('openApiDocument', () => {
     const composite = (openApiDocument(api) as Json).paths[
       '/v1/payments/captures/{capture_id}/refund'
     ].post;
+    expect(composite.requestBody.required).toBe(true);
     const action = document.paths['/v1/vault/credit-cards/{credit_card_id}/re-validate'].post;
     for (const operation of [action, composite]) {
       expect(operation.parameters.map((p: Json) => p.$ref)).toEqual(
@@ -263,6 +264,46 @@ describe('openApiDocument', () => {
     // A resource-oriented operation creates from nothing: no resource to hold a precondition.
     const decision = document.paths['/v1/risk/decisions'].post;
     expect(decision.responses['412']).toBeUndefined();
+  });
+
+  it('lets a composite operation whose body has no required field be sent without a body', () => {
+    const Refund = z.object({
+      id: z.string(),
+      create_time: z.iso.datetime(),
+      update_time: z.iso.datetime(),
+      links: z.array(z.object({ href: z.string(), rel: z.string() })),
+    });
+    const api = describeApi({
+      title: 'Refunds',
+      version: '1.0.0',
+      pathVersion: 'v1',
+      resources: [
+        {
+          name: 'Refund',
+          path: '/payments/refunds',
+          summary: 'A refund.',
+          representation: Refund,
+          operations: { read: true },
+        },
+      ],
+      operations: [
+        {
+          operationId: 'refundCapture',
+          method: 'POST',
+          path: '/payments/captures/{capture_id}/refund',
+          summary: 'Refund a capture, all that is left without an amount.',
+          kind: 'composite',
+          body: z.object({ amount: z.string().optional() }),
+          response: Refund,
+          creates: 'Refund',
+        },
+      ],
+    });
+    const refund = (openApiDocument(api) as Json).paths['/v1/payments/captures/{capture_id}/refund']
+      .post;
+    expect(refund.requestBody.required).toBe(false);
+    // A resource-oriented create always takes its body.
+    expect(document.paths['/v1/risk/decisions'].post.requestBody.required).toBe(true);
   });
 
   it('takes JSON Patch and merge patch on PATCH, without read-only fields in the merge patch', () => {

@@ -1,7 +1,8 @@
 /**
  * @module `graphqlEndpoint`: GraphQL over HTTP with graphql-http's handler (POST with a
  * JSON body, GET with `?query=` for queries), the query limits, a nesting and a token bound on
- * the parser, and the schema's SDL as text at `{mount}/schema.graphql`.
+ * the parser, resolver failures answered as REST answers them, and the schema's SDL as text at
+ * `{mount}/schema.graphql`.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -24,6 +25,7 @@ import {
   validate,
 } from 'graphql';
 import { createHandler, type Request as GraphqlHttpRequest } from 'graphql-http';
+import { answerableResult } from './field-errors.js';
 import { type QueryLimits, queryLimitRules } from './limits.js';
 import { DEFAULT_MAX_NESTING, nestingDepth, tooComplex, tooNested } from './nesting.js';
 
@@ -152,6 +154,9 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
     validationRules: (_req, _args, specified) => [...specified, ...rules],
     parse: (source) => parseWithin(source, maxTokens, maxNesting),
     validate: validateWithin,
+    // A resolver's failure is answered as REST answers it: masked unless an ApiError, its code
+    // and retry hint in `extensions`, reported to the app's onError (field-errors.ts).
+    onOperation: (req, _args, result) => answerableResult(result, req.raw),
   });
 
   return function graphqlEndpointMiddleware(

@@ -218,7 +218,7 @@ export function graphqlSchema<Context>(
       const read = need(resolvers.read, resource, 'read');
       addField(queryFields, singleFieldName(resource), {
         type,
-        description: `One ${snake(resource.name).replace(/_/g, ' ')}, as GET ${api.pathVersion}${resource.path}/{id} answers it; null when there is none.`,
+        description: `One ${snake(resource.name).replace(/_/g, ' ')}, as GET ${api.pathVersion}${resource.path}/{id} answers it; null when there is none. A failed read is null too, with an entry at this field's path in errors.`,
         args: { id: { type: new GraphQLNonNull(GraphQLID) } },
         resolve: async (_source, args: { id: string }, context) =>
           (await read(args.id, context)) ?? null,

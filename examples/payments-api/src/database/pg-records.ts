@@ -13,11 +13,11 @@ import type {
 } from '@resourceful/collection-pagination';
 import { type ColumnOption, pgDataSource } from '@resourceful/collection-pagination-pg';
 import { etagFor, StaleVersionError } from '@resourceful/conditional-requests';
-import { ApiError } from '@resourceful/error-envelope';
 import type pg from 'pg';
 import { newRecordId } from '../memory-collection.js';
 import type { ListedRecordStore, StoredRecord } from '../record-store.js';
 import { assertStorableStrings, containsNul } from '../storable-strings.js';
+import { answered, isDatabaseUnavailableAnswer, unavailable } from './database-outages.js';
 import { quotedSchema } from './migrate.js';
 
 export interface PgRecordsOptions {
@@ -35,28 +35,6 @@ export interface PgRecordsOptions {
 
 interface Row {
   doc: unknown;
-}
-
-/**
- * SQLSTATE classes of a database that cannot answer now (connection exception, operator
- * intervention, insufficient resources): the client may retry, so 503 rather than 500.
- */
-const UNAVAILABLE_SQLSTATE = /^(08|57P|53)/;
-const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
-
-export function unavailable(error: unknown): never {
-  const code = (error as { code?: unknown } | null)?.code;
-  const message = (error as Error | null)?.message ?? '';
-  if (
-    (typeof code === 'string' &&
-      (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code))) ||
-    /Connection terminated|timeout exceeded when trying to connect/.test(message)
-  ) {
-    throw ApiError.serviceUnavailable('The database is unavailable; retry shortly.', {
-      retryAfter: 1,
-    });
-  }
-  throw error;
 }
 
 /**
@@ -185,25 +163,37 @@ export function queryIn<R extends pg.QueryResultRow = pg.QueryResultRow>(
   values: unknown[],
 ): Promise<pg.QueryResult<R>> {
   const db = transactionClient.getStore() ?? pool;
-  return db.query<R>(text, values).catch(unavailable);
+  return db.query<R>(text, values).then(
+    (result) => {
+      answered(pool);
+      return result;
+    },
+    (error: unknown) => unavailable(error, pool),
+  );
 }
 
 /**
  * Runs `work` in one transaction on a connection of its own, on which every store query made
  * by `work` runs (AsyncLocalStorage, so the stores need no connection passed around): COMMIT
  * when it resolves, ROLLBACK when it throws (and the error goes on). Inside a transaction
- * already, `work` joins it. A connection whose ROLLBACK failed is not returned to the pool.
+ * already, `work` joins it. A connection whose ROLLBACK failed is not returned to the pool, nor
+ * one the database stopped answering on: a timed-out statement may still hold it, and a ROLLBACK
+ * queued behind it would wait a second timeout. Closing it ends the transaction on the server.
  */
 export async function inTransaction<R>(pool: pg.Pool, work: () => Promise<R>): Promise<R> {
   if (transactionClient.getStore() !== undefined) return work();
-  const client = await pool.connect().catch(unavailable);
+  const client = await pool.connect().catch((error: unknown) => unavailable(error, pool));
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN').catch(unavailable);
+    await client.query('BEGIN').catch((error: unknown) => unavailable(error, pool));
     const result = await transactionClient.run(client, work);
-    await client.query('COMMIT').catch(unavailable);
+    await client.query('COMMIT').catch((error: unknown) => unavailable(error, pool));
     return result;
   } catch (error) {
+    if (isDatabaseUnavailableAnswer(error)) {
+      broken = error;
+      throw error;
+    }
     await client.query('ROLLBACK').catch((rollbackError: unknown) => {
       broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
     });

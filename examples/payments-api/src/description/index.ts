@@ -312,7 +312,7 @@ function describeDeployment({
         method: 'POST',
         path: '/payments/captures/{capture_id}/refund',
         summary:
-          'Refund (part of) a capture: creates a refund and updates the capture, atomically (composite operation).',
+          'Refund (part of) a capture: creates a refund and updates the capture, atomically (composite operation). Without `amount` (an empty object or no body), refunds all of the capture not yet refunded.',
         kind: 'composite',
         body: RefundCreate,
         example: { amount: { total: '1.00', currency: 'USD' } },

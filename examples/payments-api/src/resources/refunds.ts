@@ -24,7 +24,12 @@ import type { ListedRecordStore, RecordStore, StoredRecord } from '../record-sto
 import { findRecordOr404 } from '../responses.js';
 import type { Stores } from '../stores.js';
 
-export const RefundCreate = z.object({ amount: AmountInput }).strict();
+/**
+ * The refund's body. Without `amount` (an empty object, or no body at all) the refund is of the
+ * whole amount not yet refunded, as PayPal's capture refund is, and the spec's composite row says
+ * no request body is needed.
+ */
+export const RefundCreate = z.object({ amount: AmountInput.optional() }).strict();
 
 /** The `innererror.code` of each business-rule refusal of a refund (all 422). */
 export const REFUND_CODES = {
@@ -94,6 +99,12 @@ export interface RefundRoutesOptions {
   /** Keeps a refund and its capture's new refunded amount together (see `Stores`). */
   transaction: Stores['transaction'];
   now: () => Date;
+}
+
+/** What a refund without an amount refunds: all of the capture not yet refunded. */
+function remainderOf(capture: StoredCapture): Money & { minor: bigint } {
+  const minor = remainingMinor(capture);
+  return { ...money(minor, capture.amount.currency), minor };
 }
 
 function refuse(message: string, code: string, target: string): ApiError {
@@ -206,9 +217,12 @@ export function mountRefunds(options: RefundRoutesOptions): [RefundOperation, Co
     // capture's compare-and-set below, across instances.
     compareAndSet: captures.compareAndSet,
     create: async ({ source: capture, body, now: time }) => {
-      checkRefund(capture, body.amount);
+      // The remainder is read from the capture as loaded under its lock (or compare-and-set):
+      // two bodiless refunds at once refund it once, and the second meets CAPTURE_FULLY_REFUNDED.
+      const amount = body.amount ?? remainderOf(capture);
+      checkRefund(capture, amount);
       const stamp = time.toISOString();
-      const refunded = minorOf(capture.refunded_amount) + body.amount.minor;
+      const refunded = minorOf(capture.refunded_amount) + amount.minor;
       const total = minorOf(capture.amount);
       // Saved over the version checked: a refund on another instance that got there first
       // makes this one run again and meet the rule against its result. The capture's new
@@ -226,7 +240,7 @@ export function mountRefunds(options: RefundRoutesOptions): [RefundOperation, Co
         return refunds.insert({
           id: refunds.newId(),
           state: 'completed',
-          amount: { total: body.amount.total, currency: body.amount.currency },
+          amount: { total: amount.total, currency: amount.currency },
           capture_id: capture.id,
           parent_payment: capture.parent_payment,
           create_time: stamp,
