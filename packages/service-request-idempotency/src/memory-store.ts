@@ -133,7 +133,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   // Walking a Map from its start also walks every slot deleted since V8 last rebuilt its table
   // (removed entries stay as holes until then), and a full store removes its oldest entry on
   // every new one: with 10 000 entries, 6–11 µs per new request went to skipping holes
-  // (bench/findings/fifth-pass-service-request-idempotency.md).
+  // (bench/findings/service-request-idempotency.md, the fifth pass).
   let oldest: Held | undefined;
   let newest: Held | undefined;
   let totalBytes = 0;
