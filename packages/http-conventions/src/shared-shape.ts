@@ -22,8 +22,8 @@
  * Whether the dictionary pays on this engine: V8 13 (Node 24) keeps the transitions that the
  * probe works around, and there the dictionary's lookups cost more than the classes they avoid
  * (service-request-idempotency's response; here, `httpConventions()` on Node 24 counted 354k
- * instructions per request with the probe against 319k without: bench/findings/fifth-pass-http-
- * conventions.md). Only speed depends on it, never behaviour.
+ * instructions per request with the probe against 319k without: bench/findings/
+ * http-conventions.md, the fifth pass). Only speed depends on it, never behaviour.
  */
 export const DICTIONARY_PAYS = Number(process.versions.v8.split('.')[0]) < 13;
 

@@ -12,6 +12,7 @@ export {
 } from './constants.js';
 export { IDEMPOTENCY_ERROR_CAUSES } from './errors.js';
 export { type FingerprintRequest, requestFingerprint } from './fingerprint.js';
+export { LockLostError } from './lock-renewal.js';
 export { type MemoryStore, type MemoryStoreOptions, memoryStore } from './memory-store.js';
 export { isRetryableStatus, serviceRequestIdempotency } from './middleware.js';
 export {

@@ -40,6 +40,7 @@ export interface MemoryStore extends IdempotencyStore {
   /** Bytes currently accounted for. */
   readonly bytes: number;
   clear(): void;
+  renew(key: string, token: string, lockTtlMs: number): Promise<boolean>;
 }
 
 /**
@@ -58,7 +59,8 @@ class Held {
     /** The attempt holding the lock; empty for a response. */
     readonly token: string,
     readonly response: StoredResponse | undefined,
-    readonly expiresAt: number,
+    /** Raised by `renew` only: `earliestExpiry` stays a lower bound. */
+    public expiresAt: number,
     readonly bytes: number,
   ) {}
 }
@@ -79,6 +81,7 @@ export interface SynchronousStore {
   acquire(key: string, lock: LockRequest): AcquireResult;
   complete(key: string, completion: Completion): void;
   release(key: string, token: string): void;
+  renew(key: string, token: string, lockTtlMs: number): boolean;
 }
 
 const SYNCHRONOUS = Symbol('the memory store without promises');
@@ -130,7 +133,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   // Walking a Map from its start also walks every slot deleted since V8 last rebuilt its table
   // (removed entries stay as holes until then), and a full store removes its oldest entry on
   // every new one: with 10 000 entries, 6–11 µs per new request went to skipping holes
-  // (bench/findings/fifth-pass-service-request-idempotency.md).
+  // (bench/findings/service-request-idempotency.md, the fifth pass).
   let oldest: Held | undefined;
   let newest: Held | undefined;
   let totalBytes = 0;
@@ -285,6 +288,17 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       const held = entries.get(key);
       if (held?.state === 'in-flight' && held.token === token) remove(held);
     },
+
+    renew(key, token, lockTtlMs) {
+      const time = now();
+      const held = entries.get(key);
+      if (held?.state !== 'in-flight' || held.token !== token || held.expiresAt <= time) {
+        return false;
+      }
+      // The age order is by when the lock was taken; a renewal does not move it.
+      held.expiresAt = time + lockTtlMs;
+      return true;
+    },
   };
 
   const store: MemoryStore & { readonly [SYNCHRONOUS]: SynchronousStore } = {
@@ -313,6 +327,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
 
     async release(key: string, token: string): Promise<void> {
       synchronous.release(key, token);
+    },
+
+    async renew(key: string, token: string, lockTtlMs: number): Promise<boolean> {
+      return synchronous.renew(key, token, lockTtlMs);
     },
 
     async get(key: string): Promise<StoreEntry | undefined> {

@@ -17,6 +17,7 @@ import {
   reusedIdError,
   storeUnavailableError,
 } from './errors.js';
+import { type HeldLock, type LockRenewer, lockRenewer } from './lock-renewal.js';
 import { synchronousStore } from './memory-store.js';
 import {
   type IdempotentRequest,
@@ -36,6 +37,8 @@ interface Attempt {
   readonly target: string;
   readonly key: string;
   readonly lock: LockRequest;
+  /** While the handler runs: the lock as the renewer keeps it. */
+  held: HeldLock | undefined;
 }
 
 /**
@@ -150,6 +153,13 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
   // `end` returns, so the response is never held back.
   const synchronous = synchronousStore(store);
   const keyOf = synchronous?.keyOf ?? scopedKey;
+  // Stores without `renew` (third-party ones written before it) keep a lock `lockTtlMs`.
+  const renewer: LockRenewer | undefined =
+    synchronous !== undefined
+      ? lockRenewer(config.lockTtlMs, synchronous.renew, config.onStoreError)
+      : typeof store.renew === 'function'
+        ? lockRenewer(config.lockTtlMs, store.renew.bind(store), config.onStoreError)
+        : undefined;
   const readOptions = {
     names: config.idNames,
     query: config.query,
@@ -220,6 +230,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     maxBodyBytes: config.maxBodyBytes,
     stripHeader: config.replayedHeader,
     onEnd(attempt, captured) {
+      if (attempt.held !== undefined) renewer?.drop(attempt.held);
       if (synchronous !== undefined) {
         try {
           if (isRetryableStatus(captured.status))
@@ -253,6 +264,19 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
   ): Outcome | undefined {
     if (result.state === 'acquired') {
       captureResponse(res, sink, replayHeadersFor(req).keep, attempt);
+      if (renewer !== undefined) {
+        const { key, lock } = attempt;
+        const held: HeldLock = {
+          key,
+          token: lock.token,
+          res,
+          renewedAt: Date.now(),
+          renewing: false,
+          closedAt: 0,
+        };
+        attempt.held = held;
+        renewer.hold(held);
+      }
       return 'next';
     }
     if (result.fingerprint !== attempt.lock.fingerprint) throw reusedIdError(attempt.target);
@@ -343,6 +367,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       target,
       key,
       lock: { token: attemptToken(), fingerprint, lockTtlMs: config.lockTtlMs },
+      held: undefined,
     };
     if (synchronous === undefined) return lockAsync(req, res, attempt);
     let result: AcquireResult;

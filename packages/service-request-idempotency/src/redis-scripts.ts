@@ -16,14 +16,18 @@ import { createHash } from 'node:crypto';
  * A missing epoch marker means this node lost what it stored (a restart without persistence, a
  * flush, an eviction): the entry may have been lost with it, so the script raises a fence for
  * `fence ms` and answers `{'e', ms}` instead of a lock, while the fence stands, on every app
- * instance. The marker is written again at once, so the fence is raised once per loss.
+ * instance. The marker is written again at once, so the fence is raised once per loss; the
+ * answer that raised it is `{'e', ms, 'd', end}` (detected; `end`: when the fence ends, in ms of
+ * the server's clock), and the store then fences every other bucket whose node lost its data
+ * until that same end (REARM).
  */
 const ACQUIRE = `
 if redis.call('EXISTS', KEYS[2]) == 0 then
   redis.call('SET', KEYS[2], 'lost')
   if ARGV[5] ~= '0' then
     redis.call('SET', KEYS[3], '1', 'PX', ARGV[5])
-    return {'e', tonumber(ARGV[5])}
+    local t = redis.call('TIME')
+    return {'e', tonumber(ARGV[5]), 'd', tostring(t[1] * 1000 + math.floor(t[2] / 1000) + ARGV[5])}
   end
 end
 local fence = redis.call('PTTL', KEYS[3])
@@ -64,6 +68,34 @@ end
 return 0
 `;
 
+/**
+ * KEYS: entry. ARGV: token, lock TTL ms. Extends the lock only while it still holds the token:
+ * a lock that expired, was taken by another attempt or was lost with the node's data is never
+ * recreated (answers 0).
+ */
+const RENEW = `
+local k = KEYS[1]
+local v = redis.call('HMGET', k, 's', 't')
+if v[1] == 'l' and v[2] == ARGV[1] then return redis.call('PEXPIRE', k, ARGV[2]) end
+return 0
+`;
+
+/**
+ * KEYS: epoch marker, fence (one bucket). ARGV: when the window ends (ms, server clock, from the
+ * detecting answer). After a loss was detected in another bucket: when this bucket's marker is
+ * missing too (its node lost it), write it and raise the fence until the window's end, measured
+ * on the server's clock so that a late or retried call does not stretch it. A bucket whose node
+ * kept its data is left alone.
+ */
+const REARM = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('SET', KEYS[1], 'lost')
+local t = redis.call('TIME')
+local left = tonumber(ARGV[1]) - (t[1] * 1000 + math.floor(t[2] / 1000))
+if left > 0 then redis.call('SET', KEYS[2], '1', 'PX', left) end
+return 1
+`;
+
 export interface Script {
   readonly source: string;
   readonly sha: string;
@@ -77,4 +109,6 @@ export const SCRIPTS = {
   acquire: script(ACQUIRE),
   complete: script(COMPLETE),
   release: script(RELEASE),
+  renew: script(RENEW),
+  rearm: script(REARM),
 } as const;

@@ -119,13 +119,18 @@ function parseHeaders(text: unknown): Record<string, string | string[]> {
 
 const ACQUIRED: AcquireResult = Object.freeze({ state: 'acquired' });
 
-function toEntry(reply: unknown): AcquireResult | undefined {
+/** `detected`: called when this reply is the one that detected a data loss. */
+function toEntry(
+  reply: unknown,
+  detected: (windowMs: number, endsAt: string) => void,
+): AcquireResult | undefined {
   if (!Array.isArray(reply)) throw new Error('Redis store: unexpected reply');
   const [state, fingerprint, third, headers, body] = reply as unknown[];
   if (state === 'a') return ACQUIRED;
   if (state === 'n') return undefined;
   if (state === 'e') {
     const retryAfterMs = Math.max(0, Number(fingerprint));
+    if (third === 'd') detected(retryAfterMs, String(headers));
     throw new RedisStoreUnavailableError(
       `Redis lost the stored ids (restarted empty, flushed or evicted); ids are refused for ${retryAfterMs} ms more`,
       { retryAfterMs },
@@ -330,6 +335,30 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   if (client !== undefined) client.on?.('ready', initialize);
   else cluster?.on?.('connect', initialize);
 
+  /**
+   * A loss was just detected (a bucket's epoch marker was missing): fence every other bucket
+   * whose marker is missing too, until the same end, at once. Without this, each bucket would
+   * raise a full window of its own when first touched, and with light traffic fresh ids would
+   * keep meeting fresh fences long after the window. One script per bucket (a script touches one
+   * slot; the cluster client sends each to its node), all at once, once per detection. Failures
+   * are left alone: such a bucket raises its own fence when touched, as before.
+   */
+  let rearming = false;
+  function rearm(windowMs: number, endsAt: string): void {
+    if (rearming) return;
+    rearming = true;
+    const detectedAt = Date.now();
+    const fences: Promise<unknown>[] = [];
+    for (let bucket = 0; bucket < BUCKETS; bucket++) {
+      if (Date.now() - detectedAt >= windowMs) break;
+      const tag = bucketTag(bucket);
+      fences.push(run(SCRIPTS.rearm, [`${tag}epoch`, `${tag}fence`], [endsAt]).catch(ignore));
+    }
+    void Promise.all(fences).then(() => {
+      rearming = false;
+    });
+  }
+
   /** Runs the lock script (a lookup only without `lock`); answers its reply. */
   function lookup(keys: readonly string[], lock: LockRequest | undefined): Promise<unknown> {
     const args = [
@@ -358,7 +387,7 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
       const tag = tagOf(key);
       const keys = keysOf(key, tag);
       return lookup(keys, lock).then((reply) => {
-        const entry = toEntry(reply);
+        const entry = toEntry(reply, rearm);
         if (entry !== undefined && entry.state !== 'acquired') return entry;
         if (pendingTags.size >= MAX_PENDING_TAGS) pendingTags.clear();
         pendingTags.set(key, tag);
@@ -399,9 +428,17 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
       return run(SCRIPTS.release, [entryOf(key)], [token]).then(ignore);
     },
 
+    renew(key: string, token: string, lockTtlMs: number): Promise<boolean> {
+      // Not `entryOf`: the tag stays cached for the completion.
+      const entry = `${pendingTags.get(key) ?? tagOf(key)}:${key}`;
+      return run(SCRIPTS.renew, [entry], [token, String(lockTtlMs)]).then(
+        (renewed) => Number(renewed) === 1,
+      );
+    },
+
     get(key: string): Promise<StoreEntry | undefined> {
       return lookup(keysOf(key), undefined).then((reply) => {
-        const entry = toEntry(reply);
+        const entry = toEntry(reply, rearm);
         return entry?.state === 'acquired' ? undefined : entry;
       });
     },

@@ -65,6 +65,15 @@ export interface IdempotencyStore {
   complete(key: string, completion: Completion): Promise<void>;
   /** Remove the lock holding `token` (the attempt failed), so the id can be retried. */
   release(key: string, token: string): Promise<void>;
+  /**
+   * Optional. When the lock under `key` still holds `token`, make it expire `lockTtlMs` from
+   * now and answer `true`; otherwise (it expired, another attempt took the key, the store lost
+   * it) change nothing and answer `false`. Never creates a lock. The middleware calls it while
+   * a handler outlives a third of `lockTtlMs`, so a slow handler keeps its lock; a store
+   * without it keeps the older contract: a lock lives `lockTtlMs`, however long the handler
+   * runs.
+   */
+  renew?(key: string, token: string, lockTtlMs: number): Promise<boolean>;
   /** What is stored under `key`, without changing it. */
   get(key: string): Promise<StoreEntry | undefined>;
 }

@@ -12,6 +12,7 @@ it('exports exactly the documented names', async () => {
     'IDEMPOTENCY_ERROR_CAUSES',
     'IDEMPOTENCY_KEY_HEADER',
     'ID_PATTERN',
+    'LockLostError',
     'NEVER_REPLAYED_HEADERS',
     'REPLAYED_HEADER',
     'RedisStoreUnavailableError',

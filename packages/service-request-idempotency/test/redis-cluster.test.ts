@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStore, scopedKey } from '../src/index.js';
 import { type Cluster, connectCluster, keyTag } from './cluster-helpers.js';
 import { countingStore, deferred, startApp } from './helpers.js';
+import { lockRenewalScenarios } from './lock-renewal-scenarios.js';
 import { storeContract } from './store-contract.js';
 
 const available = hasRedisCluster();
@@ -118,6 +119,77 @@ describe.skipIf(!available)('redisStore on a real Redis Cluster (3 primaries, 3 
         'done',
       );
       expect((await cluster.primaryOf(slot)).port).toBe(target);
+    });
+  });
+
+  describeEachExpress('lock renewal on the cluster', (express) => {
+    const prefixes = new WeakMap<object, string>();
+    let client: Cluster;
+    beforeAll(async () => {
+      client = await connect();
+    });
+    lockRenewalScenarios(express, {
+      store() {
+        const prefix = `renewal:${randomUUID()}:`;
+        const store = redisStore({
+          cluster: client,
+          onWarning: quiet,
+          prefix,
+          dataLossWindowMs: 0,
+        });
+        prefixes.set(store, prefix);
+        return store;
+      },
+      async lose(store) {
+        for (const port of await cluster.primaries()) {
+          const keys = await cluster.cli(port, '--raw', 'KEYS', `${prefixes.get(store)}*`);
+          for (const key of keys.split('\n').filter(Boolean)) await client.del(key);
+        }
+      },
+    });
+  });
+
+  describeEachExpress('a primary that loses its data', (express) => {
+    it('fences the buckets of that primary only, one window from the first detection', async () => {
+      const prefix = `loss:${randomUUID()}:`;
+      const windowMs = 2_000;
+      const store = redisStore({
+        cluster: await connect(),
+        prefix,
+        dataLossWindowMs: windowMs,
+        onWarning: quiet,
+      });
+      const app = await startApp(express, { store });
+      const post = (id: string) =>
+        request(app.url).post('/v1/things').set('Service-Request-Id', id).send({ id });
+      expect((await post('before')).status).toBe(201);
+      const lost = (await cluster.primaries())[0]!;
+      const onLost: string[] = [];
+      const elsewhere: string[] = [];
+      const tags = new Set<string>();
+      while (onLost.length < 3 || elsewhere.length < 2) {
+        const id = randomUUID();
+        const tag = keyTag(prefix, scopedKey('', id));
+        if (tags.has(tag)) continue;
+        tags.add(tag);
+        const primary = await cluster.primaryOf(await cluster.keySlot(`${tag}epoch`));
+        (primary.port === lost ? onLost : elsewhere).push(id);
+      }
+      const [detecting, fresh, after] = onLost as [string, string, string];
+      await cluster.cli(lost, 'FLUSHALL');
+
+      const detection = await post(detecting);
+      const detectedAt = Date.now();
+      expectErrorEnvelope(detection, 503, { code: 'SERVICE_UNAVAILABLE' });
+      expect(detection.headers['retry-after']).toBe('2');
+      await waitFor(() => Date.now() - detectedAt > windowMs / 2, { what: 'half the window' });
+      const refused = await post(fresh);
+      expectErrorEnvelope(refused, 503, { code: 'SERVICE_UNAVAILABLE' });
+      expect(refused.headers['retry-after']).toBe('1');
+      for (const id of elsewhere) expect((await post(id)).status).toBe(201);
+      await waitFor(() => Date.now() - detectedAt > windowMs + 100, { what: 'the window' });
+      expect((await post(after)).status).toBe(201);
+      expect(app.runs.things).toBe(2 + elsewhere.length);
     });
   });
 

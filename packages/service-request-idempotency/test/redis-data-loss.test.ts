@@ -94,6 +94,56 @@ describe.skipIf(!available)('a Redis that loses what the store kept', () => {
     });
   });
 
+  describeEachExpress('one window from the first detection, for every id', (express) => {
+    const losses: [string, (admin: Client) => Promise<void>][] = [
+      ['redis-server restarted empty', () => redis.restart({ empty: true })],
+      [
+        'FLUSHALL',
+        async (admin) => {
+          await admin.flushAll();
+        },
+      ],
+    ];
+    for (const [loss, lose] of losses) {
+      it(`after ${loss}: fresh ids are refused with the time left, then all accepted`, async () => {
+        const windowMs = 2_000;
+        const client = await connect();
+        const app = await startApp(express, {
+          store: redisStore({
+            client,
+            prefix: `window:${randomUUID()}:`,
+            dataLossWindowMs: windowMs,
+            onWarning: quiet,
+          }),
+        });
+        const post = (id: string) =>
+          request(app.url).post('/v1/things').set('Service-Request-Id', id).send({ id });
+        expect((await post('before')).status).toBe(201);
+        await lose(client);
+        await waitFor(() => client.isReady, { what: 'the client to reconnect' });
+
+        const detection = await post('before');
+        const detectedAt = Date.now();
+        expectErrorEnvelope(detection, 503, { code: 'SERVICE_UNAVAILABLE' });
+        expect(detection.headers['retry-after']).toBe('2');
+        // Half the window later, fresh ids (other buckets, almost surely: 1024 of them) are
+        // refused for the half left, not for a window of their own.
+        await waitFor(() => Date.now() - detectedAt > windowMs / 2, { what: 'half the window' });
+        const fresh = Array.from({ length: 8 }, () => randomUUID());
+        for (const id of fresh) {
+          const refused = await post(id);
+          expectErrorEnvelope(refused, 503, { code: 'SERVICE_UNAVAILABLE' });
+          expect(refused.headers['retry-after']).toBe('1');
+        }
+        // Once the window from the detection has passed, every id runs, none meets a new fence.
+        await waitFor(() => Date.now() - detectedAt > windowMs + 100, { what: 'the window' });
+        const later = [...fresh, ...Array.from({ length: 8 }, () => randomUUID())];
+        for (const id of later) expect((await post(id)).status).toBe(201);
+        expect(app.runs.things).toBe(1 + later.length);
+      });
+    }
+  });
+
   describe('when the store connects', () => {
     it('warns in one line, once, when Redis has no append-only persistence', async () => {
       const warnings: string[] = [];

@@ -12,6 +12,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStore, type ServiceRequestIdempotencyOptions } from '../src/index.js';
 import { countingStore, deferred, startApp } from './helpers.js';
+import { lockRenewalScenarios } from './lock-renewal-scenarios.js';
 import { storeContract } from './store-contract.js';
 
 type Client = ReturnType<typeof createClient>;
@@ -111,6 +112,27 @@ describe.skipIf(!available)('redisStore against a real redis-server', () => {
       expect(() => redisStore({ client, prefx: 'x' } as never)).toThrow(
         /unknown option "prefx"\. Did you mean "prefix"\?/,
       );
+    });
+  });
+
+  describeEachExpress('lock renewal on Redis', (express) => {
+    const prefixes = new WeakMap<object, string>();
+    let client: Client;
+    beforeAll(async () => {
+      client = await connect();
+    });
+    lockRenewalScenarios(express, {
+      store() {
+        const prefix = `renewal:${randomUUID()}:`;
+        // No data-loss fence: `lose` removes this store's keys only, the entry with them.
+        const store = redisStore({ client, onWarning: quiet, prefix, dataLossWindowMs: 0 });
+        prefixes.set(store, prefix);
+        return store;
+      },
+      async lose(store) {
+        const keys = await client.keys(`${prefixes.get(store)}*`);
+        if (keys.length > 0) await client.del(keys);
+      },
     });
   });
 

@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '@resourceful/test-support';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IdempotencyStore, StoredResponse } from '../src/index.js';
 
 const response: StoredResponse = {
@@ -105,5 +105,51 @@ export function storeContract(makeStore: () => IdempotencyStore): void {
     await store.complete(key, { token: first.token, fingerprint: 'fp', response, ttlMs: 50 });
     await waitFor(async () => (await store.get(key)) === undefined, { what: 'retention expiry' });
     expect(await store.acquire(key, lock())).toEqual({ state: 'acquired' });
+  });
+
+  describe('renew', () => {
+    // One store for these (keys apart): a Redis client takes a listener per store.
+    let shared: IdempotencyStore | undefined;
+    const renewStore = () => {
+      shared ??= makeStore();
+      return shared;
+    };
+    it('extends its own lock and answers true', async () => {
+      const store = renewStore();
+      const key = randomUUID();
+      const mine = { fingerprint: 'fp', token: randomUUID(), lockTtlMs: 200 };
+      await store.acquire(key, mine);
+      expect(await store.renew!(key, mine.token, 30_000)).toBe(true);
+      const entry = await store.get(key);
+      expect(entry?.state === 'in-flight' && entry.expiresInMs).toBeGreaterThan(10_000);
+    });
+
+    it('answers false and changes nothing for another token, a response or nothing', async () => {
+      const store = renewStore();
+      const key = randomUUID();
+      const mine = lock();
+      await store.acquire(key, mine);
+      expect(await store.renew!(key, 'someone-else', 30_000)).toBe(false);
+      const entry = await store.get(key);
+      expect(entry?.state === 'in-flight' && entry.expiresInMs).toBeLessThanOrEqual(5_000);
+      await store.complete(key, { token: mine.token, fingerprint: 'fp', response, ttlMs: 5_000 });
+      expect(await store.renew!(key, mine.token, 30_000)).toBe(false);
+      expect(await store.get(key)).toMatchObject({ state: 'completed' });
+      const absent = randomUUID();
+      expect(await store.renew!(absent, mine.token, 30_000)).toBe(false);
+      expect(await store.get(absent)).toBeUndefined();
+    });
+
+    it('never revives an expired lock', async () => {
+      const store = renewStore();
+      const key = randomUUID();
+      const mine = { fingerprint: 'fp', token: randomUUID(), lockTtlMs: 20 };
+      await store.acquire(key, mine);
+      await waitFor(async () => (await store.get(key)) === undefined, {
+        what: 'the lock to expire',
+      });
+      expect(await store.renew!(key, mine.token, 30_000)).toBe(false);
+      expect(await store.get(key)).toBeUndefined();
+    });
   });
 }
