@@ -21,7 +21,7 @@
 import type { ServerResponse } from 'node:http';
 import onHeaders from 'on-headers';
 import { outermostApplicationPrototype } from './application-prototype.js';
-import { shareResponseShape } from './shared-shape.js';
+import { shareShape } from './shared-shape.js';
 
 /** What runs just before the head is written: the response, and what was registered with it. */
 export type HeadListener<State> = (res: ServerResponse, state: State) => void;
@@ -278,7 +278,7 @@ export function beforeHeaders<State>(
           : reachable(res, proto);
       if (reaches) {
         // Once per response: its first hook here (the WeakMap keeps the state, not `res`).
-        if (entry === undefined) shareResponseShape(res);
+        if (entry === undefined) shareShape(res);
         pending.set(res, { run: run as HeadListener<unknown>, state, next: entry });
         return;
       }

@@ -3,3 +3,4 @@ export {
   outermostApplicationPrototype,
 } from './application-prototype.js';
 export { beforeHeaders, type HeadListener } from './before-headers.js';
+export { shareShape } from './shared-shape.js';

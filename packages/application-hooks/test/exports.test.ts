@@ -4,5 +4,6 @@ it('exports exactly the helpers the packages bundle', async () => {
   expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
     'beforeHeaders',
     'outermostApplicationPrototype',
+    'shareShape',
   ]);
 });

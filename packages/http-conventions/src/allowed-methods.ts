@@ -3,12 +3,13 @@
  * at least the supported verbs" and "may add a `Link` header with rel help"; RFC 9110 §15.5.6:
  * a 405 "MUST generate an Allow header field". An unknown path stays the app's 404.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { shareShape } from '@resourceful/application-hooks';
 import { ApiError } from '@resourceful/error-envelope';
 import { helpLinkOption } from '@resourceful/option-checks';
 import { checkOptions } from './options.js';
 import { allowList, appStack, refusedAt, routesRefusing, servedMethods } from './route-methods.js';
-import { shareShapes } from './shared-shape.js';
 
 export interface AllowedMethodsOptions {
   /**
@@ -137,7 +138,8 @@ export function allowedMethods(options: AllowedMethodsOptions = {}) {
   const check = allowedMethodsStep(options, (handle) => handle === allowedMethodsMiddleware);
 
   function allowedMethodsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
-    shareShapes(req, res);
+    shareShape(req);
+    shareShape(res);
     const outcome = check(req, res);
     if (outcome !== ANSWERED) next(outcome);
   }

@@ -4,7 +4,9 @@
  * comparable to what the lighter of these middleware do themselves; one layer running the
  * parts in the documented mount order answers exactly as the five mounted one by one.
  */
+
 import type { ServerResponse } from 'node:http';
+import { shareShape } from '@resourceful/application-hooks';
 import {
   type AllowedMethodsOptions,
   ANSWERED,
@@ -16,7 +18,6 @@ import { checkOptions, optionError } from './options.js';
 import { type QueryHeadersOptions, queryHeadersStep } from './query-headers.js';
 import { type RequestIdOptions, requestIdStep } from './request-id.js';
 import { type ResponseDateOptions, responseDateStep } from './response-date.js';
-import { shareShapes } from './shared-shape.js';
 
 /**
  * Each part's options (as its own middleware takes them), or `false` to leave the part out.
@@ -79,7 +80,8 @@ export function httpConventions(options: HttpConventionsOptions = {}) {
   const takeQueryHeaders = queryHeadersOptions && queryHeadersStep(queryHeadersOptions);
 
   function httpConventionsMiddleware(req: ExpressRequest, res: ServerResponse, next: Next) {
-    shareShapes(req, res);
+    shareShape(req);
+    shareShape(res);
     if (assignRequestId) assignRequestId(req, res);
     if (hookDate) hookDate(res);
     if (checkUrlLength) {

@@ -9,10 +9,12 @@
  * 431). `answerUrlOverflow` tells the two apart, so an over-long request line still gets a 414
  * envelope and over-large headers the 431 of the error envelope's `clientErrorHandler`.
  */
+
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { shareShape } from '@resourceful/application-hooks';
 import { ApiError, DEFAULT_CODE_HEADER } from '@resourceful/error-envelope';
 import {
   checkOptions,
@@ -23,7 +25,6 @@ import {
 } from './options.js';
 import { DEFAULT_REQUEST_ID_HEADER } from './request-id.js';
 import { DATE_FORMATS, type DateFormat, formatImfFixdate, formatRfc3339 } from './response-date.js';
-import { shareShapes } from './shared-shape.js';
 
 /** RFC 9110 §4.1: "at a minimum, request lines of 8000 octets"; served here up to 64 KiB. */
 export const DEFAULT_MAX_URL_LENGTH = 64 * 1024;
@@ -70,7 +71,8 @@ export function limitUrlLength(options: LimitUrlLengthOptions = {}) {
     res: ServerResponse,
     next: Next,
   ) {
-    shareShapes(req, res);
+    shareShape(req);
+    shareShape(res);
     next(check(req));
   };
 }

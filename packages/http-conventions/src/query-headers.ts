@@ -5,7 +5,9 @@
  * copied into that request header when the request has none, and taken out of the URL so
  * that collection parsers do not refuse it as an unknown parameter.
  */
+
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { shareShape } from '@resourceful/application-hooks';
 import { ApiError } from '@resourceful/error-envelope';
 import { keptValue } from './application-prototype.js';
 import {
@@ -16,7 +18,6 @@ import {
   positiveInteger,
   refusedOption,
 } from './options.js';
-import { shareShapes } from './shared-shape.js';
 
 /** What the spec names as request headers that make sense in a URL. */
 export const DEFAULT_QUERY_HEADERS: readonly string[] = [
@@ -430,7 +431,8 @@ export function queryHeadersStep(options: QueryHeadersOptions = {}): TakeRequest
 export function queryHeaders(options: QueryHeadersOptions = {}) {
   const takeHeaders = queryHeadersStep(options);
   return function queryHeadersMiddleware(req: IncomingMessage, res: ServerResponse, next: Next) {
-    shareShapes(req, res);
+    shareShape(req);
+    shareShape(res);
     next(takeHeaders(req));
   };
 }

@@ -5,11 +5,12 @@
  * and nginx's `$request_id`: the id a proxy or client already sent is kept when it is
  * well-formed, so one id follows the request through every hop.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { shareShape } from '@resourceful/application-hooks';
 import { keptValue } from './application-prototype.js';
 import { checkOptions, isHeaderName, optionError, positiveInteger } from './options.js';
-import { shareShapes } from './shared-shape.js';
 
 /**
  * Where the id is kept on the request: a registered symbol, so other packages (the error
@@ -127,7 +128,8 @@ export function requestIdStep(options: RequestIdOptions = {}): AssignRequestId {
 export function requestId(options: RequestIdOptions = {}) {
   const assign = requestIdStep(options);
   return function requestIdMiddleware(req: IncomingMessage, res: ServerResponse, next: Next) {
-    shareShapes(req, res);
+    shareShape(req);
+    shareShape(res);
     assign(req, res);
     next();
   };

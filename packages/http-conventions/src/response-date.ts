@@ -4,9 +4,8 @@
  * caches use for age calculation (RFC 9111 §4.2.3). Both are offered; the spec's by default.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { beforeHeaders } from '@resourceful/application-hooks';
+import { beforeHeaders, shareShape } from '@resourceful/application-hooks';
 import { checkOptions, optionError } from './options.js';
-import { shareShapes } from './shared-shape.js';
 
 export type DateFormat = 'rfc3339' | 'imf-fixdate';
 
@@ -115,7 +114,8 @@ export function responseDateStep(options: ResponseDateOptions = {}): HookDate {
 export function responseDate(options: ResponseDateOptions = {}) {
   const hook = responseDateStep(options);
   return function responseDateMiddleware(req: IncomingMessage, res: ServerResponse, next: Next) {
-    shareShapes(req, res);
+    shareShape(req);
+    shareShape(res);
     hook(res);
     next();
   };

@@ -2,7 +2,9 @@
  * @module Capturing the response of the first run, however the handler writes it: `res.json`,
  * `res.send`, `res.write` + `res.end`, with or without `res.writeHead`.
  */
+
 import { type OutgoingHttpHeaders, OutgoingMessage, type ServerResponse } from 'node:http';
+import { shareShape } from '@resourceful/application-hooks';
 
 export interface CapturedResponse {
   readonly status: number;
@@ -122,7 +124,7 @@ interface CaptureState {
 }
 
 /**
- * The key of a captured response's state, a property of the response. Added after `ownable`,
+ * The key of a captured response's state, a property of the response. Added after `shareShape`,
  * it builds no hidden class of its own (a `WeakMap` entry, which this was, costs more: the
  * collector treats every entry as an ephemeron).
  */
@@ -264,42 +266,6 @@ function hold(
 }
 
 /**
- * Whether `ownable` pays on this engine. Measured in process (bench/ablate-idempotency.ts, CPU
- * per request of the memory-store create, with / without the probe): Node 20 (V8 11.3) and 22
- * (V8 12.4) about 1.3× faster with it; Node 24 (V8 13.6), where the bare create is already twice
- * as fast as on 22, 8–18 % slower with it, the dictionary's lookups then costing more than the
- * hidden classes they avoid. Only speed depends on it, never behaviour.
- */
-const DICTIONARY_PAYS = Number(process.versions.v8.split('.')[0]) < 13;
-
-/** A key no other code uses: added to a response and deleted at once (see `ownable`). */
-const SHAPE_PROBE = Symbol('resourceful.idempotency.shapeProbe');
-
-/**
- * Prepares a response for the properties the capture adds (its state and three wrappers),
- * without changing it: a symbol property added and deleted again.
- *
- * Express gives every response its app's prototype (`Object.setPrototypeOf(res, app.response)`)
- * and then adds `res.locals`. V8 records no transitions from the hidden class a prototype change
- * makes, so from there each property added to the response builds a hidden class (and a copy
- * of its 40-odd property descriptors) for that one response, and every later property access
- * on it (Express's `res.json`, Node's `writeHead` and `end`) sees a class it never saw before
- * and takes the slowest lookup. Three own wrappers made that a quarter of a bare create's work.
- * Deleting a property of such a response turns its properties into a dictionary, whose hidden
- * class every such response shares: the wrappers are then added without a new class, and the
- * accesses after them hit the inline caches again. Where the response was made without a
- * prototype change (Node's server, no Express), V8 undoes the addition instead (the class
- * before it has a transition to the class after it), and the response keeps its fast
- * properties and its shared class. Either way no property, value or key order changes.
- */
-function ownable(res: ServerResponse): void {
-  if (!DICTIONARY_PAYS) return;
-  const own = res as unknown as Record<symbol, unknown>;
-  own[SHAPE_PROBE] = undefined;
-  delete own[SHAPE_PROBE];
-}
-
-/**
  * Wraps `writeHead`, `write` and `end` of one response, and keeps the capture's state on it under
  * a symbol of this module. The response itself is unchanged, except that `stripHeader` never
  * leaves. `keep`: lower-case names of the headers to capture.
@@ -326,7 +292,8 @@ export function captureResponse<Context>(
   };
   const first = stateOf(res);
   if (first === undefined) {
-    ownable(res);
+    // Before the capture's own properties: one hidden class for every such response (V8 < 13).
+    shareShape(res);
     (res as Captured)[STATE] = state;
     res.writeHead = capturedWriteHead as ServerResponse['writeHead'];
     res.write = capturedWrite as ServerResponse['write'];
