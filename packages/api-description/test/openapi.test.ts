@@ -18,6 +18,44 @@ function operations(doc: Json): [string, string, Json][] {
   return found;
 }
 
+/** The document of a refund resource and the composite operation that creates it from `body`. */
+function refundDocument(body: z.ZodType): Json {
+  const Refund = z.object({
+    id: z.string(),
+    create_time: z.iso.datetime(),
+    update_time: z.iso.datetime(),
+    links: z.array(z.object({ href: z.string(), rel: z.string() })),
+  });
+  return openApiDocument(
+    describeApi({
+      title: 'Refunds',
+      version: '1.0.0',
+      pathVersion: 'v1',
+      resources: [
+        {
+          name: 'Refund',
+          path: '/payments/refunds',
+          summary: 'A refund.',
+          representation: Refund,
+          operations: { read: true },
+        },
+      ],
+      operations: [
+        {
+          operationId: 'refundCapture',
+          method: 'POST',
+          path: '/payments/captures/{capture_id}/refund',
+          summary: 'Refund a capture.',
+          kind: 'composite',
+          body,
+          response: Refund,
+          creates: 'Refund',
+        },
+      ],
+    }),
+  ) as Json;
+}
+
 describe('openApiDocument', () => {
   it('is an OpenAPI 3.1 document with the server and the API title', () => {
     expect(document.openapi).toBe('3.1.0');
@@ -213,39 +251,7 @@ describe('openApiDocument', () => {
   });
 
   it('makes actions and composite operations conditional like a PATCH: If-Match, If-None-Match, 412', () => {
-    const Refund = z.object({
-      id: z.string(),
-      create_time: z.iso.datetime(),
-      update_time: z.iso.datetime(),
-      links: z.array(z.object({ href: z.string(), rel: z.string() })),
-    });
-    const api = describeApi({
-      title: 'Refunds',
-      version: '1.0.0',
-      pathVersion: 'v1',
-      resources: [
-        {
-          name: 'Refund',
-          path: '/payments/refunds',
-          summary: 'A refund.',
-          representation: Refund,
-          operations: { read: true },
-        },
-      ],
-      operations: [
-        {
-          operationId: 'refundCapture',
-          method: 'POST',
-          path: '/payments/captures/{capture_id}/refund',
-          summary: 'Refund a capture.',
-          kind: 'composite',
-          body: z.object({ total: z.string() }),
-          response: Refund,
-          creates: 'Refund',
-        },
-      ],
-    });
-    const composite = (openApiDocument(api) as Json).paths[
+    const composite = refundDocument(z.object({ total: z.string() })).paths[
       '/v1/payments/captures/{capture_id}/refund'
     ].post;
     expect(composite.requestBody.required).toBe(true);
@@ -267,40 +273,9 @@ describe('openApiDocument', () => {
   });
 
   it('lets a composite operation whose body has no required field be sent without a body', () => {
-    const Refund = z.object({
-      id: z.string(),
-      create_time: z.iso.datetime(),
-      update_time: z.iso.datetime(),
-      links: z.array(z.object({ href: z.string(), rel: z.string() })),
-    });
-    const api = describeApi({
-      title: 'Refunds',
-      version: '1.0.0',
-      pathVersion: 'v1',
-      resources: [
-        {
-          name: 'Refund',
-          path: '/payments/refunds',
-          summary: 'A refund.',
-          representation: Refund,
-          operations: { read: true },
-        },
-      ],
-      operations: [
-        {
-          operationId: 'refundCapture',
-          method: 'POST',
-          path: '/payments/captures/{capture_id}/refund',
-          summary: 'Refund a capture, all that is left without an amount.',
-          kind: 'composite',
-          body: z.object({ amount: z.string().optional() }),
-          response: Refund,
-          creates: 'Refund',
-        },
-      ],
-    });
-    const refund = (openApiDocument(api) as Json).paths['/v1/payments/captures/{capture_id}/refund']
-      .post;
+    const refund = refundDocument(z.object({ amount: z.string().optional() })).paths[
+      '/v1/payments/captures/{capture_id}/refund'
+    ].post;
     expect(refund.requestBody.required).toBe(false);
     // A resource-oriented create always takes its body.
     expect(document.paths['/v1/risk/decisions'].post.requestBody.required).toBe(true);
