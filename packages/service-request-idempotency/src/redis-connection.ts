@@ -15,6 +15,8 @@ export interface RedisClientLike {
   readonly isReady?: boolean;
   /** `error` (the store adds a listener so a lost Redis never crashes the process), `ready`. */
   on?(event: 'error' | 'ready', listener: (error?: Error) => void): unknown;
+  /** When present, the `ready` listener is removed once no store on the client needs it. */
+  off?(event: 'ready', listener: () => void): unknown;
 }
 
 /**
@@ -32,6 +34,8 @@ export interface RedisClusterLike {
   readonly isOpen?: boolean;
   /** `error` (as for a client), `connect` (the topology was read). */
   on?(event: 'error' | 'connect', listener: (error?: Error) => void): unknown;
+  /** When present, the `connect` listener is removed once no store on it needs it. */
+  off?(event: 'connect', listener: () => void): unknown;
 }
 
 /** Error for a command that did not run: client not ready, or no answer in time. */

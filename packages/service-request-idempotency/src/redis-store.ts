@@ -156,6 +156,58 @@ function ignore(): void {}
 /** Clients that already have this package's 'error' listener (one per client, not per store). */
 const guarded = new WeakSet<object>();
 
+type Emitter = RedisClientLike | RedisClusterLike;
+
+/** The stores of one client not started yet, and the one listener that starts them. */
+interface Waiting {
+  readonly starts: Set<() => void>;
+  readonly listener: () => void;
+}
+
+/**
+ * Per client (or cluster client), the stores waiting for it to connect. One listener per
+ * client whatever the number of stores on it: a listener per store made the twelfth store on
+ * a client trip Node's `MaxListenersExceededWarning` (the limit is 10), and kept every store
+ * ever made on that client alive through its listener. Weak: a client dropped by the app
+ * takes its entry along.
+ */
+const waitingOn = new WeakMap<object, Waiting>();
+
+/**
+ * Calls `start` whenever `emitter` emits `event`, until the returned function is called. When
+ * the last store of a client stops waiting, the client's listener is removed (a client
+ * without `off` keeps it, empty, and reuses it for the next store).
+ */
+function whenConnected(
+  emitter: Emitter,
+  event: 'ready' | 'connect',
+  start: () => void,
+): () => void {
+  if (typeof emitter.on !== 'function') return ignore;
+  let waiting = waitingOn.get(emitter);
+  if (waiting === undefined) {
+    const starts = new Set<() => void>();
+    const listener = () => {
+      // A copy: a store that starts at once leaves the set while it is walked.
+      for (const each of [...starts]) each();
+    };
+    waiting = { starts, listener };
+    waitingOn.set(emitter, waiting);
+    (emitter.on as (event: string, listener: () => void) => unknown).call(emitter, event, listener);
+  }
+  const { starts, listener } = waiting;
+  starts.add(start);
+  return function stopWaiting() {
+    if (!starts.delete(start) || starts.size > 0 || typeof emitter.off !== 'function') return;
+    waitingOn.delete(emitter);
+    (emitter.off as (event: string, listener: () => void) => unknown).call(
+      emitter,
+      event,
+      listener,
+    );
+  };
+}
+
 export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   assertOptionsObject(FACTORY, options);
   assertKnownOptions(FACTORY, options, OPTION_NAMES);
@@ -304,6 +356,7 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
    * that disappears later is the sign of a loss. Until it succeeds, every call retries it.
    */
   let started: Promise<void> | undefined;
+  let initialized = false;
   function start(): Promise<void> {
     started ??= (async () => {
       const writes: Promise<unknown>[] = [];
@@ -314,6 +367,9 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
       await Promise.all(writes);
       const warning = await checkRedisConfig((args) => send(`${bucketTag(0)}epoch`, args));
       if (warning !== undefined) onWarning(warning);
+      initialized = true;
+      // Started for good: the client's connections are no longer this store's business.
+      stopWaiting();
     })().catch((error: unknown) => {
       started = undefined;
       throw error;
@@ -323,17 +379,15 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
 
   // "On connect": at once when the client is connected, else when it connects (or on the
   // first call, whichever comes first). Never again once done.
-  let initialized = false;
   const initialize = () => {
-    if (!initialized)
-      start().then(
-        () => (initialized = true),
-        () => undefined,
-      );
+    if (!initialized) start().catch(ignore);
   };
+  const stopWaiting = whenConnected(
+    emitter,
+    client !== undefined ? 'ready' : 'connect',
+    initialize,
+  );
   initialize();
-  if (client !== undefined) client.on?.('ready', initialize);
-  else cluster?.on?.('connect', initialize);
 
   /**
    * A loss was just detected (a bucket's epoch marker was missing): fence every other bucket

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import {
+  hasRedisServer,
+  type RedisServer,
+  startRedisServer,
+  waitFor,
+} from '@resourceful/test-support';
+import { createClient, createCluster } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type IdempotencyStore, redisStore, serviceRequestIdempotency } from '../src/index.js';
+
+type Client = ReturnType<typeof createClient>;
+
+const quiet = () => undefined;
+
+/** Node's process warnings emitted while `work` runs, by name. */
+async function warningsDuring(work: () => Promise<void>): Promise<string[]> {
+  const seen: string[] = [];
+  const record = (warning: Error) => seen.push(`${warning.name}: ${warning.message}`);
+  process.on('warning', record);
+  try {
+    await work();
+    // Node emits process warnings on the next tick.
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.off('warning', record);
+  }
+  return seen;
+}
+
+/** The listeners `client` has for each of the events the store listens to. */
+function listenerCounts(client: Client): Record<string, number> {
+  return Object.fromEntries(
+    ['error', 'ready', 'connect'].map((event) => [event, client.listenerCount(event)]),
+  );
+}
+
+describe.skipIf(!hasRedisServer())('many stores on one Redis client', () => {
+  let redis: RedisServer;
+  const clients: { destroy(): void }[] = [];
+
+  async function connect(): Promise<Client> {
+    const client = createClient({ url: redis.url, disableOfflineQueue: true });
+    client.on('error', () => undefined);
+    await client.connect();
+    clients.push(client);
+    return client;
+  }
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+
+  afterAll(async () => {
+    for (const client of clients) client.destroy();
+    await redis?.close();
+  });
+
+  /** `count` stores (and middlewares over them) on `client`, each started. */
+  async function stores(client: Client, count: number): Promise<IdempotencyStore[]> {
+    const made: IdempotencyStore[] = [];
+    for (let index = 0; index < count; index++) {
+      const store = redisStore({ client, onWarning: quiet, prefix: `shared:${randomUUID()}:` });
+      serviceRequestIdempotency({ store });
+      made.push(store);
+    }
+    // Every store answers, so each has written its markers and checked the configuration.
+    await Promise.all(made.map((store) => store.get('warm-up')));
+    return made;
+  }
+
+  it('shares one client between 25 stores without a MaxListenersExceededWarning', async () => {
+    const client = await connect();
+    const warnings = await warningsDuring(async () => {
+      await stores(client, 25);
+    });
+    expect(warnings.filter((warning) => warning.includes('MaxListeners'))).toEqual([]);
+  });
+
+  it('leaves the client with no more listeners than one store adds, however many there are', async () => {
+    const client = await connect();
+    const before = listenerCounts(client);
+    await stores(client, 1);
+    const afterOne = listenerCounts(client);
+    await stores(client, 30);
+    expect(listenerCounts(client)).toEqual(afterOne);
+    // Started stores need nothing from the client's events but the guard against an
+    // unhandled 'error': one listener for every store on the client.
+    const settled = { ...before, error: before.error! + 1 };
+    await waitFor(() => JSON.stringify(listenerCounts(client)) === JSON.stringify(settled), {
+      what: 'the stores to remove their ready listener',
+    });
+    expect(listenerCounts(client)).toEqual(settled);
+  });
+
+  it('starts a store made before its client connects once the client is ready', async () => {
+    const client = createClient({ url: redis.url, disableOfflineQueue: true });
+    client.on('error', () => undefined);
+    clients.push(client);
+    const prefix = `late:${randomUUID()}:`;
+    const made = Array.from({ length: 12 }, (_, index) =>
+      redisStore({ client, onWarning: quiet, prefix: `${prefix}${index}:` }),
+    );
+    const warnings = await warningsDuring(async () => {
+      await client.connect();
+      // Each store wrote its 1024 epoch markers on 'ready', without being called.
+      await waitFor(
+        async () => {
+          for (let index = 0; index < made.length; index++) {
+            if ((await client.exists(`${prefix}${index}:{0}epoch`)) !== 1) return false;
+          }
+          return true;
+        },
+        { what: 'every store to write its markers' },
+      );
+    });
+    expect(warnings.filter((warning) => warning.includes('MaxListeners'))).toEqual([]);
+    await waitFor(() => client.listenerCount('ready') === 0, { what: 'no ready listener left' });
+  });
+
+  it('shares one cluster client between 12 stores without a warning', async () => {
+    // Not a real cluster: the store only listens to the client's events at construction.
+    const cluster = createCluster({ rootNodes: [{ url: redis.url }] });
+    cluster.on('error', () => undefined);
+    const before = cluster.listenerCount('connect');
+    const warnings = await warningsDuring(async () => {
+      for (let index = 0; index < 12; index++) {
+        redisStore({ cluster, onWarning: quiet, prefix: `cluster:${index}:` });
+      }
+    });
+    expect(warnings.filter((warning) => warning.includes('MaxListeners'))).toEqual([]);
+    expect(cluster.listenerCount('connect')).toBe(before + 1);
+  });
+});
