@@ -54,14 +54,15 @@ class Held {
   newer: Held | undefined = undefined;
   constructor(
     readonly key: string,
-    readonly state: 'in-flight' | 'completed',
-    readonly fingerprint: string,
+    /** A lock becomes a response in place when completed (see `complete`); never back. */
+    public state: 'in-flight' | 'completed',
+    public fingerprint: string,
     /** The attempt holding the lock; empty for a response. */
-    readonly token: string,
-    readonly response: StoredResponse | undefined,
-    /** Raised by `renew` only: `earliestExpiry` stays a lower bound. */
+    public token: string,
+    public response: StoredResponse | undefined,
+    /** Raised by `renew` and `complete`: `earliestExpiry` stays a lower bound. */
     public expiresAt: number,
-    readonly bytes: number,
+    public bytes: number,
   ) {}
 }
 
@@ -167,12 +168,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     unlink(held);
   }
 
-  /**
-   * Puts `held` under its key, replacing `replaced` (the entry there, if any): the newest entry
-   * in age order. Completing a lock replaces it, so a response's age is when it was stored.
-   */
-  function stored(held: Held, replaced: Held | undefined): void {
-    if (replaced !== undefined) unlink(replaced);
+  /** Puts `held` under its key (where there is none), the newest entry in age order. */
+  function stored(held: Held): void {
     entries.set(held.key, held);
     link(held);
     totalBytes += held.bytes;
@@ -248,10 +245,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       }
       const bytes = ENTRY_OVERHEAD_BYTES + key.length + lock.fingerprint.length;
       const expiresAt = time + lock.lockTtlMs;
-      stored(
-        new Held(key, 'in-flight', lock.fingerprint, lock.token, undefined, expiresAt, bytes),
-        undefined,
-      );
+      stored(new Held(key, 'in-flight', lock.fingerprint, lock.token, undefined, expiresAt, bytes));
       return ACQUIRED;
     },
 
@@ -271,16 +265,26 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
         bytes = responseBytes(key, completion.fingerprint, response);
       }
       const expiresAt = time + completion.ttlMs;
-      const done = new Held(
-        key,
-        'completed',
-        completion.fingerprint,
-        '',
-        response,
-        expiresAt,
-        bytes,
-      );
-      stored(done, held);
+      let done: Held;
+      if (held === undefined) {
+        done = new Held(key, 'completed', completion.fingerprint, '', response, expiresAt, bytes);
+        stored(done);
+      } else {
+        // The entry under the key (this attempt's lock, or an expired one) becomes the response:
+        // no new entry and no second `Map.set`. It moves to the newest end of the age order, as
+        // a new entry would, so eviction still goes by when each response was stored.
+        done = held;
+        unlink(held);
+        held.state = 'completed';
+        held.fingerprint = completion.fingerprint;
+        held.token = '';
+        held.response = response;
+        held.expiresAt = expiresAt;
+        held.bytes = bytes;
+        link(held);
+        totalBytes += bytes;
+        if (expiresAt < earliestExpiry) earliestExpiry = expiresAt;
+      }
       evict(maxEntries, done);
     },
 
