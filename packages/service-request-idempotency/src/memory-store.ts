@@ -76,7 +76,9 @@ export interface SynchronousStore {
    * The key of an id in a principal's scope, for this store: the two as they are. A `Map`
    * needs no fixed-length key, so the SHA-256 of `scopedKey` (which every other store gets)
    * would be work for nothing; the id holds no NUL (`ID_PATTERN`), so the last one separates
-   * the two and no two pairs share a key.
+   * the two and no two pairs share a key. Without a principal (anonymous callers), the id
+   * itself: no other key equals it, since every scoped key holds a NUL and no id does (no
+   * string built, flattened and hashed per request).
    */
   keyOf(principal: string, id: string): string;
   acquire(key: string, lock: LockRequest): AcquireResult;
@@ -227,7 +229,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   }
 
   const synchronous: SynchronousStore = {
-    keyOf: (principal, id) => `${principal}\u0000${id}`,
+    keyOf: (principal, id) => (principal === '' ? id : `${principal}\u0000${id}`),
 
     acquire(key, lock) {
       const time = now();

@@ -186,6 +186,31 @@ describeEachExpress('concurrent repeats (memory store)', (express) => {
       expect(app.runs.things).toBe(2);
     });
 
+    it('keeps an anonymous caller apart from every principal (the memory store keys anonymous ids by the id alone)', async () => {
+      const app = await startApp(express, {
+        principal: (req) => String(req.headers['x-tenant'] ?? ''),
+      });
+      const anonymous = await request(app.url).post('/v1/things').set('Service-Request-Id', 'x');
+      // Neither a principal spelled like the id nor another one may find the anonymous entry.
+      const sameText = await request(app.url)
+        .post('/v1/things')
+        .set('X-Tenant', 'x')
+        .set('Service-Request-Id', 'x');
+      const tenant = await request(app.url)
+        .post('/v1/things')
+        .set('X-Tenant', 't1')
+        .set('Service-Request-Id', 'x');
+      const anonymousAgain = await request(app.url)
+        .post('/v1/things')
+        .set('Service-Request-Id', 'x');
+      expect([anonymous.status, sameText.status, tenant.status]).toEqual([201, 201, 201]);
+      expect(sameText.headers['idempotent-replayed']).toBeUndefined();
+      expect(tenant.headers['idempotent-replayed']).toBeUndefined();
+      expect(anonymousAgain.headers['idempotent-replayed']).toBe('true');
+      expect(anonymousAgain.body.id).toBe(anonymous.body.id);
+      expect(app.runs.things).toBe(3);
+    });
+
     it('routes a failing principal function to the error handler', async () => {
       const app = await startApp(express, {
         principal: async () => {
