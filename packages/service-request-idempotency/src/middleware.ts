@@ -31,14 +31,24 @@ import type { AcquireResult, LockRequest, StoredResponse } from './types.js';
 
 type Next = (err?: unknown) => void;
 
-/** One request's attempt at running under its id. */
-interface Attempt {
-  /** Where the id came from (header or parameter name), for error targets. */
-  readonly target: string;
-  readonly key: string;
-  readonly lock: LockRequest;
-  /** While the handler runs: the lock as the renewer keeps it. */
-  held: HeldLock | undefined;
+/**
+ * One request's attempt at running under its id; once its lock is taken, also the lock as the
+ * renewer keeps it (one object per request for both).
+ */
+class Attempt implements HeldLock {
+  renewedAt = 0;
+  renewing = false;
+  closedAt = 0;
+  readonly token: string;
+  constructor(
+    /** Where the id came from (header or parameter name), for error targets. */
+    readonly target: string,
+    readonly key: string,
+    readonly lock: LockRequest,
+    readonly res: ServerResponse,
+  ) {
+    this.token = lock.token;
+  }
 }
 
 /**
@@ -230,7 +240,8 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     maxBodyBytes: config.maxBodyBytes,
     stripHeader: config.replayedHeader,
     onEnd(attempt, captured) {
-      if (attempt.held !== undefined) renewer?.drop(attempt.held);
+      // Only attempts that took their lock are captured, and every such one is held.
+      renewer?.drop(attempt);
       if (synchronous !== undefined) {
         try {
           if (isRetryableStatus(captured.status))
@@ -265,17 +276,8 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     if (result.state === 'acquired') {
       captureResponse(res, sink, replayHeadersFor(req).keep, attempt);
       if (renewer !== undefined) {
-        const { key, lock } = attempt;
-        const held: HeldLock = {
-          key,
-          token: lock.token,
-          res,
-          renewedAt: Date.now(),
-          renewing: false,
-          closedAt: 0,
-        };
-        attempt.held = held;
-        renewer.hold(held);
+        attempt.renewedAt = Date.now();
+        renewer.hold(attempt);
       }
       return 'next';
     }
@@ -363,12 +365,12 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
     key: string,
     fingerprint: string,
   ): Outcome | Promise<Outcome> {
-    const attempt: Attempt = {
+    const attempt = new Attempt(
       target,
       key,
-      lock: { token: attemptToken(), fingerprint, lockTtlMs: config.lockTtlMs },
-      held: undefined,
-    };
+      { token: attemptToken(), fingerprint, lockTtlMs: config.lockTtlMs },
+      res,
+    );
     if (synchronous === undefined) return lockAsync(req, res, attempt);
     let result: AcquireResult;
     try {
