@@ -25,7 +25,7 @@ import {
   resolveOptions,
   type ServiceRequestIdempotencyOptions,
 } from './options.js';
-import { readRequestId } from './request-id.js';
+import { requestIdReader } from './request-id.js';
 import { scopedKey } from './scope.js';
 import type { AcquireResult, LockRequest, StoredResponse } from './types.js';
 
@@ -170,11 +170,11 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       : typeof store.renew === 'function'
         ? lockRenewer(config.lockTtlMs, store.renew.bind(store), config.onStoreError)
         : undefined;
-  const readOptions = {
+  const readRequestId = requestIdReader({
     names: config.idNames,
     query: config.query,
     maxLength: config.maxIdLength,
-  };
+  });
 
   /** A store that knows how long it stays unavailable (`retryAfterMs`) sets `Retry-After`. */
   function retryAfterSeconds(error: unknown): number {
@@ -399,7 +399,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
 
   /** The outcome, or its promise; throws the error to answer. */
   function handle(req: IdempotentRequest, res: ServerResponse): Outcome | Promise<Outcome> {
-    const read = readRequestId(req, readOptions);
+    const read = readRequestId(req);
     if (read.kind === 'absent') {
       if (config.required) throw requiredIdError(config.header);
       return 'next';

@@ -77,11 +77,35 @@ const NO_RECORDS: ReadonlyMap<string, QueryHeader> = new Map();
 
 /** Reads the id from every configured header and query parameter; they must agree. */
 export function readRequestId(req: RequestLike, options: ReadRequestIdOptions): RequestIdResult {
+  return readWith(req, options, lowerCased(options.names));
+}
+
+/**
+ * `readRequestId` for one set of options, the names lower-cased once: per request, lower-casing
+ * each name made a new string, which `req.headers[name]` then looked up in V8's string table.
+ */
+export function requestIdReader(
+  options: ReadRequestIdOptions,
+): (req: RequestLike) => RequestIdResult {
+  const lower = lowerCased(options.names);
+  return (req) => readWith(req, options, lower);
+}
+
+function lowerCased(names: readonly string[]): string[] {
+  return names.map((name) => name.toLowerCase());
+}
+
+function readWith(
+  req: RequestLike,
+  options: ReadRequestIdOptions,
+  lowerNames: readonly string[],
+): RequestIdResult {
   const values: [source: string, value: string][] = [];
   const fromQuery = options.query ? queryRecords(req, options.names) : NO_RECORDS;
   if (fromQuery === undefined) return { kind: 'invalid', source: options.names[0] ?? 'query' };
-  for (const name of options.names) {
-    const lower = name.toLowerCase();
+  for (let index = 0; index < options.names.length; index++) {
+    const name = options.names[index]!;
+    const lower = lowerNames[index]!;
     const record = fromQuery.size === 0 ? undefined : fromQuery.get(lower);
     const raw = req.headers[lower];
     if (record?.copied !== true && raw !== undefined) {
