@@ -238,7 +238,10 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
    */
   const sink: CaptureSink<Attempt> = {
     maxBodyBytes: config.maxBodyBytes,
-    stripHeader: config.replayedHeader,
+    // Lower case: Node's `removeHeader` lower-cases the name it is given, twice per create
+    // here, and a name already in lower case comes back as the same string (no new string, and
+    // a key V8 has already internalized).
+    stripHeader: config.replayedHeader.toLowerCase(),
     onEnd(attempt, captured) {
       // Only attempts that took their lock are captured, and every such one is held.
       renewer?.drop(attempt);

@@ -1,7 +1,7 @@
-import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/test-support';
 import request from 'supertest';
-import { describe, expect, it } from 'vitest';
-import { memoryStore } from '../src/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { memoryStore, serviceRequestIdempotency } from '../src/index.js';
 import { slowCompletingStore, startApp } from './helpers.js';
 
 describeEachExpress('replaying the first response', (express) => {
@@ -274,4 +274,47 @@ describeEachExpress('replaying the first response', (express) => {
       expectErrorEnvelope(res, 400, { target: 'Service-Request-Id' });
     });
   });
+});
+
+describeEachExpress('the replay marker on a first response', (express) => {
+  const servers: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close();
+  });
+
+  /** An app whose handler sets the marker itself, through `setHeader` or `writeHead`. */
+  async function markingApp(replayedHeader?: string) {
+    const app = express();
+    app.use(serviceRequestIdempotency(replayedHeader === undefined ? {} : { replayedHeader }));
+    const name = replayedHeader ?? 'Idempotent-Replayed';
+    app.post('/v1/set-header', (_req, res) => {
+      res.setHeader(name.toUpperCase(), 'true');
+      res.status(201).json({ created: 1 });
+    });
+    app.post('/v1/write-head', (_req, res) => {
+      res.writeHead(201, { 'content-type': 'text/plain', [name.toLowerCase()]: 'true' });
+      res.end('created');
+    });
+    const server = await listen(app);
+    servers.push(server);
+    return server.url;
+  }
+
+  for (const [label, replayedHeader] of [
+    ['the default marker', undefined],
+    ['a configured marker', 'X-Was-Replayed'],
+  ] as const) {
+    for (const path of ['/v1/set-header', '/v1/write-head']) {
+      it(`never lets the handler send ${label} on the first run (${path}), in any case`, async () => {
+        const url = await markingApp(replayedHeader);
+        const header = (replayedHeader ?? 'Idempotent-Replayed').toLowerCase();
+        const first = await request(url).post(path).set('Service-Request-Id', `m-${path}`);
+        const again = await request(url).post(path).set('Service-Request-Id', `m-${path}`);
+        expect(first.status).toBe(201);
+        expect(first.headers[header]).toBeUndefined();
+        expect(again.status).toBe(201);
+        expect(again.headers[header]).toBe('true');
+      });
+    }
+  }
 });
