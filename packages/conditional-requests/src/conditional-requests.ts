@@ -3,6 +3,7 @@
  * read preconditions (`If-Match` → 412, `If-None-Match` → 304) evaluated against it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { shareShape } from '@resourceful/application-hooks';
 import { ApiError, sendError } from '@resourceful/error-envelope';
 import {
   assertKnownOptions,
@@ -307,6 +308,11 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     res: ServerResponse,
     next: Next,
   ): void {
+    // Express re-prototypes every response, which leaves it a hidden class of its own on V8
+    // before 13: every access to it (this package's, Express's, Node's) would miss V8's caches.
+    // The probe gives it the shape every such response shares (application-hooks), before the
+    // accesses below and the ones of the answer.
+    shareShape(res);
     const method = methodOf(req);
     if (attach(hooks, res, method) === undefined) {
       replaceOwnMethods(res, method);
