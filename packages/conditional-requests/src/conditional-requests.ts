@@ -3,6 +3,7 @@
  * read preconditions (`If-Match` → 412, `If-None-Match` → 304) evaluated against it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { shareShape } from '@resourceful/application-hooks';
 import { ApiError, sendError } from '@resourceful/error-envelope';
 import {
   assertKnownOptions,
@@ -116,6 +117,16 @@ function sendsCanonicalJson(res: ServerResponse): boolean {
 function sendsPreconditions(req: IncomingMessage): boolean {
   const headers = req.headers;
   return headers['if-match'] !== undefined || headers['if-none-match'] !== undefined;
+}
+
+/**
+ * The request's method in upper case. Node's parser gives the methods in upper case already, so
+ * the usual ones are taken as they are, without a call that looks at every character.
+ */
+function methodOf(req: IncomingMessage): string {
+  const method = req.method;
+  if (method !== undefined && TAGGED_METHODS.has(method)) return method;
+  return (method ?? 'GET').toUpperCase();
 }
 
 function isChunk(value: unknown): value is Chunk {
@@ -297,7 +308,12 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
     res: ServerResponse,
     next: Next,
   ): void {
-    const method = (req.method ?? 'GET').toUpperCase();
+    // Express re-prototypes every response, which leaves it a hidden class of its own on V8
+    // before 13: every access to it (this package's, Express's, Node's) would miss V8's caches.
+    // The probe gives it the shape every such response shares (application-hooks), before the
+    // accesses below and the ones of the answer.
+    shareShape(res);
+    const method = methodOf(req);
     if (attach(hooks, res, method) === undefined) {
       replaceOwnMethods(res, method);
       markConditionalRequests(res);

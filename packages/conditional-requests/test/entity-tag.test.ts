@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ApiError } from '@resourceful/error-envelope';
 import { describe, expect, it } from 'vitest';
 import {
@@ -34,6 +35,19 @@ describe('generateETag and etagFor', () => {
     expect(generateETag('{"a":1}')).toBe(generateETag(Buffer.from('{"a":1}')));
     expect(generateETag('{"a":1}')).not.toBe(generateETag('{"a":2}'));
     expect(generateETag('x')).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+  });
+
+  it.each([
+    ['an ASCII string', '{"a":1}'],
+    ['the same bytes as a Buffer', Buffer.from('{"a":1}')],
+    ['an empty string', ''],
+    ['an empty Buffer', Buffer.alloc(0)],
+    ['a string of multi-byte characters', '{"name":"Zoë 😀 東京"}'],
+    ['a Uint8Array', new Uint8Array([0, 255, 128, 10])],
+  ])('is the SHA-256 of the UTF-8 bytes in base64url for %s', (_name, body) => {
+    const digest = createHash('sha256').update(body).digest('base64url');
+    expect(generateETag(body)).toBe(`"${digest}"`);
+    expect(generateETag(body, { weak: true })).toBe(`W/"${digest}"`);
   });
 
   it('tags a value by its JSON text', () => {

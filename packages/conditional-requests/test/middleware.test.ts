@@ -70,6 +70,39 @@ describeEachExpress('conditionalRequests', (express) => {
       expect(res.headers.etag).not.toMatch(/^W\//);
     });
 
+    it('tags the answer of a method an earlier middleware set in lower case', async () => {
+      const lowered = express();
+      lowered.use((req, _res, next) => {
+        req.method = req.method.toLowerCase();
+        next();
+      });
+      lowered.use(conditionalRequests());
+      lowered.use((req, res) => {
+        res.json({ method: req.method });
+      });
+      const res = await request(lowered).get('/');
+      expect(res.status).toBe(200);
+      expect(res.headers.etag).toBe(etagFor({ method: 'get' }));
+      const again = await request(lowered)
+        .get('/')
+        .set('If-None-Match', res.headers.etag ?? '');
+      expect(again.status).toBe(304);
+    });
+
+    it("leaves the response's own properties as Express made them", async () => {
+      function ownKeys(withMiddleware: boolean) {
+        const keys = express();
+        // The same router layers either way: Express sets req.params per layer it matches.
+        keys.use(withMiddleware ? conditionalRequests() : (_req, _res, next) => next());
+        keys.get('/keys', (_req, res) => {
+          res.json(Reflect.ownKeys(res).map(String));
+        });
+        return request(keys).get('/keys');
+      }
+      const [without, withIt] = await Promise.all([ownKeys(false), ownKeys(true)]);
+      expect(withIt.body).toEqual(without.body);
+    });
+
     it('sends the same tag on HEAD, without a body', async () => {
       const res = await request(app()).head('/cards/1');
       expect(res.status).toBe(200);

@@ -2,7 +2,7 @@
  * @module The middleware: puts the parsed preferences on `req.preferences`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { outermostApplicationPrototype } from '@resourceful/application-hooks';
+import { outermostApplicationPrototype, shareShape } from '@resourceful/application-hooks';
 import { assertKnownOptions, assertOptionsObject, invalidOption } from '@resourceful/option-checks';
 import {
   type GetPreferencesOptions,
@@ -118,6 +118,10 @@ export function preferHeader(options: PreferHeaderOptions = {}) {
     _res: ServerResponse,
     next: (err?: unknown) => void,
   ): void {
+    // Express re-prototypes every request, which leaves it a hidden class of its own on V8
+    // before 13: each read below (and every later one, Express's router's included) would miss
+    // V8's caches. The probe gives it the shape every such request shares (application-hooks).
+    shareShape(req);
     preferHeaderSaw(req, resolved);
     // An own property (set before, or outside Express) is overwritten, as it always was.
     if (Object.hasOwn(req, 'preferences') || !exposedThroughPrototype(req)) {

@@ -69,6 +69,21 @@ describeEachExpress('preferHeader', (express) => {
     expect(res.body).toMatchObject({ return: 'minimal', wait: null, names: ['return'] });
   });
 
+  it("leaves the request's own properties as Express made them", async () => {
+    function ownKeys(withMiddleware: boolean) {
+      const keys = express();
+      // The same router layers either way: Express sets req.params per layer it matches.
+      keys.use(withMiddleware ? preferHeader() : (_req, _res, next) => next());
+      keys.get('/keys', (req: Request, res: Response) => {
+        res.json({ keys: Reflect.ownKeys(req).map(String), return: req.preferences?.return });
+      });
+      return request(keys).get('/keys').set('Prefer', 'return=minimal');
+    }
+    const [without, withIt] = await Promise.all([ownKeys(false), ownKeys(true)]);
+    expect(withIt.body.keys).toEqual(without.body.keys);
+    expect(withIt.body.return).toBe('minimal');
+  });
+
   describe('the Prefer query parameter', () => {
     it('is read when the header is absent', async () => {
       const res = await request(app()).get('/x?Prefer=return%3Dminimal%2C%20wait%3D3');
