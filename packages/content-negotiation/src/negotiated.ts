@@ -2,7 +2,6 @@
  * @module What was negotiated for a request, and how handlers read it.
  */
 import type { IncomingMessage } from 'node:http';
-import { type ObjectSlot, objectSlot } from '@resourceful/application-hooks';
 import type { Charset } from './charsets.js';
 import type { Format } from './formats.js';
 
@@ -23,26 +22,22 @@ export interface Negotiated {
 
 /**
  * Each request's negotiated representation, and the requests whose language was read. Kept in
- * an `objectSlot` (application-hooks: a `WeakMap`, or on V8 13 and later a private field, which
- * no reflection API sees either and which spares Node 24 an ephemeron-table insertion per
- * request) and a `WeakSet` rather than as properties of the request: Express gives every
- * request its prototype with `Object.setPrototypeOf`, after which V8 before 13 builds a new
- * hidden class for each property added to it (no transition is shared between requests), which
- * cost more than the rest of the middleware's work on a plain JSON answer. Both live on
- * `globalThis` under `Symbol.for` keys, so that every copy of this package loaded in the process
- * reads what another wrote, as it did through the `Symbol.for` properties they replace (a copy
- * that made a `WeakMap` there, before this, and one that made a slot use either alike: both
- * have `get` and `set`).
+ * a `WeakMap` and a `WeakSet` rather than as properties of the request: Express gives every
+ * request its prototype with `Object.setPrototypeOf`, after which V8 builds a new hidden class
+ * for each property added to it (no transition is shared between requests), which cost more
+ * than the rest of the middleware's work on a plain JSON answer. Both live on `globalThis`
+ * under `Symbol.for` keys, so that every copy of this package loaded in the process reads what
+ * another wrote, as it did through the `Symbol.for` properties they replace.
  */
 const NEGOTIATED = Symbol.for('@resourceful/content-negotiation.negotiated');
 const LANGUAGE_USED = Symbol.for('@resourceful/content-negotiation.language-used');
 const shared = globalThis as {
-  [NEGOTIATED]?: ObjectSlot<Negotiated>;
+  [NEGOTIATED]?: WeakMap<IncomingMessage, Negotiated>;
   [LANGUAGE_USED]?: WeakSet<IncomingMessage>;
 };
-shared[NEGOTIATED] ??= objectSlot();
+shared[NEGOTIATED] ??= new WeakMap();
 shared[LANGUAGE_USED] ??= new WeakSet();
-const negotiatedOf: ObjectSlot<Negotiated> = shared[NEGOTIATED];
+const negotiatedOf: WeakMap<IncomingMessage, Negotiated> = shared[NEGOTIATED];
 const languageRead: WeakSet<IncomingMessage> = shared[LANGUAGE_USED];
 
 export function setNegotiated(req: IncomingMessage, negotiated: Negotiated): void {
