@@ -1,14 +1,13 @@
 /**
  * @module Running a function just before a response's head is written, as on-headers does,
- * without adding a visible property to an Express response.
+ * without adding a property to an Express response.
  *
  * on-headers (the jshttp module compression and morgan use) replaces `res.writeHead` with a
  * closure made for that response. Express gives every response its app's prototype with
  * `Object.setPrototypeOf`, after which V8 records no hidden-class transition from it: each
  * property then added makes a hidden class for that one response (bench/findings/content-negotiation.md, "content-
- * negotiation: hot path, second pass"). So for an Express response the hook is kept in an
- * `objectSlot` (a `WeakMap`, or on V8 13 and later, where that hidden class is shared, a private
- * field, which no reflection API sees either), and a `writeHead` of this module, defined once on the outermost `app.response` of
+ * negotiation: hot path, second pass"). So for an Express response the hook is kept in a
+ * `WeakMap`, and a `writeHead` of this module, defined once on the outermost `app.response` of
  * the response's chain (never on Express's module-wide `express.response`), runs it and then
  * calls the `writeHead` it shadowed: what that prototype's chain gave before (Node's, or the
  * `writeHead` another copy of this module defined there), never Node's directly, so hooks of
@@ -22,7 +21,6 @@
 import type { ServerResponse } from 'node:http';
 import onHeaders from 'on-headers';
 import { outermostApplicationPrototype } from './application-prototype.js';
-import { objectSlot } from './object-slot.js';
 import { shareShape } from './shared-shape.js';
 
 /** What runs just before the head is written: the response, and what was registered with it. */
@@ -48,8 +46,8 @@ const SHADOWED = Symbol.for('@resourceful/application-hooks.shadowed-writeHead')
 
 type Marked = WriteHead & { [SHADOWED]?: unknown };
 
-/** This copy's hooks, newest first, per response (a `WeakMap`, or a private field on Node 24). */
-const pending = objectSlot<Entry>();
+/** This copy's hooks, newest first, per response. */
+const pending = new WeakMap<ServerResponse, Entry>();
 /** The `writeHead` functions this copy defined. */
 const ours = new WeakSet<object>();
 
@@ -279,7 +277,7 @@ export function beforeHeaders<State>(
           ? seen.reaches
           : reachable(res, proto);
       if (reaches) {
-        // Once per response: its first hook here (the slot keeps the state, not `res`).
+        // Once per response: its first hook here (the WeakMap keeps the state, not `res`).
         if (entry === undefined) shareShape(res);
         pending.set(res, { run: run as HeadListener<unknown>, state, next: entry });
         return;

@@ -6,12 +6,14 @@
  * changed its prototype builds a hidden class for that one object (see shared-shape.ts), so the
  * value goes into a `WeakMap`. From V8 13 on (Node 24) the property follows a shared transition,
  * while every `WeakMap` entry for a short-lived key is an insertion into an ephemeron table that
- * the scavenger then clears and the next insertion rehashes in place: with two such entries per
- * request, `httpConventions()` spent about 1.3 µs more CPU per request than with none
+ * the scavenger then clears and the next insertion rehashes in place, walking a table as large
+ * as the requests between two scavenges needed
  * (bench/findings/sixth-pass-application-hooks.md). There the value is a private class field
  * stamped on the object (a base constructor returning the object it is given), which no
  * reflection API sees either (no own key, no descriptor, not copied) and which dies with it.
- * Only speed depends on the engine, never behaviour.
+ * Only speed depends on the engine, never behaviour. Measured to pay for http-conventions'
+ * request values; for `beforeHeaders`' hooks and content negotiation's state it measured dearer
+ * (same findings), and they keep their `WeakMap`s.
  */
 
 /** Whether a private field is the cheaper home (V8 13 and later; see the module comment). */
