@@ -3,18 +3,20 @@
  * response's prototype to its application's (`app.request`, `app.response`) on every request,
  * and V8 keeps no shape transitions from an object whose prototype was changed: every property
  * then added to it makes a new hidden class for that one object (a microsecond or more each on
- * Node 20). So a value is kept in a `WeakMap` and read through an accessor defined once on the
+ * Node 20). So a value is kept in an `objectSlot` (a `WeakMap`, or on Node 24 a private field:
+ * nothing any reflection API sees) and read through an accessor defined once on the
  * application's prototype (the outermost one: Express chains a mounted sub-app's prototypes to
  * its parent's, so every app mounted with `app.use` sees it).
  */
 import {
   type ApplicationPrototypeKind,
+  objectSlot,
   outermostApplicationPrototype,
 } from '@resourceful/application-hooks';
 
 /**
- * A value per request (or response) under `key`: `store(target, value)` keeps it in a
- * `WeakMap` read through the accessor, or, outside Express, where the object already has its
+ * A value per request (or response) under `key`: `store(target, value)` keeps it in a slot
+ * read through the accessor, or, outside Express, where the object already has its
  * own `key`, or where another copy of this package owns the accessor, as an own property with
  * `descriptor`'s attributes (what the package always did). Reading `target[key]` gives the
  * value either way; assigning it makes an own property, as on any object.
@@ -24,7 +26,7 @@ export function keptValue<T>(
   key: PropertyKey,
   descriptor: { enumerable: boolean; writable: boolean },
 ) {
-  const values = new WeakMap<object, T>();
+  const values = objectSlot<T>();
   const exposedOn = new WeakMap<object, boolean>();
 
   function read(this: object): T | undefined {
