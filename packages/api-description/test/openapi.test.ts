@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { describeApi, ERROR_RESPONSES, openApiDocument } from '../src/index.js';
+import {
+  type ApiDescriptionInit,
+  describeApi,
+  ERROR_RESPONSES,
+  type ListDescription,
+  openApiDocument,
+} from '../src/index.js';
 import { Decision, exampleApi } from './fixtures.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests walk a JSON document by known paths
@@ -16,6 +22,24 @@ function operations(doc: Json): [string, string, Json][] {
     }
   }
   return found;
+}
+
+/** A description of one resource, `Card`, with a list described by `list` and nothing else. */
+function cardListApi(list: ListDescription): ApiDescriptionInit {
+  return {
+    title: 'Cards',
+    version: '1.0.0',
+    pathVersion: 'v1',
+    resources: [
+      {
+        name: 'Card',
+        path: '/cards',
+        summary: 'Cards.',
+        representation: Decision,
+        operations: { list },
+      },
+    ],
+  };
 }
 
 /** The document of a refund resource and the composite operation that creates it from `body`. */
@@ -199,43 +223,17 @@ describe('openApiDocument', () => {
     const search = document.paths['/v1/vault/search-credit-cards'].post;
     expect(search.parameters).not.toContainEqual(ref);
     // Without an on-request list, no unused component.
-    const always = openApiDocument(
-      describeApi({
-        title: 'Cards',
-        version: '1.0.0',
-        pathVersion: 'v1',
-        resources: [
-          {
-            name: 'Card',
-            path: '/cards',
-            summary: 'Cards.',
-            representation: Decision,
-            operations: { list: {} },
-          },
-        ],
-      }),
-    ) as Json;
+    const always = openApiDocument(describeApi(cardListApi({}))) as Json;
     expect(always.components.parameters.total_required).toBeUndefined();
     expect(document.components.parameters.total_required).toBeDefined();
   });
 
   it('refuses a totals mode it does not know, with the nearest one', () => {
     expect(() =>
-      describeApi({
-        title: 'Cards',
-        version: '1.0.0',
-        pathVersion: 'v1',
-        resources: [
-          {
-            name: 'Card',
-            path: '/cards',
-            summary: 'Cards.',
-            representation: Decision,
-            // @ts-expect-error: not a totals mode
-            operations: { list: { totals: 'on-requests' } },
-          },
-        ],
-      }),
+      describeApi(
+        // @ts-expect-error: not a totals mode
+        cardListApi({ totals: 'on-requests' }),
+      ),
     ).toThrow(/Did you mean "on-request"/);
   });
 
