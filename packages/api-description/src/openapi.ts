@@ -8,6 +8,7 @@
  */
 import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
 import { propertyNames, requiredNames } from './json-schema.js';
+import { enumFilterValues, MAX_FILTER_LENGTH } from './list-filters.js';
 import type {
   ApiDescription,
   DescribedOperation,
@@ -383,11 +384,11 @@ function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean
     schema,
   });
   return {
-    page: query('page', 'Page number, from 1 (page convention).', {
-      type: 'integer',
-      minimum: 1,
-      default: 1,
-    }),
+    page: query(
+      'page',
+      `Page number, from 1 (page convention); \`(page − 1) × page_size\` must not pass ${Number.MAX_SAFE_INTEGER} (2^53 − 1).`,
+      { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 },
+    ),
     page_size: query('page_size', 'Items per page (page convention).', {
       type: 'integer',
       minimum: 1,
@@ -399,7 +400,11 @@ function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean
       minimum: 1,
       maximum: 100,
     }),
-    offset: query('offset', 'Items to skip (offset convention).', { type: 'integer', minimum: 0 }),
+    offset: query('offset', 'Items to skip (offset convention).', {
+      type: 'integer',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+    }),
     ...(used.totalsOnRequest
       ? {
           total_required: query('total_required', 'Include `total_items` and `total_pages`.', {
@@ -425,8 +430,8 @@ function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean
     ),
     ServiceRequestId: header(
       'Service-Request-Id',
-      'Makes the POST idempotent: a repeat with the same id and body replays the first answer.',
-      { type: 'string', minLength: 1, maxLength: 255 },
+      'Makes the POST idempotent: a repeat with the same id and body replays the first answer. Letters, digits and `-._~:+=/@` (UUIDs, ULIDs, base64); the value may also be sent as a quoted Structured Field string. Any other value is a 400 naming the header.',
+      { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9._~:+=/@-]+$' },
     ),
     ...(used.tokenPaging ? { page_token: pageToken() } : {}),
   };
@@ -519,13 +524,47 @@ interface ListOperation {
   readonly store: readonly ErrorStatus[];
 }
 
-function pagingParameters(paging: readonly PagingKind[], totals: TotalsMode): Json[] {
+function pagingParameters(
+  paging: readonly PagingKind[],
+  totals: TotalsMode,
+  maxOffset: number = Number.MAX_SAFE_INTEGER,
+): Json[] {
   const parameters: Json[] = [];
-  if (paging.includes('page')) parameters.push(parameterRef('page'), parameterRef('page_size'));
-  if (paging.includes('offset')) parameters.push(parameterRef('limit'), parameterRef('offset'));
+  // A list that serves less than collection-pagination reads states its own bound.
+  const bounded = maxOffset < Number.MAX_SAFE_INTEGER;
+  if (paging.includes('page')) {
+    parameters.push(bounded ? boundedPage(maxOffset) : parameterRef('page'));
+    parameters.push(parameterRef('page_size'));
+  }
+  if (paging.includes('offset')) {
+    parameters.push(
+      parameterRef('limit'),
+      bounded ? boundedOffset(maxOffset) : parameterRef('offset'),
+    );
+  }
   if (paging.includes('token')) parameters.push(parameterRef('page_token'));
   if (totals === 'on-request') parameters.push(parameterRef('total_required'));
   return parameters;
+}
+
+/** `page` on a list whose store serves offsets up to `maxOffset` only. */
+function boundedPage(maxOffset: number): Json {
+  return {
+    name: 'page',
+    in: 'query',
+    description: `Page number, from 1 (page convention). This list serves its first ${maxOffset} items by position: \`(page − 1) × page_size\` must not pass ${maxOffset} (a 400 naming \`page\`); follow the \`next\` links to page deeper.`,
+    schema: { type: 'integer', minimum: 1, maximum: maxOffset + 1, default: 1 },
+  };
+}
+
+/** `offset` on a list whose store serves offsets up to `maxOffset` only. */
+function boundedOffset(maxOffset: number): Json {
+  return {
+    name: 'offset',
+    in: 'query',
+    description: `Items to skip (offset convention), at most ${maxOffset} (a 400 naming \`offset\` beyond); follow the \`next\` links to page deeper.`,
+    schema: { type: 'integer', minimum: 0, maximum: maxOffset },
+  };
 }
 
 /** The 200 of a collection says when its totals come: one schema serves both kinds of list. */
@@ -545,7 +584,7 @@ function listOperation({
   store,
 }: ListOperation): Json {
   const parameters = [
-    ...pagingParameters(list.paging, list.totals),
+    ...pagingParameters(list.paging, list.totals, list.maxOffset),
     parameterRef('IfNoneMatch'),
     parameterRef('IfMatch'),
   ];
@@ -572,14 +611,24 @@ function listOperation({
       });
     }
   }
-  const fields = (list.summary.properties as Json | undefined) ?? {};
+  const closed = enumFilterValues(list.summary, list.filterable);
   for (const field of list.filterable) {
-    parameters.push({
-      name: field,
-      in: 'query',
-      description: `Only items whose \`${field}\` equals this value.`,
-      schema: filterSchema(fields[field]),
-    });
+    const values = closed[field];
+    parameters.push(
+      values === undefined
+        ? {
+            name: field,
+            in: 'query',
+            description: `Only items whose \`${field}\` equals this value.`,
+            schema: { type: 'string', minLength: 1, maxLength: MAX_FILTER_LENGTH },
+          }
+        : {
+            name: field,
+            in: 'query',
+            description: `Only items whose \`${field}\` is this value; a value \`${field}\` cannot take is a 400 naming the parameter.`,
+            schema: { type: 'string', enum: [...values] },
+          },
+    );
   }
   return {
     operationId,
@@ -637,13 +686,6 @@ function searchOperation(resource: DescribedResource, store: readonly ErrorStatu
       [...WITH_BODY, ...store],
     ),
   };
-}
-
-/** A filter is sent as a query string: its schema is the field's, read as text. */
-function filterSchema(field: unknown): Json {
-  const schema = (field ?? {}) as Json;
-  if (Array.isArray(schema.enum)) return { type: 'string', enum: schema.enum.map(String) };
-  return { type: 'string' };
 }
 
 function createOperation(resource: DescribedResource, store: readonly ErrorStatus[]): Json {

@@ -5,6 +5,7 @@ import {
   describeApi,
   ERROR_RESPONSES,
   type ListDescription,
+  MAX_FILTER_LENGTH,
   openApiDocument,
 } from '../src/index.js';
 import { Decision, exampleApi } from './fixtures.js';
@@ -210,6 +211,61 @@ describe('openApiDocument', () => {
     }
     expect(action.responses['204'].description).toMatch(/return=minimal/);
     expect(action.responses['200'].description).toMatch(/return=representation/);
+  });
+
+  it('states every bound collection-pagination enforces on list parameters', () => {
+    const parameters = document.components.parameters;
+    expect(parameters.page.schema).toMatchObject({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+    expect(parameters.offset.schema).toMatchObject({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+    });
+    expect(parameters.page_size.schema).toMatchObject({ minimum: 1, maximum: 100 });
+    expect(parameters.limit.schema).toMatchObject({ minimum: 1, maximum: 100 });
+    // A filter on a field that is not an enum: any text collection-pagination reads.
+    const eventTypes = document.paths['/v1/vault/credit-cards/{credit_card_id}/event-types'].get;
+    expect(eventTypes.parameters.find((p: Json) => p.name === 'name').schema).toEqual({
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_FILTER_LENGTH,
+    });
+    expect(parameters.ServiceRequestId.schema).toEqual({
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[A-Za-z0-9._~:+=/@-]+$',
+    });
+  });
+
+  it('states a list’s own deepest offset on its offset and page parameters', () => {
+    const bounded = openApiDocument(
+      describeApi(cardListApi({ maxOffset: 10_000, paging: ['page', 'offset'] })),
+    ) as Json;
+    const parameters = bounded.paths['/v1/cards'].get.parameters as Json[];
+    expect(parameters.find((p) => p.name === 'offset')?.schema).toEqual({
+      type: 'integer',
+      minimum: 0,
+      maximum: 10_000,
+    });
+    const page = parameters.find((p) => p.name === 'page');
+    expect(page?.schema).toMatchObject({ minimum: 1, maximum: 10_001 });
+    expect(page?.description).toContain('`(page − 1) × page_size` must not pass 10000');
+    // The shared components stay at collection-pagination's bound, for the lists without one.
+    expect(bounded.components.parameters.offset.schema.maximum).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it('refuses a deepest offset that is not a non-negative safe integer', () => {
+    for (const maxOffset of [-1, 1.5, Number.MAX_SAFE_INTEGER + 1, Number.NaN]) {
+      expect(() => describeApi(cardListApi({ maxOffset })), String(maxOffset)).toThrow(
+        /list\.maxOffset must be an integer from 0/,
+      );
+    }
+    expect(() =>
+      describeApi(
+        // @ts-expect-error: a count, not text
+        cardListApi({ maxOffset: '10000' }),
+      ),
+    ).toThrow(/got the string "10000"/);
   });
 
   it('documents total_required only on lists that count on request, and says when totals come', () => {
