@@ -12,6 +12,7 @@ it('exports exactly the public API', async () => {
     'SortOrderType',
     'actionOperationId',
     'graphqlEndpoint',
+    'graphqlEnumValues',
     'graphqlSchema',
     'isRfc3339',
     'listFieldName',
