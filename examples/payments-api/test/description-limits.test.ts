@@ -220,6 +220,29 @@ describeEachExpress('the OpenAPI document and the service agree', (express) => {
     );
 
     it.skipIf(!available)(
+      'reads as many entity tags in If-Match and If-None-Match as the document states, and refuses more',
+      async () => {
+        const card = '/v1/vault/credit-cards/CARD-SEED1';
+        for (const name of ['IfMatch', 'IfNoneMatch']) {
+          const header = document.components.parameters[name];
+          const most = Number(/at most (\d+) entity tags/.exec(header.description)?.[1]);
+          expect(most, name).toBeGreaterThan(1);
+          const tags = (count: number) =>
+            Array.from({ length: count }, (_, i) => `"not-the-tag-${i}"`).join(', ');
+          // None of the tags matches: If-Match fails (412), If-None-Match holds (200).
+          const read = await request(app).get(card).set(header.name, tags(most));
+          expect(read.status, `${header.name} of ${most} tags`).toBe(
+            name === 'IfMatch' ? 412 : 200,
+          );
+          const refused = await request(app)
+            .get(card)
+            .set(header.name, tags(most + 1));
+          expectErrorEnvelope(refused, 400, { code: 'INVALID_REQUEST', target: header.name });
+        }
+      },
+    );
+
+    it.skipIf(!available)(
       'accepts a Service-Request-Id of the length the document states and refuses one longer',
       async () => {
         const header = document.components.parameters.ServiceRequestId;

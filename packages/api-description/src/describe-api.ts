@@ -61,15 +61,7 @@ const RESOURCE_OPTIONS = [
   'example',
 ];
 const OPERATIONS_OPTIONS = ['list', 'create', 'read', 'replace', 'patch', 'delete'];
-const LIST_OPTIONS = [
-  'sortable',
-  'filterable',
-  'timeSelectable',
-  'paging',
-  'totals',
-  'maxOffset',
-  'summary',
-];
+
 const OPERATION_OPTIONS = [
   'operationId',
   'method',
@@ -93,6 +85,8 @@ const SUB_LIST_OPTIONS = [
   'totals',
   'maxOffset',
 ];
+/** A resource's list takes a sub-collection's options and the summary of its items. */
+const LIST_OPTIONS = [...SUB_LIST_OPTIONS, 'summary'];
 const SEARCH_OPTIONS = ['path', 'summary', 'criteria', 'example', 'paging', 'totals'];
 
 const TYPE_NAME = /^[A-Z][A-Za-z0-9]*$/;

@@ -85,6 +85,12 @@ const CONDITIONAL_WRITE: readonly ErrorStatus[] = [...WITH_BODY, 404, 409, 412, 
  */
 const MAX_PAGE_TOKEN_LENGTH = 2048;
 
+/**
+ * The most entity tags conditional-requests reads from one `If-Match` or `If-None-Match` (its
+ * `MAX_LIST_ENTRIES`); more is a 400 `MALFORMED_ENTITY_TAG` naming the header.
+ */
+const MAX_ENTITY_TAGS = 128;
+
 export function openApiDocument(
   api: ApiDescription,
   options: OpenApiOptions = {},
@@ -423,10 +429,13 @@ function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean
       format: 'date-time',
     }),
     Prefer: header('Prefer', '`return=minimal` or `return=representation` (RFC 7240).'),
-    IfMatch: header('If-Match', 'Entity tags the resource must match (RFC 9110 §13.1.1).'),
+    IfMatch: header(
+      'If-Match',
+      `Entity tags the resource must match (RFC 9110 §13.1.1), or \`*\`: at most ${MAX_ENTITY_TAGS} entity tags; more, or a value that is not a list of quoted tags, is a 400 naming the header.`,
+    ),
     IfNoneMatch: header(
       'If-None-Match',
-      'Entity tags the resource must not match, or `*` (RFC 9110 §13.1.2).',
+      `Entity tags the resource must not match (RFC 9110 §13.1.2), or \`*\`: at most ${MAX_ENTITY_TAGS} entity tags; more, or a value that is not a list of quoted tags, is a 400 naming the header.`,
     ),
     ServiceRequestId: header(
       'Service-Request-Id',

@@ -229,6 +229,9 @@ describe('openApiDocument', () => {
       minLength: 1,
       maxLength: MAX_FILTER_LENGTH,
     });
+    for (const header of [parameters.IfMatch, parameters.IfNoneMatch]) {
+      expect(header.description).toContain('at most 128 entity tags');
+    }
     expect(parameters.ServiceRequestId.schema).toEqual({
       type: 'string',
       minLength: 1,

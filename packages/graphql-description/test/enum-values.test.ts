@@ -156,26 +156,18 @@ describe('graphqlSchema: enum fields', () => {
       (types.find((t) => t.name === typeName) as IntrospectionObjectType).fields
         .find((f) => f.name === field)
         ?.args.find((a) => a.name === name)?.type;
-    expect(argument('Agreement', 'history', 'action')).toEqual({
-      kind: 'ENUM',
-      name: 'ActionRecordAction',
-      ofType: null,
-    });
-    expect(argument('Agreement', 'history', 'outcome')).toEqual({
-      kind: 'ENUM',
-      name: 'ActionRecordOutcome',
-      ofType: null,
-    });
-    expect(argument('Agreement', 'history', 'id')).toEqual({
-      kind: 'SCALAR',
-      name: 'String',
-      ofType: null,
-    });
-    expect(argument('Query', 'agreements', 'state')).toEqual({
-      kind: 'ENUM',
-      name: 'AgreementState',
-      ofType: null,
-    });
+    for (const [typeName, field, name, kind, type] of [
+      ['Agreement', 'history', 'action', 'ENUM', 'ActionRecordAction'],
+      ['Agreement', 'history', 'outcome', 'ENUM', 'ActionRecordOutcome'],
+      ['Agreement', 'history', 'id', 'SCALAR', 'String'],
+      ['Query', 'agreements', 'state', 'ENUM', 'AgreementState'],
+    ] as const) {
+      expect(argument(typeName, field, name), `${typeName}.${field}(${name})`).toEqual({
+        kind,
+        name: type,
+        ofType: null,
+      });
+    }
   });
 
   it('answers the GraphQL names and hands the resolvers the described values', async () => {
