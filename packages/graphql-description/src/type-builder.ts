@@ -31,13 +31,25 @@ const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 const RESERVED_ENUM_VALUES = new Set(['true', 'false', 'null']);
 const TIMESTAMP_FIELDS = new Set(['create_time', 'update_time']);
 
+/** The methods a link names, as the OpenAPI document's `Link.method` enum lists them. */
+export const LinkMethodType = new GraphQLEnumType({
+  name: 'LinkMethod',
+  description: 'The HTTP method of a link.',
+  values: Object.fromEntries(
+    ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].map((method) => [
+      method,
+      { value: method },
+    ]),
+  ),
+});
+
 export const LinkType = new GraphQLObjectType({
   name: 'Link',
   description: 'A hypermedia link (spec: "Link object").',
   fields: {
     href: { type: new GraphQLNonNull(GraphQLString) },
     rel: { type: new GraphQLNonNull(GraphQLString) },
-    method: { type: GraphQLString },
+    method: { type: LinkMethodType },
   },
 });
 

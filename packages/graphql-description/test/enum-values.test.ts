@@ -170,6 +170,30 @@ describe('graphqlSchema: enum fields', () => {
     }
   });
 
+  it('types a link’s method as the enum of the methods the OpenAPI document’s Link lists', async () => {
+    const { run } = setup();
+    const res = await run(
+      '{ __type(name: "Link") { fields { name type { kind name } } } linkMethod: __type(name: "LinkMethod") { kind enumValues { name } } }',
+    );
+    const data = res.data as {
+      __type: { fields: { name: string; type: { kind: string; name: string } }[] };
+      linkMethod: { kind: string; enumValues: { name: string }[] };
+    };
+    expect(data.__type.fields.find((f) => f.name === 'method')?.type).toEqual({
+      kind: 'ENUM',
+      name: 'LinkMethod',
+    });
+    expect(data.linkMethod.enumValues.map((v) => v.name)).toEqual([
+      'GET',
+      'POST',
+      'PUT',
+      'PATCH',
+      'DELETE',
+      'HEAD',
+      'OPTIONS',
+    ]);
+  });
+
   it('answers the GraphQL names and hands the resolvers the described values', async () => {
     const { run, calls } = setup();
     const res = await run(

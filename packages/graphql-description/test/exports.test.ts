@@ -6,6 +6,7 @@ it('exports exactly the public API', async () => {
     'DEFAULT_QUERY_LIMITS',
     'DateTimeScalar',
     'JsonObjectScalar',
+    'LinkMethodType',
     'LinkType',
     'ResourceInterface',
     'SDL_PATH',
