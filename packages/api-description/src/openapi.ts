@@ -205,13 +205,20 @@ export function openApiDocument(
     paths,
     components: {
       ...(options.security ? { securitySchemes: options.security.schemes } : {}),
-      schemas,
-      // page_token and total_required only where a list takes them; Error503 (and its
-      // Retry-After) only where an operation can answer it: an unused component would be a lint
-      // warning.
-      parameters: commonParameters({ tokenPaging, totalsOnRequest }),
-      headers: commonHeaders(postStore.length > 0),
-      responses: errorResponses(postStore.length > 0),
+      // Only what the paths refer to, directly or through other components (a description
+      // without PATCH needs no JsonPatch, a list with its own offset bound names neither `page`
+      // nor `offset`): an unused component is a lint warning. The resources' own schemas stay,
+      // referred to or not: they are the description.
+      ...referencedComponents(
+        paths,
+        {
+          schemas,
+          parameters: commonParameters({ tokenPaging, totalsOnRequest }),
+          headers: commonHeaders(postStore.length > 0),
+          responses: errorResponses(postStore.length > 0),
+        },
+        new Set(api.resources.map((resource) => resource.name)),
+      ),
     },
   };
   return document as OpenApiDocument;
@@ -444,6 +451,51 @@ function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean
     ),
     ...(used.tokenPaging ? { page_token: pageToken() } : {}),
   };
+}
+
+/**
+ * The components the paths refer to, and those the kept ones refer to, until none is added;
+ * the schemas named in `keep` whatever refers to them.
+ */
+function referencedComponents(
+  paths: Json,
+  components: Record<string, Json>,
+  keep: ReadonlySet<string>,
+): Record<string, Json> {
+  const kept: Record<string, Json> = {};
+  const pending: [string, string, unknown][] = [];
+  for (const [section, entries] of Object.entries(components)) {
+    kept[section] = {};
+    for (const [name, value] of Object.entries(entries)) pending.push([section, name, value]);
+  }
+  let text = JSON.stringify(paths);
+  const take = (section: string, name: string, value: unknown) => {
+    (kept[section] as Json)[name] = value;
+    text += JSON.stringify(value);
+  };
+  for (const [section, name, value] of pending) {
+    if (section === 'schemas' && keep.has(name)) take(section, name, value);
+  }
+  let added = true;
+  while (added) {
+    added = false;
+    for (const [section, name, value] of pending) {
+      if (Object.hasOwn(kept[section] as Json, name)) continue;
+      if (text.includes(`"#/components/${section}/${name}"`)) {
+        take(section, name, value);
+        added = true;
+      }
+    }
+  }
+  // In the order they were made, whichever referred to them first.
+  for (const [section, entries] of Object.entries(components)) {
+    kept[section] = Object.fromEntries(
+      Object.keys(entries)
+        .filter((name) => Object.hasOwn(kept[section] as Json, name))
+        .map((name) => [name, (entries as Json)[name]]),
+    );
+  }
+  return kept;
 }
 
 /**
