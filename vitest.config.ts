@@ -74,11 +74,12 @@ const examplePostgresProject = examplePostgresPass
           // half-closed before its answer was ready: with a database no answer is ready then.
           exclude: [
             'test/http-conventions.test.ts',
-            // Starts its own PostgreSQL and two service processes in either pass.
+            // Start their own PostgreSQL (and two service processes) in either pass.
             'test/postgres-instances.test.ts',
             'test/postgres-store.test.ts',
             'test/postgres-stalls.test.ts',
             'test/postgres-differential.test.ts',
+            'test/description-limits.test.ts',
             'test/redis-cluster.test.ts',
             'test/shared-redis.test.ts',
             'test/docs-page.test.ts',

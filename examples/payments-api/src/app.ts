@@ -34,6 +34,7 @@ import express5, { type Express, type NextFunction, type Request, type Response 
 import { ANSWER_COMPRESSION, compressAnswers } from './answer-compression.js';
 import { type AppDatabase, databaseFromEnvironment } from './database/app-database.js';
 import { DOCS_PATH, mountApiDocs, OPENAPI_PATH } from './description/docs.js';
+import { checkFilterValues } from './description/filter-values.js';
 import { GRAPHQL_PATH, graphqlRoutes, onlyGraphqlPaths } from './description/graphql.js';
 import { describePaymentsApi } from './description/index.js';
 import { keysetListDefaults, listDefaults } from './lists.js';
@@ -205,6 +206,8 @@ export function createApp(options: AppOptions = {}): Express {
   // POST is idempotent when it carries Service-Request-Id (spec, "Verbs and idempotency"):
   // creates, actions and the composite refund alike. The middleware ignores other methods.
   v1.use(serviceRequestIdempotency({ store: idempotencyStore }));
+  // A filter on an enum field takes the enum's values only (the description's, as documented).
+  checkFilterValues(v1, description);
   mountCreditCards({ router: v1, lists: keysetLists, cards: stores.cards, now });
   mountCustomers({ router: v1, lists: keysetLists, customers: stores.customers, now });
   // The actions' history, read by the REST history route and by GraphQL.

@@ -4,6 +4,7 @@
  * compares the answers.
  */
 import type { JsonSchema } from '@resourceful/api-description';
+import { graphqlEnumValues } from '@resourceful/graphql-description';
 import { describeEachExpress } from '@resourceful/test-support';
 import request from 'supertest';
 import { expect, it } from 'vitest';
@@ -79,7 +80,7 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
       )
     ).body;
     const { data } = await graphql(
-      `{ billing_agreements(page: 2, page_size: 3, state: "ACTIVE", total_required: true) {
+      `{ billing_agreements(page: 2, page_size: 3, state: ACTIVE, total_required: true) {
         items { ${selection(representationOf('BillingAgreement'))} } ${PAGE} } }`,
     );
     expect(withoutNulls(data.billing_agreements)).toEqual(rest);
@@ -100,7 +101,17 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
         items { ${selection(itemsOf('BillingAgreement', 'history'))} } ${PAGE} } } }`,
     );
     const history = (data.billing_agreement as { history: unknown }).history;
-    expect(withoutNulls(history)).toEqual(rest);
+    // `re-activate` is no GraphQL name: the action enum is named in GraphQL's convention.
+    const record = itemsOf('BillingAgreement', 'history').properties as Record<string, JsonSchema>;
+    const actions = graphqlEnumValues(record.action?.enum as string[]);
+    expect([...actions.values()]).toEqual(['SUSPEND', 'RE_ACTIVATE']);
+    expect(withoutNulls(history)).toEqual({
+      ...rest,
+      items: rest.items.map((item: { action: string }) => ({
+        ...item,
+        action: actions.get(item.action),
+      })),
+    });
     expect(rest.total_items).toBe(3);
   });
 
@@ -111,7 +122,7 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
     await request(app).post(`${agreement}/suspend`).send({});
     const rest = (await request(app).get(`${agreement}/history?outcome=NO_CHANGE`)).body;
     const { data } = await graphql(
-      `{ billing_agreement(id: "AGREEMENT-SEED03") { history(outcome: "NO_CHANGE") {
+      `{ billing_agreement(id: "AGREEMENT-SEED03") { history(outcome: NO_CHANGE) {
         items { id outcome } links { href } } } }`,
     );
     const history = (data.billing_agreement as { history: { items: unknown[] } }).history;
@@ -119,6 +130,44 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
       rest.items.map((r: { id: string; outcome: string }) => ({ id: r.id, outcome: r.outcome })),
     );
     expect(history.items).toHaveLength(1);
+  });
+
+  it('filters the history by action with the action enum, as the REST history filters by its text', async () => {
+    const { app, graphql } = setup();
+    const agreement = '/v1/payments/billing-agreements/AGREEMENT-SEED03';
+    await request(app).post(`${agreement}/suspend`).send({});
+    await request(app).post(`${agreement}/re-activate`).send({});
+    await request(app).post(`${agreement}/re-activate`).send({});
+    const { data: introspected } = await graphql(
+      `{ __type(name: "BillingAgreementActionRecordAction") { kind enumValues { name description } } }`,
+    );
+    expect(introspected.__type).toEqual({
+      kind: 'ENUM',
+      enumValues: [
+        { name: 'SUSPEND', description: '`suspend` in REST.' },
+        { name: 'RE_ACTIVATE', description: '`re-activate` in REST.' },
+      ],
+    });
+    const rest = (await request(app).get(`${agreement}/history?action=re-activate`)).body;
+    const { data } = await graphql(
+      `{ billing_agreement(id: "AGREEMENT-SEED03") { history(action: RE_ACTIVATE) {
+        items { id action outcome } } } }`,
+    );
+    const history = (data.billing_agreement as { history: { items: unknown[] } }).history;
+    expect(rest.items).toHaveLength(2);
+    expect(history.items).toEqual(
+      rest.items.map((r: { id: string; outcome: string }) => ({
+        id: r.id,
+        action: 'RE_ACTIVATE',
+        outcome: r.outcome,
+      })),
+    );
+    // The REST text is not a GraphQL enum value: refused by validation, as REST refuses `EXPIRE`.
+    const refused = await request(app).post('/graphql').send({
+      query:
+        '{ billing_agreement(id: "AGREEMENT-SEED03") { history(action: "re-activate") { total_items } } }',
+    });
+    expect(refused.body.errors?.[0]?.message).toMatch(/BillingAgreementActionRecordAction/);
   });
 
   it('searches agreements as POST /v1/payments/search-billing-agreements does, links with POST', async () => {
@@ -161,7 +210,7 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
     ).body;
     const { data } = await graphql(
       `{ capture(id: "CAPTURE-SEED1") { ${capture} }
-         captures(page_size: 2, state: "completed", total_required: true) { items { ${capture} } ${PAGE} } }`,
+         captures(page_size: 2, state: completed, total_required: true) { items { ${capture} } ${PAGE} } }`,
     );
     expect(withoutNulls(data.capture)).toEqual(one);
     expect(withoutNulls(data.captures)).toEqual(page);

@@ -61,7 +61,7 @@ const RESOURCE_OPTIONS = [
   'example',
 ];
 const OPERATIONS_OPTIONS = ['list', 'create', 'read', 'replace', 'patch', 'delete'];
-const LIST_OPTIONS = ['sortable', 'filterable', 'timeSelectable', 'paging', 'totals', 'summary'];
+
 const OPERATION_OPTIONS = [
   'operationId',
   'method',
@@ -77,7 +77,16 @@ const OPERATION_OPTIONS = [
 ];
 const ACTION_OPTIONS = ['name', 'summary', 'body', 'example'];
 const SUB_COLLECTION_OPTIONS = ['name', 'summary', 'items', 'list'];
-const SUB_LIST_OPTIONS = ['sortable', 'filterable', 'timeSelectable', 'paging', 'totals'];
+const SUB_LIST_OPTIONS = [
+  'sortable',
+  'filterable',
+  'timeSelectable',
+  'paging',
+  'totals',
+  'maxOffset',
+];
+/** A resource's list takes a sub-collection's options and the summary of its items. */
+const LIST_OPTIONS = [...SUB_LIST_OPTIONS, 'summary'];
 const SEARCH_OPTIONS = ['path', 'summary', 'criteria', 'example', 'paging', 'totals'];
 
 const TYPE_NAME = /^[A-Z][A-Za-z0-9]*$/;
@@ -221,7 +230,8 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     );
     const paging = pagingKinds(`${label} list.paging`, ops.list.paging, LIST_PAGING);
     const totals = totalsMode(`${label} list.totals`, ops.list.totals);
-    list = { sortable, filterable, timeSelectable, paging, totals, summary };
+    const maxOffset = offsetBound(`${label} list.maxOffset`, ops.list.maxOffset);
+    list = { sortable, filterable, timeSelectable, paging, totals, maxOffset, summary };
   }
   const readOnly = [
     ...COMMON_READ_ONLY_FIELDS,
@@ -363,7 +373,24 @@ function listOptions(
     timeSelectable: list.timeSelectable ?? [],
     paging: pagingKinds(`${label} list.paging`, list.paging, LIST_PAGING),
     totals: totalsMode(`${label} list.totals`, list.totals),
+    maxOffset: offsetBound(`${label} list.maxOffset`, list.maxOffset),
   };
+}
+
+/**
+ * A list's deepest offset: collection-pagination reads an `offset` or a page's first item up to
+ * 2^53 − 1 (a safe integer), and a store may serve less (collection-pagination-pg's maxOffset).
+ */
+function offsetBound(option: string, value: number | undefined): number {
+  if (value === undefined) return Number.MAX_SAFE_INTEGER;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'describeApi',
+      `${option} must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}; got ${describeValue(value)}.`,
+    );
+  }
+  return value;
 }
 
 function totalsMode(option: string, value: TotalsMode | undefined): TotalsMode {
@@ -457,6 +484,7 @@ function linkSubCollections(
       timeSelectable: fieldList(`${subLabel} list.timeSelectable`, sub.list.timeSelectable, fields),
       paging: sub.list.paging,
       totals: sub.list.totals,
+      maxOffset: sub.list.maxOffset,
     };
     return Object.freeze({ name: sub.name, summary: sub.summary, items, list });
   });

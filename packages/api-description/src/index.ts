@@ -1,5 +1,6 @@
 export { COMMON_READ_ONLY_FIELDS, describeApi } from './describe-api.js';
 export { isStandardJsonSchema, type SchemaSide, toJsonSchema } from './json-schema.js';
+export { enumFilterValues, MAX_FILTER_LENGTH } from './list-filters.js';
 export {
   ERROR_RESPONSES,
   type OpenApiDocument,

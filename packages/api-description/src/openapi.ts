@@ -8,6 +8,7 @@
  */
 import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
 import { propertyNames, requiredNames } from './json-schema.js';
+import { enumFilterValues, MAX_FILTER_LENGTH } from './list-filters.js';
 import type {
   ApiDescription,
   DescribedOperation,
@@ -83,6 +84,12 @@ const CONDITIONAL_WRITE: readonly ErrorStatus[] = [...WITH_BODY, 404, 409, 412, 
  * one is a 400 `PARAMETER_TOO_LONG`.
  */
 const MAX_PAGE_TOKEN_LENGTH = 2048;
+
+/**
+ * The most entity tags conditional-requests reads from one `If-Match` or `If-None-Match` (its
+ * `MAX_LIST_ENTRIES`); more is a 400 `MALFORMED_ENTITY_TAG` naming the header.
+ */
+const MAX_ENTITY_TAGS = 128;
 
 export function openApiDocument(
   api: ApiDescription,
@@ -198,13 +205,20 @@ export function openApiDocument(
     paths,
     components: {
       ...(options.security ? { securitySchemes: options.security.schemes } : {}),
-      schemas,
-      // page_token and total_required only where a list takes them; Error503 (and its
-      // Retry-After) only where an operation can answer it: an unused component would be a lint
-      // warning.
-      parameters: commonParameters({ tokenPaging, totalsOnRequest }),
-      headers: commonHeaders(postStore.length > 0),
-      responses: errorResponses(postStore.length > 0),
+      // Only what the paths refer to, directly or through other components (a description
+      // without PATCH needs no JsonPatch, a list with its own offset bound names neither `page`
+      // nor `offset`): an unused component is a lint warning. The resources' own schemas stay,
+      // referred to or not: they are the description.
+      ...referencedComponents(
+        paths,
+        {
+          schemas,
+          parameters: commonParameters({ tokenPaging, totalsOnRequest }),
+          headers: commonHeaders(postStore.length > 0),
+          responses: errorResponses(postStore.length > 0),
+        },
+        new Set(api.resources.map((resource) => resource.name)),
+      ),
     },
   };
   return document as OpenApiDocument;
@@ -383,11 +397,11 @@ function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean
     schema,
   });
   return {
-    page: query('page', 'Page number, from 1 (page convention).', {
-      type: 'integer',
-      minimum: 1,
-      default: 1,
-    }),
+    page: query(
+      'page',
+      `Page number, from 1 (page convention); \`(page − 1) × page_size\` must not pass ${Number.MAX_SAFE_INTEGER} (2^53 − 1).`,
+      { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 },
+    ),
     page_size: query('page_size', 'Items per page (page convention).', {
       type: 'integer',
       minimum: 1,
@@ -399,7 +413,11 @@ function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean
       minimum: 1,
       maximum: 100,
     }),
-    offset: query('offset', 'Items to skip (offset convention).', { type: 'integer', minimum: 0 }),
+    offset: query('offset', 'Items to skip (offset convention).', {
+      type: 'integer',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+    }),
     ...(used.totalsOnRequest
       ? {
           total_required: query('total_required', 'Include `total_items` and `total_pages`.', {
@@ -418,18 +436,66 @@ function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean
       format: 'date-time',
     }),
     Prefer: header('Prefer', '`return=minimal` or `return=representation` (RFC 7240).'),
-    IfMatch: header('If-Match', 'Entity tags the resource must match (RFC 9110 §13.1.1).'),
+    IfMatch: header(
+      'If-Match',
+      `Entity tags the resource must match (RFC 9110 §13.1.1), or \`*\`: at most ${MAX_ENTITY_TAGS} entity tags; more, or a value that is not a list of quoted tags, is a 400 naming the header.`,
+    ),
     IfNoneMatch: header(
       'If-None-Match',
-      'Entity tags the resource must not match, or `*` (RFC 9110 §13.1.2).',
+      `Entity tags the resource must not match (RFC 9110 §13.1.2), or \`*\`: at most ${MAX_ENTITY_TAGS} entity tags; more, or a value that is not a list of quoted tags, is a 400 naming the header.`,
     ),
     ServiceRequestId: header(
       'Service-Request-Id',
-      'Makes the POST idempotent: a repeat with the same id and body replays the first answer.',
-      { type: 'string', minLength: 1, maxLength: 255 },
+      'Makes the POST idempotent: a repeat with the same id and body replays the first answer. Letters, digits and `-._~:+=/@` (UUIDs, ULIDs, base64); the value may also be sent as a quoted Structured Field string. Any other value is a 400 naming the header.',
+      { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9._~:+=/@-]+$' },
     ),
     ...(used.tokenPaging ? { page_token: pageToken() } : {}),
   };
+}
+
+/**
+ * The components the paths refer to, and those the kept ones refer to, until none is added;
+ * the schemas named in `keep` whatever refers to them.
+ */
+function referencedComponents(
+  paths: Json,
+  components: Record<string, Json>,
+  keep: ReadonlySet<string>,
+): Record<string, Json> {
+  const kept: Record<string, Json> = {};
+  const pending: [string, string, unknown][] = [];
+  for (const [section, entries] of Object.entries(components)) {
+    kept[section] = {};
+    for (const [name, value] of Object.entries(entries)) pending.push([section, name, value]);
+  }
+  let text = JSON.stringify(paths);
+  const take = (section: string, name: string, value: unknown) => {
+    (kept[section] as Json)[name] = value;
+    text += JSON.stringify(value);
+  };
+  for (const [section, name, value] of pending) {
+    if (section === 'schemas' && keep.has(name)) take(section, name, value);
+  }
+  let added = true;
+  while (added) {
+    added = false;
+    for (const [section, name, value] of pending) {
+      if (Object.hasOwn(kept[section] as Json, name)) continue;
+      if (text.includes(`"#/components/${section}/${name}"`)) {
+        take(section, name, value);
+        added = true;
+      }
+    }
+  }
+  // In the order they were made, whichever referred to them first.
+  for (const [section, entries] of Object.entries(components)) {
+    kept[section] = Object.fromEntries(
+      Object.keys(entries)
+        .filter((name) => Object.hasOwn(kept[section] as Json, name))
+        .map((name) => [name, (entries as Json)[name]]),
+    );
+  }
+  return kept;
 }
 
 /**
@@ -519,13 +585,47 @@ interface ListOperation {
   readonly store: readonly ErrorStatus[];
 }
 
-function pagingParameters(paging: readonly PagingKind[], totals: TotalsMode): Json[] {
+function pagingParameters(
+  paging: readonly PagingKind[],
+  totals: TotalsMode,
+  maxOffset: number = Number.MAX_SAFE_INTEGER,
+): Json[] {
   const parameters: Json[] = [];
-  if (paging.includes('page')) parameters.push(parameterRef('page'), parameterRef('page_size'));
-  if (paging.includes('offset')) parameters.push(parameterRef('limit'), parameterRef('offset'));
+  // A list that serves less than collection-pagination reads states its own bound.
+  const bounded = maxOffset < Number.MAX_SAFE_INTEGER;
+  if (paging.includes('page')) {
+    parameters.push(bounded ? boundedPage(maxOffset) : parameterRef('page'));
+    parameters.push(parameterRef('page_size'));
+  }
+  if (paging.includes('offset')) {
+    parameters.push(
+      parameterRef('limit'),
+      bounded ? boundedOffset(maxOffset) : parameterRef('offset'),
+    );
+  }
   if (paging.includes('token')) parameters.push(parameterRef('page_token'));
   if (totals === 'on-request') parameters.push(parameterRef('total_required'));
   return parameters;
+}
+
+/** `page` on a list whose store serves offsets up to `maxOffset` only. */
+function boundedPage(maxOffset: number): Json {
+  return {
+    name: 'page',
+    in: 'query',
+    description: `Page number, from 1 (page convention). This list serves its first ${maxOffset} items by position: \`(page − 1) × page_size\` must not pass ${maxOffset} (a 400 naming \`page\`); follow the \`next\` links to page deeper.`,
+    schema: { type: 'integer', minimum: 1, maximum: maxOffset + 1, default: 1 },
+  };
+}
+
+/** `offset` on a list whose store serves offsets up to `maxOffset` only. */
+function boundedOffset(maxOffset: number): Json {
+  return {
+    name: 'offset',
+    in: 'query',
+    description: `Items to skip (offset convention), at most ${maxOffset} (a 400 naming \`offset\` beyond); follow the \`next\` links to page deeper.`,
+    schema: { type: 'integer', minimum: 0, maximum: maxOffset },
+  };
 }
 
 /** The 200 of a collection says when its totals come: one schema serves both kinds of list. */
@@ -545,7 +645,7 @@ function listOperation({
   store,
 }: ListOperation): Json {
   const parameters = [
-    ...pagingParameters(list.paging, list.totals),
+    ...pagingParameters(list.paging, list.totals, list.maxOffset),
     parameterRef('IfNoneMatch'),
     parameterRef('IfMatch'),
   ];
@@ -572,14 +672,24 @@ function listOperation({
       });
     }
   }
-  const fields = (list.summary.properties as Json | undefined) ?? {};
+  const closed = enumFilterValues(list.summary, list.filterable);
   for (const field of list.filterable) {
-    parameters.push({
-      name: field,
-      in: 'query',
-      description: `Only items whose \`${field}\` equals this value.`,
-      schema: filterSchema(fields[field]),
-    });
+    const values = closed[field];
+    parameters.push(
+      values === undefined
+        ? {
+            name: field,
+            in: 'query',
+            description: `Only items whose \`${field}\` equals this value.`,
+            schema: { type: 'string', minLength: 1, maxLength: MAX_FILTER_LENGTH },
+          }
+        : {
+            name: field,
+            in: 'query',
+            description: `Only items whose \`${field}\` is this value; a value \`${field}\` cannot take is a 400 naming the parameter.`,
+            schema: { type: 'string', enum: [...values] },
+          },
+    );
   }
   return {
     operationId,
@@ -637,13 +747,6 @@ function searchOperation(resource: DescribedResource, store: readonly ErrorStatu
       [...WITH_BODY, ...store],
     ),
   };
-}
-
-/** A filter is sent as a query string: its schema is the field's, read as text. */
-function filterSchema(field: unknown): Json {
-  const schema = (field ?? {}) as Json;
-  if (Array.isArray(schema.enum)) return { type: 'string', enum: schema.enum.map(String) };
-  return { type: 'string' };
 }
 
 function createOperation(resource: DescribedResource, store: readonly ErrorStatus[]): Json {

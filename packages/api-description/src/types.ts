@@ -52,6 +52,13 @@ export interface ListDescription {
    * documents). @default 'always'
    */
   readonly totals?: TotalsMode;
+  /**
+   * The deepest `offset` the list serves (collection-pagination-pg's `maxOffset`, which a store
+   * paging by keyset sets): a deeper `offset`, or a `page` whose first item lies deeper, is a 400
+   * naming it. The document states it as the `offset` parameter's `maximum`.
+   * @default Number.MAX_SAFE_INTEGER (collection-pagination's own bound: 2^53 − 1)
+   */
+  readonly maxOffset?: number;
   /** The list items, when they are a summary of the resource. @default the representation */
   readonly summary?: SchemaSource;
 }

@@ -58,6 +58,7 @@ describe('describeApi', () => {
       timeSelectable: ['create_time'],
       paging: ['page', 'offset'],
       totals: 'always',
+      maxOffset: Number.MAX_SAFE_INTEGER,
     });
     expect(eventTypes?.items).toMatchObject({ name: 'EventType', resource: false });
     expect(eventTypes?.list.paging).toEqual(['page']);

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { describeApi, ERROR_RESPONSES, openApiDocument } from '../src/index.js';
+import {
+  type ApiDescriptionInit,
+  describeApi,
+  ERROR_RESPONSES,
+  type ListDescription,
+  MAX_FILTER_LENGTH,
+  openApiDocument,
+} from '../src/index.js';
 import { Decision, exampleApi } from './fixtures.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests walk a JSON document by known paths
@@ -16,6 +23,24 @@ function operations(doc: Json): [string, string, Json][] {
     }
   }
   return found;
+}
+
+/** A description of one resource, `Card`, with a list described by `list` and nothing else. */
+function cardListApi(list: ListDescription): ApiDescriptionInit {
+  return {
+    title: 'Cards',
+    version: '1.0.0',
+    pathVersion: 'v1',
+    resources: [
+      {
+        name: 'Card',
+        path: '/cards',
+        summary: 'Cards.',
+        representation: Decision,
+        operations: { list },
+      },
+    ],
+  };
 }
 
 /** The document of a refund resource and the composite operation that creates it from `body`. */
@@ -188,6 +213,65 @@ describe('openApiDocument', () => {
     expect(action.responses['200'].description).toMatch(/return=representation/);
   });
 
+  it('states every bound collection-pagination enforces on list parameters', () => {
+    const parameters = document.components.parameters;
+    expect(parameters.page.schema).toMatchObject({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+    expect(parameters.offset.schema).toMatchObject({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+    });
+    expect(parameters.page_size.schema).toMatchObject({ minimum: 1, maximum: 100 });
+    expect(parameters.limit.schema).toMatchObject({ minimum: 1, maximum: 100 });
+    // A filter on a field that is not an enum: any text collection-pagination reads.
+    const eventTypes = document.paths['/v1/vault/credit-cards/{credit_card_id}/event-types'].get;
+    expect(eventTypes.parameters.find((p: Json) => p.name === 'name').schema).toEqual({
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_FILTER_LENGTH,
+    });
+    for (const header of [parameters.IfMatch, parameters.IfNoneMatch]) {
+      expect(header.description).toContain('at most 128 entity tags');
+    }
+    expect(parameters.ServiceRequestId.schema).toEqual({
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[A-Za-z0-9._~:+=/@-]+$',
+    });
+  });
+
+  it('states a list’s own deepest offset on its offset and page parameters', () => {
+    const bounded = openApiDocument(
+      describeApi(cardListApi({ maxOffset: 10_000, paging: ['page', 'offset'] })),
+    ) as Json;
+    const parameters = bounded.paths['/v1/cards'].get.parameters as Json[];
+    expect(parameters.find((p) => p.name === 'offset')?.schema).toEqual({
+      type: 'integer',
+      minimum: 0,
+      maximum: 10_000,
+    });
+    const page = parameters.find((p) => p.name === 'page');
+    expect(page?.schema).toMatchObject({ minimum: 1, maximum: 10_001 });
+    expect(page?.description).toContain('`(page − 1) × page_size` must not pass 10000');
+    // The shared components, at collection-pagination's bound, are for the lists without one.
+    expect(bounded.components.parameters.offset).toBeUndefined();
+    expect(bounded.components.parameters.page).toBeUndefined();
+  });
+
+  it('refuses a deepest offset that is not a non-negative safe integer', () => {
+    for (const maxOffset of [-1, 1.5, Number.MAX_SAFE_INTEGER + 1, Number.NaN]) {
+      expect(() => describeApi(cardListApi({ maxOffset })), String(maxOffset)).toThrow(
+        /list\.maxOffset must be an integer from 0/,
+      );
+    }
+    expect(() =>
+      describeApi(
+        // @ts-expect-error: a count, not text
+        cardListApi({ maxOffset: '10000' }),
+      ),
+    ).toThrow(/got the string "10000"/);
+  });
+
   it('documents total_required only on lists that count on request, and says when totals come', () => {
     const cards = document.paths['/v1/vault/credit-cards'].get;
     const decisions = document.paths['/v1/vault/credit-cards/{credit_card_id}/decisions'].get;
@@ -199,43 +283,17 @@ describe('openApiDocument', () => {
     const search = document.paths['/v1/vault/search-credit-cards'].post;
     expect(search.parameters).not.toContainEqual(ref);
     // Without an on-request list, no unused component.
-    const always = openApiDocument(
-      describeApi({
-        title: 'Cards',
-        version: '1.0.0',
-        pathVersion: 'v1',
-        resources: [
-          {
-            name: 'Card',
-            path: '/cards',
-            summary: 'Cards.',
-            representation: Decision,
-            operations: { list: {} },
-          },
-        ],
-      }),
-    ) as Json;
+    const always = openApiDocument(describeApi(cardListApi({}))) as Json;
     expect(always.components.parameters.total_required).toBeUndefined();
     expect(document.components.parameters.total_required).toBeDefined();
   });
 
   it('refuses a totals mode it does not know, with the nearest one', () => {
     expect(() =>
-      describeApi({
-        title: 'Cards',
-        version: '1.0.0',
-        pathVersion: 'v1',
-        resources: [
-          {
-            name: 'Card',
-            path: '/cards',
-            summary: 'Cards.',
-            representation: Decision,
-            // @ts-expect-error: not a totals mode
-            operations: { list: { totals: 'on-requests' } },
-          },
-        ],
-      }),
+      describeApi(
+        // @ts-expect-error: not a totals mode
+        cardListApi({ totals: 'on-requests' }),
+      ),
     ).toThrow(/Did you mean "on-request"/);
   });
 

@@ -17,7 +17,7 @@ export {
   singleFieldName,
   subCollectionFieldName,
 } from './schema.js';
-export { LinkType, ResourceInterface } from './type-builder.js';
+export { graphqlEnumValues, LinkMethodType, LinkType, ResourceInterface } from './type-builder.js';
 export type {
   CollectionPage,
   ListArguments,

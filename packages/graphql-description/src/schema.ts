@@ -30,7 +30,6 @@ import {
   GraphQLNonNull,
   GraphQLObjectType,
   GraphQLSchema,
-  GraphQLString,
 } from 'graphql';
 import { DateTimeScalar } from './scalars.js';
 import { LinkType, pascal, ResourceInterface, snake, TypeBuilder } from './type-builder.js';
@@ -200,7 +199,19 @@ export function graphqlSchema<Context>(
       fields[subCollectionFieldName(resource, sub)] = {
         type: new GraphQLNonNull(collectionType(items.name, itemType)),
         description: `${sub.summary} As GET ${api.pathVersion}${resource.path}/{id}/${sub.name} answers it.`,
-        args: listArguments(`${resource.name}${pascal(sub.name)}`, sub.list, defaultPageSize),
+        args: listArguments(
+          builder,
+          `${resource.name}${pascal(sub.name)}`,
+          sub.list,
+          items.resource
+            ? {
+                typeName: items.name,
+                schema: items.schema,
+                deprecated: api.resources.find((r) => r.name === items.name)?.deprecated ?? {},
+              }
+            : { typeName: items.name, schema: items.schema, deprecated: {} },
+          defaultPageSize,
+        ),
         resolve: (parent, args: Record<string, unknown>, context) =>
           page(parent, toListArguments(sub.list, args), context),
       };
@@ -233,7 +244,17 @@ export function graphqlSchema<Context>(
       addField(queryFields, listFieldName(resource), {
         type: new GraphQLNonNull(collectionType(resource.name, () => itemType)),
         description: `A page of ${resource.path.split('/').pop()}, as GET ${api.pathVersion}${resource.path} answers it.`,
-        args: listArguments(resource.name, resource.list, defaultPageSize),
+        args: listArguments(
+          builder,
+          resource.name,
+          resource.list,
+          {
+            typeName: itemType.name,
+            schema: resource.list.summary,
+            deprecated: resource.deprecated,
+          },
+          defaultPageSize,
+        ),
         resolve: (_source, args: Record<string, unknown>, context) =>
           list(toListArguments(resource.list as ListOptions, args), context),
       });
@@ -435,9 +456,18 @@ function pageArguments(defaultPageSize: number): GraphQLFieldConfigArgumentMap {
   };
 }
 
+/** The items a list field pages: their type's name and schema, and their deprecations. */
+interface ListedItems {
+  readonly typeName: string;
+  readonly schema: JsonSchema;
+  readonly deprecated: Readonly<Record<string, string>>;
+}
+
 function listArguments(
+  builder: TypeBuilder,
   typeName: string,
   list: ListOptions,
+  items: ListedItems,
   defaultPageSize: number,
 ): GraphQLFieldConfigArgumentMap {
   const args = pageArguments(defaultPageSize);
@@ -446,7 +476,13 @@ function listArguments(
     args.sort_by = { type: new GraphQLEnumType({ name: `${typeName}SortField`, values }) };
     args.sort_order = { type: SortOrderType };
   }
-  for (const field of list.filterable) args[field] = { type: GraphQLString };
+  // A filter on an enum field takes the field's enum: a value outside it is refused by GraphQL's
+  // validation, as the REST list refuses it with a 400.
+  for (const field of list.filterable) {
+    args[field] = {
+      type: builder.filterType(items.typeName, items.schema, field, items.deprecated),
+    };
+  }
   for (const field of list.timeSelectable) {
     args[`${field}_after`] = { type: DateTimeScalar };
     args[`${field}_before`] = { type: DateTimeScalar };

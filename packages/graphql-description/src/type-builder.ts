@@ -31,13 +31,25 @@ const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 const RESERVED_ENUM_VALUES = new Set(['true', 'false', 'null']);
 const TIMESTAMP_FIELDS = new Set(['create_time', 'update_time']);
 
+/** The methods a link names, as the OpenAPI document's `Link.method` enum lists them. */
+export const LinkMethodType = new GraphQLEnumType({
+  name: 'LinkMethod',
+  description: 'The HTTP method of a link.',
+  values: Object.fromEntries(
+    ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].map((method) => [
+      method,
+      { value: method },
+    ]),
+  ),
+});
+
 export const LinkType = new GraphQLObjectType({
   name: 'Link',
   description: 'A hypermedia link (spec: "Link object").',
   fields: {
     href: { type: new GraphQLNonNull(GraphQLString) },
     rel: { type: new GraphQLNonNull(GraphQLString) },
-    method: { type: GraphQLString },
+    method: { type: LinkMethodType },
   },
 });
 
@@ -83,14 +95,59 @@ function withoutNull(schema: JsonSchema): JsonSchema {
   return schema;
 }
 
-function isEnumOfNames(values: unknown): values is string[] {
+function isStringEnum(values: unknown): values is string[] {
   return (
     Array.isArray(values) &&
     values.length > 0 &&
-    values.every(
-      (v) => typeof v === 'string' && GRAPHQL_NAME.test(v) && !RESERVED_ENUM_VALUES.has(v),
-    )
+    values.every((v) => typeof v === 'string' && v !== '')
   );
+}
+
+/**
+ * The GraphQL names of a string enum's values, by value. Values that are all GraphQL names
+ * (`ok`, `ACTIVE`, `partially_refunded`) are their own names, so a GraphQL answer, argument and
+ * variable carries the same text as REST. An enum with any other value (`re-activate`, `3ds`,
+ * `true`) is named wholly in the GraphQL convention (the spec's examples: `ALL_CAPS`): each run
+ * of characters outside `[_0-9A-Za-z]` becomes `_`, a camelCase boundary becomes `_`, the
+ * result upper-cased, a leading digit prefixed with `_` (`suspend` → `SUSPEND`, `re-activate` →
+ * `RE_ACTIVATE`), so that the values of one enum keep one style. Two values with one name are
+ * refused.
+ * @see https://spec.graphql.org/October2021/#sec-Enums
+ */
+export function graphqlEnumValues(values: readonly string[]): ReadonlyMap<string, string> {
+  const asIs = values.every((v) => GRAPHQL_NAME.test(v) && !RESERVED_ENUM_VALUES.has(v));
+  const names = new Map<string, string>();
+  const seen = new Map<string, string>();
+  for (const value of values) {
+    const name = asIs ? value : conventionalName(value);
+    const other = seen.get(name);
+    if (other !== undefined && other !== value) {
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        'graphqlSchema',
+        `the enum values ${JSON.stringify(other)} and ${JSON.stringify(value)} would both be the GraphQL enum value ${name}; rename one.`,
+      );
+    }
+    seen.set(name, value);
+    names.set(value, name);
+  }
+  return names;
+}
+
+function conventionalName(value: string): string {
+  const name = value
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^_0-9A-Za-z]+/g, '_')
+    .toUpperCase();
+  const named = /^[0-9]/.test(name) ? `_${name}` : name;
+  if (/^_*$/.test(named) || named.startsWith('__')) {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      'graphqlSchema',
+      `the enum value ${JSON.stringify(value)} has no GraphQL name; describe it with letters or digits.`,
+    );
+  }
+  return named;
 }
 
 function assertFieldName(owner: string, name: string): void {
@@ -124,16 +181,53 @@ export class TypeBuilder {
     return type;
   }
 
+  /**
+   * The enum of a field, built once: a list's filter argument on the field and the field itself
+   * share it. Each value is served under its GraphQL name (`graphqlEnumValues`) and resolves to
+   * (and is read from arguments as) the described value.
+   */
   enumType(
     name: string,
     values: string[],
     deprecated: Readonly<Record<string, string>>,
   ): GraphQLEnumType {
+    const known = this.#named.get(name);
+    // The same enum asked for again; another one under the same name is refused by #remember.
+    if (
+      known instanceof GraphQLEnumType &&
+      known.getValues().length === values.length &&
+      known.getValues().every((value, i) => value.value === values[i])
+    ) {
+      return known;
+    }
     const config: GraphQLEnumValueConfigMap = {};
-    for (const value of values) {
-      config[value] = { value, deprecationReason: deprecated[value] };
+    for (const [value, valueName] of graphqlEnumValues(values)) {
+      config[valueName] = {
+        value,
+        deprecationReason: deprecated[value],
+        ...(valueName === value ? {} : { description: `\`${value}\` in REST.` }),
+      };
     }
     return this.#remember(new GraphQLEnumType({ name, values: config }));
+  }
+
+  /**
+   * The type of a list's filter argument on `field` of the items (`typeName`, `schema`): the
+   * field's own enum when it is one, else `String`. Deprecated values as the field has them.
+   */
+  filterType(
+    typeName: string,
+    schema: JsonSchema,
+    field: string,
+    deprecated: Readonly<Record<string, string>>,
+  ): GraphQLInputType {
+    const property = withoutNull(properties(schema)[field] ?? {});
+    if (!isStringEnum(property.enum)) return GraphQLString;
+    return this.enumType(
+      `${typeName}${pascal(field)}`,
+      property.enum,
+      enumDeprecations(deprecated, field),
+    );
   }
 
   /**
@@ -197,7 +291,7 @@ export class TypeBuilder {
     deprecated: Readonly<Record<string, string>> = {},
   ): GraphQLOutputType {
     const schema = withoutNull(source);
-    if (isEnumOfNames(schema.enum)) return this.enumType(name, schema.enum, deprecated);
+    if (isStringEnum(schema.enum)) return this.enumType(name, schema.enum, deprecated);
     switch (schema.type) {
       case 'array': {
         const items = (schema.items as JsonSchema | undefined) ?? {};
@@ -219,7 +313,7 @@ export class TypeBuilder {
   /** The (nullable) input type of a schema, for mutation arguments. */
   input(name: string, source: JsonSchema): GraphQLInputType {
     const schema = withoutNull(source);
-    if (isEnumOfNames(schema.enum)) return this.enumType(name, schema.enum, {});
+    if (isStringEnum(schema.enum)) return this.enumType(name, schema.enum, {});
     switch (schema.type) {
       case 'array':
         return new GraphQLList(

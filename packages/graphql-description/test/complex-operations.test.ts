@@ -227,7 +227,7 @@ describe('graphqlSchema: sub-collections', () => {
     const { run, schema } = setup();
     expect(printSchema(schema)).toContain('tags: [AgreementTags!]!');
     const res = await run(
-      '{ agreement(id: "A-1") { tags { name } tags_page(colour: "red") { items { name colour } } } }',
+      '{ agreement(id: "A-1") { tags { name } tags_page(colour: red) { items { name colour } } } }',
     );
     expect(res).toEqual({
       data: {

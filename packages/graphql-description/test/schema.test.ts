@@ -51,7 +51,7 @@ describe('graphqlSchema: the SDL', () => {
   it('has query fields with non-null arguments for ids and paging', () => {
     expect(sdl).toContain('  credit_card(id: ID!): CreditCard\n');
     expect(sdl).toMatch(
-      /credit_cards\(page: Int! = 1, page_size: Int! = 10, total_required: Boolean! = false, sort_by: CreditCardSortField, sort_order: SortOrder, state: String, create_time_after: DateTime, create_time_before: DateTime\): CreditCardCollection!/,
+      /credit_cards\(page: Int! = 1, page_size: Int! = 10, total_required: Boolean! = false, sort_by: CreditCardSortField, sort_order: SortOrder, state: CreditCardState, create_time_after: DateTime, create_time_before: DateTime\): CreditCardCollection!/,
     );
     expect(sdl).toContain(
       '"""A page of the collection (spec: "Collection envelope")."""\ntype CreditCardCollection {',
@@ -78,7 +78,7 @@ describe('graphqlSchema: resolving', () => {
   it('lists through the list resolver with the paging, sort, filter and time arguments', async () => {
     const { run, calls } = setup();
     const result = await run(
-      '{ credit_cards(page: 2, page_size: 2, total_required: true, sort_by: expire_year, sort_order: desc, state: "ok", create_time_after: "2026-01-01T00:00:00Z") { items { id } total_items total_pages } }',
+      '{ credit_cards(page: 2, page_size: 2, total_required: true, sort_by: expire_year, sort_order: desc, state: ok, create_time_after: "2026-01-01T00:00:00Z") { items { id } total_items total_pages } }',
     );
     expect(result.data).toEqual({
       credit_cards: { items: [{ id: 'CARD-3' }], total_items: 3, total_pages: 2 },

@@ -9,6 +9,7 @@ import {
   type PagingKind,
   type ResourceStorage,
 } from '@resourceful/api-description';
+import { DEFAULT_MAX_OFFSET } from '@resourceful/collection-pagination-pg';
 import {
   ActionNote,
   AGREEMENT_LIST,
@@ -119,9 +120,11 @@ function describeDeployment({
   idempotencyStorage,
 }: PaymentsApiDeployment): ApiDescription {
   // The lists whose routes get keysetListDefaults (src/lists.ts): tokens beside both conventions.
-  const keyset: { paging?: PagingKind[] } = pageTokens
-    ? { paging: ['page', 'offset', 'token'] }
-    : {};
+  // Their stores serve offsets up to collection-pagination-pg's maxOffset (memory as well, so
+  // both answer alike: src/memory-collection.ts).
+  const keyset: { paging?: PagingKind[]; maxOffset: number } = pageTokens
+    ? { paging: ['page', 'offset', 'token'], maxOffset: DEFAULT_MAX_OFFSET }
+    : { maxOffset: DEFAULT_MAX_OFFSET };
   return describeApi({
     title: 'Resourceful payments API',
     version: '1.0.0',
