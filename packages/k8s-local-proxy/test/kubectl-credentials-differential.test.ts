@@ -612,6 +612,36 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       }
     });
 
+    it('refuses at start a --client-key that does not match the certificate (kubectl starts and answers 500)', async () => {
+      const kubeconfig = kubeconfigWith({
+        userLines: [`    client-certificate: ${certs.clientCertFile}`],
+      });
+      const flags = [`--client-key=${join(certs.dir, 'other-ca.key')}`];
+      const outcomes = await Promise.allSettled([
+        startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`, ...flags]),
+        startOurProxy([`--kubeconfig=${kubeconfig}`, ...flags]),
+      ]);
+      const [theirs, ours] = outcomes;
+      try {
+        // Documented difference: kubectl serves, and fails every request with Go's TLS error.
+        expect(theirs?.status).toBe('fulfilled');
+        if (theirs?.status === 'fulfilled') {
+          const [answer] = await through([theirs.value]);
+          expect(answer?.status).toBe(500);
+          expect(answer?.upstream).toEqual([]);
+          expect(theirs.value.stderr()).toMatch(/private key does not match public key/);
+        }
+        expect(ours?.status).toBe('rejected');
+        expect(ours?.status === 'rejected' ? String(ours.reason) : '').toMatch(
+          /the client certificate and key cannot be used together \(key values mismatch/,
+        );
+      } finally {
+        for (const outcome of outcomes) {
+          if (outcome.status === 'fulfilled') await outcome.value.stop();
+        }
+      }
+    });
+
     it('presents --client-certificate instead of running the exec plugin, as kubectl', async () => {
       const plugins = [
         writeFakePlugin(dir, `k-cert-${++counter}`),

@@ -26,6 +26,7 @@ import {
   execCredentialSource,
 } from './exec-credential.js';
 import { type InClusterOptions, loadInCluster } from './in-cluster.js';
+import { keyPairProblem } from './key-pair.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { oidcAuthorization } from './oidc-token.js';
 import { parseProxyUrl, proxyFromEnvironment } from './proxy-environment.js';
@@ -247,6 +248,12 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
     throw new TypeError(
       'clientCert needs clientKey: a client certificate cannot be used without its key (kubectl refuses it too)',
     );
+  }
+  // kubectl starts with a pair TLS refuses and fails each request; refusing at start says why
+  // once, where the credential is configured.
+  const pairProblem = hasCert && hasKey ? keyPairProblem(clientCert, clientKey) : undefined;
+  if (pairProblem !== undefined) {
+    throw new TypeError(`the client certificate and key cannot be used together (${pairProblem})`);
   }
   if (
     hasKey &&

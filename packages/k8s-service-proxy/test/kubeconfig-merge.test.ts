@@ -118,6 +118,20 @@ describe('a client certificate and key from the kubeconfig and explicit values t
     );
   });
 
+  it('refuses at start a key that does not belong to the certificate, or a PEM that is not one', () => {
+    const file = kubeconfig([`client-certificate: ${certs.clientCertFile}`]);
+    expect(() => find(file, { clientKeyFile: join(certs.dir, 'other-ca.key') })).toThrow(
+      'the client certificate and key cannot be used together (key values mismatch, ERR_OSSL_X509_KEY_VALUES_MISMATCH)',
+    );
+    expect(() =>
+      createClusterCredentials({
+        server: plane.url,
+        clientCert: 'not a PEM',
+        clientKey: certs.clientKey,
+      }),
+    ).toThrow(/the client certificate and key cannot be used together \(no start line/);
+  });
+
   it("refuses an explicit key file beside the user's client-key-data, as kubectl does", () => {
     const file = kubeconfig([
       `client-certificate: ${certs.clientCertFile}`,
