@@ -54,6 +54,8 @@ export async function runProxyCommand(
               ...(options.asUid === undefined ? {} : { uid: options.asUid }),
               ...(options.asGroups.length === 0 ? {} : { groups: options.asGroups }),
             },
+      // kubectl merges --server and --token into the kubeconfig rather than ignoring it.
+      explicitServerAlone: false,
       env: io.env,
       onWarning: (message) => io.stderr(`Warning: ${message}\n`),
     });

@@ -642,6 +642,33 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       }
     });
 
+    it("merges --server and --token into KUBECONFIG's cluster CA and user certificate", async () => {
+      const kubeconfig = kubeconfigWith({
+        server: 'https://127.0.0.1:1',
+        caFile: false,
+        clusterLines: [`    certificate-authority: ${certs.caFile}`],
+        userLines: [
+          `    client-certificate: ${certs.clientCertFile}`,
+          `    client-key: ${certs.clientKeyFile}`,
+        ],
+      });
+      const flags = [`--server=${plane.url}`, '--token=test-token'];
+      const env = { KUBECONFIG: kubeconfig };
+      const proxies = await Promise.all([
+        startKubectlProxy(kubectl as string, flags, env),
+        startOurProxy(flags, env),
+      ]);
+      try {
+        const [theirs, ours] = await through(proxies);
+        expect(theirs?.upstream).toEqual([
+          { auth: 'bearer', authorization: 'Bearer test-token', clientCertificate: 'test-user' },
+        ]);
+        expect(ours).toEqual(theirs);
+      } finally {
+        await stopAll(proxies);
+      }
+    });
+
     it('presents --client-certificate instead of running the exec plugin, as kubectl', async () => {
       const plugins = [
         writeFakePlugin(dir, `k-cert-${++counter}`),

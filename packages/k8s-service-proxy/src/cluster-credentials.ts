@@ -444,6 +444,13 @@ export interface FindCredentialsOptions extends Partial<Omit<ClusterCredentialsO
   user?: string;
   /** In-cluster lookup, or `false` to skip it. */
   inCluster?: InClusterOptions | false;
+  /**
+   * An explicit `server` with a token, token file or client certificate is used alone, without
+   * reading any kubeconfig. `false` merges it into the kubeconfig when there is one, as kubectl's
+   * `--server` and `--token` flags are merged (the cluster's CA and the user's certificate then
+   * still apply): the `k8s-local-proxy` CLI's setting. @default true
+   */
+  explicitServerAlone?: boolean;
   /** @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
   /** @default os.homedir() */
@@ -457,6 +464,7 @@ const FIND_OPTION_NAMES: readonly string[] = [
   'cluster',
   'user',
   'inCluster',
+  'explicitServerAlone',
   'env',
   'homeDir',
 ];
@@ -656,9 +664,8 @@ export function findClusterCredentials(
       source: 'options',
     });
   };
-  if (extra.server !== undefined && explicitAuth && options.kubeconfig === undefined) {
-    return direct(extra.server);
-  }
+  const alone = extra.server !== undefined && explicitAuth && options.kubeconfig === undefined;
+  if (alone && options.explicitServerAlone !== false) return direct(extra.server as string);
   if (options.kubeconfig !== false) {
     const config = loadKubeconfig({
       path: options.kubeconfig === '' ? undefined : options.kubeconfig,
@@ -670,6 +677,8 @@ export function findClusterCredentials(
     });
     if (config !== undefined) return fromConfig(config, extra, env);
   }
+  // No kubeconfig file: the explicit server and credential alone, never the service account.
+  if (alone) return direct(extra.server as string);
   if (options.inCluster !== false) {
     const config = loadInCluster({ env: options.env, ...options.inCluster });
     if (config !== undefined) return fromConfig(config, extra, env);

@@ -238,6 +238,43 @@ describe('which credential is sent when the merged user has several', () => {
   });
 });
 
+describe('an explicit server with a credential', () => {
+  it('is used alone by default, and merged into the kubeconfig with explicitServerAlone: false', async () => {
+    const file = writeExecKubeconfig(dir, {
+      server: 'https://127.0.0.1:1',
+      caFile: certs.caFile,
+      userLines: [
+        `    client-certificate: ${certs.clientCertFile}`,
+        `    client-key: ${certs.clientKeyFile}`,
+      ],
+      name: 'elsewhere.yaml',
+    });
+    const explicit = { server: plane.url, token: 'test-token', env: { KUBECONFIG: file } };
+    const alone = findClusterCredentials({ ...explicit, ca: certs.ca });
+    opened.push(alone as ClusterCredentials);
+    expect(alone?.source).toBe('options');
+    expect(await sentWith(alone as ClusterCredentials)).toEqual([
+      { auth: 'bearer', authorization: 'Bearer test-token', clientCertificate: undefined },
+    ]);
+    // As kubectl --server --token: the kubeconfig's CA and the user's certificate still apply.
+    const merged = findClusterCredentials({ ...explicit, explicitServerAlone: false });
+    opened.push(merged as ClusterCredentials);
+    expect(merged?.source).toBe('kubeconfig');
+    expect(await sentWith(merged as ClusterCredentials)).toEqual([
+      { auth: 'bearer', authorization: 'Bearer test-token', clientCertificate: 'test-user' },
+    ]);
+    const none = findClusterCredentials({
+      ...explicit,
+      env: {},
+      homeDir: dir,
+      ca: certs.ca,
+      explicitServerAlone: false,
+    });
+    opened.push(none as ClusterCredentials);
+    expect(none?.source).toBe('options');
+  });
+});
+
 describe('a user with no credential (kubectl would ask on its terminal)', () => {
   const noTerminal = /a proxy has no terminal to ask on/;
 
