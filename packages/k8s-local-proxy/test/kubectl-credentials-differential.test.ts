@@ -669,6 +669,33 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       }
     });
 
+    it('verifies with --certificate-authority a cluster the kubeconfig marks insecure', async () => {
+      const kubeconfig = kubeconfigWith({
+        caFile: false,
+        clusterLines: ['    insecure-skip-tls-verify: true'],
+        userLines: ['    token: test-token'],
+      });
+      const ca = `--certificate-authority=${certs.caFile}`;
+      const verified = await pair(kubeconfig, [ca]);
+      try {
+        const [theirs, ours] = await through(verified);
+        expect(theirs?.status).toBe(200);
+        expect(ours).toEqual(theirs);
+      } finally {
+        await stopAll(verified);
+      }
+      // Verification is really on again: a name the certificate does not carry fails both.
+      const wrongName = await pair(kubeconfig, [ca, '--tls-server-name=wrong.example']);
+      try {
+        const [theirs, ours] = await through(wrongName);
+        expect([theirs?.status, ours?.status]).toEqual([500, 502]);
+        expect(theirs?.upstream).toEqual([]);
+        expect(ours?.upstream).toEqual([]);
+      } finally {
+        await stopAll(wrongName);
+      }
+    });
+
     it('presents --client-certificate instead of running the exec plugin, as kubectl', async () => {
       const plugins = [
         writeFakePlugin(dir, `k-cert-${++counter}`),

@@ -614,6 +614,14 @@ function fromConfig(
   }
   if (extra.impersonate !== undefined) merged.impersonate = extra.impersonate;
   if (extra.caFile !== undefined && extra.ca === undefined) delete merged.ca;
+  // clientcmd: an explicit CA also replaces the cluster's insecure-skip-tls-verify, so
+  // --certificate-authority turns verification back on for an insecure kubeconfig cluster.
+  if (
+    (extra.ca !== undefined || extra.caFile !== undefined) &&
+    extra.insecureSkipTlsVerify === undefined
+  ) {
+    delete merged.insecureSkipTlsVerify;
+  }
   if (
     extra.insecureSkipTlsVerify === true &&
     extra.ca === undefined &&

@@ -238,6 +238,27 @@ describe('which credential is sent when the merged user has several', () => {
   });
 });
 
+describe('an explicit CA and the cluster', () => {
+  it('turns verification back on for a cluster the kubeconfig marks insecure, as kubectl', async () => {
+    const file = writeExecKubeconfig(dir, {
+      server: plane.url,
+      clusterLines: ['    insecure-skip-tls-verify: true'],
+      userLines: ['    token: test-token'],
+      name: 'insecure.yaml',
+    });
+    const warnings: string[] = [];
+    const credentials = find(file, { caFile: certs.caFile, onWarning: (m) => warnings.push(m) });
+    expect(credentials.insecureSkipTlsVerify).toBe(false);
+    expect(warnings).toEqual([]);
+    expect(await sentWith(credentials)).toEqual([
+      { auth: 'bearer', authorization: 'Bearer test-token', clientCertificate: undefined },
+    ]);
+    expect(() => find(file, { caFile: certs.caFile, insecureSkipTlsVerify: true })).toThrow(
+      /insecureSkipTlsVerify and a certificate authority exclude each other/,
+    );
+  });
+});
+
 describe('an explicit server with a credential', () => {
   it('is used alone by default, and merged into the kubeconfig with explicitServerAlone: false', async () => {
     const file = writeExecKubeconfig(dir, {
