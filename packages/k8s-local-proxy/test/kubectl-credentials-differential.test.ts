@@ -669,6 +669,31 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       }
     });
 
+    it.each([
+      [['--as=jane'], { user: 'jane', group: 'ops', uid: '7' }],
+      [['--as-group=dev', '--as-group=qa'], { user: 'bob', group: 'dev, qa', uid: '7' }],
+      [['--as-uid=9'], { user: 'bob', group: 'ops', uid: '9' }],
+    ])("merges %j into the user's impersonation field by field", async (flags, expected) => {
+      const kubeconfig = kubeconfigWith({
+        userLines: [
+          '    token: test-token',
+          '    as: bob',
+          '    as-groups: [ops]',
+          '    as-uid: "7"',
+        ],
+      });
+      const proxies = await pair(kubeconfig, flags);
+      try {
+        const [theirs, ours] = await through(proxies);
+        expect(theirs?.upstream).toEqual([
+          { auth: 'bearer', authorization: 'Bearer test-token', ...expected },
+        ]);
+        expect(ours).toEqual(theirs);
+      } finally {
+        await stopAll(proxies);
+      }
+    });
+
     it('verifies with --certificate-authority a cluster the kubeconfig marks insecure', async () => {
       const kubeconfig = kubeconfigWith({
         caFile: false,

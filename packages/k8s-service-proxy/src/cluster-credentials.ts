@@ -612,7 +612,11 @@ function fromConfig(
     if (extra.token === undefined) delete merged.token;
     if (extra.tokenFile === undefined && config.source !== 'kubeconfig') delete merged.tokenFile;
   }
-  if (extra.impersonate !== undefined) merged.impersonate = extra.impersonate;
+  // Field by field, as clientcmd merges --as, --as-group and --as-uid into the user's as,
+  // as-groups and as-uid (a given list of groups replaces the user's list).
+  if (extra.impersonate !== undefined) {
+    merged.impersonate = { ...config.impersonate, ...extra.impersonate };
+  }
   if (extra.caFile !== undefined && extra.ca === undefined) delete merged.ca;
   // clientcmd: an explicit CA also replaces the cluster's insecure-skip-tls-verify, so
   // --certificate-authority turns verification back on for an insecure kubeconfig cluster.

@@ -238,6 +238,22 @@ describe('which credential is sent when the merged user has several', () => {
   });
 });
 
+describe('impersonation', () => {
+  it("merges explicit values into the user's as, as-groups and as-uid field by field", () => {
+    const file = kubeconfig(['token: test-token', 'as: bob', 'as-groups: [ops]', 'as-uid: "7"']);
+    expect(find(file, { impersonate: { user: 'jane' } }).impersonationHeaders).toEqual({
+      'impersonate-user': 'jane',
+      'impersonate-group': ['ops'],
+      'impersonate-uid': '7',
+    });
+    expect(find(file, { impersonate: { groups: ['dev'] } }).impersonationHeaders).toEqual({
+      'impersonate-user': 'bob',
+      'impersonate-group': ['dev'],
+      'impersonate-uid': '7',
+    });
+  });
+});
+
 describe('an explicit CA and the cluster', () => {
   it('turns verification back on for a cluster the kubeconfig marks insecure, as kubectl', async () => {
     const file = writeExecKubeconfig(dir, {
