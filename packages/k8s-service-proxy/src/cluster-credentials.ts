@@ -530,14 +530,11 @@ function missingCredential(options: Partial<ClusterCredentialsOptions>, who: str
   return `${who} has no credential (token, tokenFile, username, client certificate and key, exec plugin or auth-provider)`;
 }
 
-type PemPair = readonly [
-  data: 'clientCert' | 'clientKey',
-  file: 'clientCertFile' | 'clientKeyFile',
-];
-const PEM_FIELDS: readonly (readonly [...PemPair, string, string])[] = [
+/** The user's PEM fields: option, file option, kubeconfig field, kubectl flag. */
+const PEM_FIELDS = [
   ['clientCert', 'clientCertFile', 'client-certificate', '--client-certificate'],
   ['clientKey', 'clientKeyFile', 'client-key', '--client-key'],
-];
+] as const;
 
 /**
  * The kubeconfig user after the explicit values are merged in, checked as kubectl checks it
@@ -642,8 +639,8 @@ function fromConfig(
  * Finds credentials: explicit `server` with a token, token file or client certificate; else the
  * kubeconfig (explicit values override it); else the in-cluster service account. `undefined`
  * when there are none. Throws when a source exists but is broken (never echoing secrets), and,
- * as kubectl without a terminal, when the user it arrives at has no credential for an https
- * control plane.
+ * as kubectl without a terminal, when the user it arrives at has no credential (see README:
+ * "Explicit values and the kubeconfig user").
  */
 export function findClusterCredentials(
   options: FindCredentialsOptions = {},
