@@ -33,6 +33,8 @@ export interface ProxyCommandOptions {
   certificateAuthority?: string;
   clientCertificate?: string;
   clientKey?: string;
+  username?: string;
+  password?: string;
   tlsServerName?: string;
   insecureSkipTlsVerify: boolean;
   /** `--request-timeout` in milliseconds; 0 waits forever. */
@@ -154,6 +156,16 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     usage: 'Path to a client certificate file for TLS.',
   },
   'client-key': { key: 'clientKey', kind: 'string', usage: 'Path to a client key file for TLS.' },
+  username: {
+    key: 'username',
+    kind: 'string',
+    usage: 'Username for basic authentication to the API server',
+  },
+  password: {
+    key: 'password',
+    kind: 'string',
+    usage: 'Password for basic authentication to the API server',
+  },
   'tls-server-name': {
     key: 'tlsServerName',
     kind: 'string',

@@ -2,7 +2,6 @@
  * @module What the `k8s-local-proxy` bin does, as a function the tests can call: parse the
  * flags, find credentials as kubectl would, listen, print `Starting to serve on HOST:PORT`.
  */
-import { readFileSync } from 'node:fs';
 import { findClusterCredentials } from '@resourceful/k8s-service-proxy';
 import { parseProxyArgs, UsageError, usage } from './cli-options.js';
 import { createLocalProxy, type LocalProxy } from './local-proxy.js';
@@ -39,9 +38,11 @@ export async function runProxyCommand(
       server: options.server,
       token: options.token,
       caFile: options.certificateAuthority,
-      clientCert:
-        options.clientCertificate === undefined ? undefined : readPem(options.clientCertificate),
-      clientKey: options.clientKey === undefined ? undefined : readPem(options.clientKey),
+      // Paths, not PEMs: kubectl merges these flags into the kubeconfig user field by field.
+      clientCertFile: options.clientCertificate,
+      clientKeyFile: options.clientKey,
+      username: options.username,
+      password: options.password,
       tlsServerName: options.tlsServerName,
       insecureSkipTlsVerify: options.insecureSkipTlsVerify ? true : undefined,
       keepAliveMs: options.keepaliveMs,
@@ -53,6 +54,8 @@ export async function runProxyCommand(
               ...(options.asUid === undefined ? {} : { uid: options.asUid }),
               ...(options.asGroups.length === 0 ? {} : { groups: options.asGroups }),
             },
+      // kubectl merges --server and --token into the kubeconfig rather than ignoring it.
+      explicitServerAlone: false,
       env: io.env,
       onWarning: (message) => io.stderr(`Warning: ${message}\n`),
     });
@@ -101,13 +104,5 @@ export async function runProxyCommand(
       io.stderr("See 'k8s-local-proxy --help' for usage.\n");
     }
     return { proxy: undefined, exitCode: 1 };
-  }
-}
-
-function readPem(path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    throw new UsageError(`cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'EIO'})`);
   }
 }

@@ -169,11 +169,11 @@ describe('the k8s-local-proxy process', () => {
   });
 
   it('exits 1 when the port is taken', async () => {
-    const first = await startOurProxy([`--kubeconfig=${kubeconfig}`]);
+    const first = await startOurProxy([`--kubeconfig=${kubeconfig}`, '--token=flag-token']);
     const { command, prefix } = ourCommand();
     const child = spawn(
       command,
-      [...prefix, `--kubeconfig=${kubeconfig}`, `--port=${first.port}`],
+      [...prefix, `--kubeconfig=${kubeconfig}`, '--token=flag-token', `--port=${first.port}`],
       { cwd: REPO_ROOT, env: childEnvironment() },
     );
     let err = '';

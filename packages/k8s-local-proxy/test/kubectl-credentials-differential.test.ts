@@ -51,7 +51,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
   beforeAll(async () => {
     if (kubectl === undefined) throw new Error('kubectl is required for this suite under CI');
     certs = makeCertificates();
-    plane = await startControlPlane(certs, { tokens: ['test-token'] });
+    plane = await startControlPlane(certs, { tokens: ['test-token'], basic: ['alice:pw'] });
     dir = mkdtempSync(join(tmpdir(), 'kubectl-credentials-'));
   });
   afterAll(async () => {
@@ -102,6 +102,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
         upstream: plane.requests.slice(before).map((request) => ({
           auth: request.auth,
           authorization: request.headers.authorization,
+          clientCertificate: request.clientCertificate,
           user: request.headers['impersonate-user'],
           group: request.headers['impersonate-group'],
           uid: request.headers['impersonate-uid'],
@@ -524,5 +525,311 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     );
     expect(messages[0]).toMatch(theirs);
     expect(messages[1]).toMatch(ours);
+  });
+  describe('flags merged into the kubeconfig user field by field', () => {
+    const cert = () => `--client-certificate=${certs.clientCertFile}`;
+    const key = () => `--client-key=${certs.clientKeyFile}`;
+    it.each([
+      [
+        'a client-certificate user and --client-key',
+        () => [`    client-certificate: ${certs.clientCertFile}`],
+        () => [key()],
+        { auth: 'client-certificate', clientCertificate: 'test-user' },
+      ],
+      [
+        'a client-certificate-data user and --client-key',
+        () => [`    client-certificate-data: ${base64(certs.clientCert)}`],
+        () => [key()],
+        { auth: 'client-certificate', clientCertificate: 'test-user' },
+      ],
+      [
+        'a client-key user and --client-certificate',
+        () => [`    client-key: ${certs.clientKeyFile}`],
+        () => [cert()],
+        { auth: 'client-certificate', clientCertificate: 'test-user' },
+      ],
+      [
+        'an unreadable client-certificate replaced by --client-certificate',
+        () => [
+          `    client-certificate: ${join(dir, 'missing.crt')}`,
+          `    client-key: ${certs.clientKeyFile}`,
+        ],
+        () => [cert()],
+        { auth: 'client-certificate', clientCertificate: 'test-user' },
+      ],
+      [
+        'a certificate user and --token (both are sent)',
+        () => [
+          `    client-certificate: ${certs.clientCertFile}`,
+          `    client-key: ${certs.clientKeyFile}`,
+        ],
+        () => ['--token=test-token'],
+        { auth: 'bearer', authorization: 'Bearer test-token', clientCertificate: 'test-user' },
+      ],
+      [
+        'a token user and --client-key alone (ignored)',
+        () => ['    token: test-token'],
+        () => [key()],
+        { auth: 'bearer', authorization: 'Bearer test-token' },
+      ],
+      [
+        'a username/password user and --username',
+        () => ['    username: bob', '    password: pw'],
+        () => ['--username=alice'],
+        { auth: 'basic', authorization: `Basic ${base64('alice:pw')}` },
+      ],
+      [
+        'an empty user and --username, --password',
+        () => [],
+        () => ['--username=alice', '--password=pw'],
+        { auth: 'basic', authorization: `Basic ${base64('alice:pw')}` },
+      ],
+      [
+        'a username/password user and a certificate (both are sent)',
+        () => ['    username: alice', '    password: pw'],
+        () => [cert(), key()],
+        {
+          auth: 'basic',
+          authorization: `Basic ${base64('alice:pw')}`,
+          clientCertificate: 'test-user',
+        },
+      ],
+      [
+        'a username/password user and an empty --token',
+        () => ['    username: alice', '    password: pw'],
+        () => ['--token='],
+        { auth: 'basic', authorization: `Basic ${base64('alice:pw')}` },
+      ],
+    ])('sends what kubectl sends for %s', async (_what, userLines, flags, expected) => {
+      const kubeconfig = kubeconfigWith({ userLines: userLines() });
+      const proxies = await pair(kubeconfig, flags());
+      try {
+        const [theirs, ours] = await through(proxies);
+        expect(theirs?.upstream).toEqual([expected]);
+        expect(ours).toEqual(theirs);
+      } finally {
+        await stopAll(proxies);
+      }
+    });
+
+    it('refuses at start a --client-key that does not match the certificate (kubectl starts and answers 500)', async () => {
+      const kubeconfig = kubeconfigWith({
+        userLines: [`    client-certificate: ${certs.clientCertFile}`],
+      });
+      const flags = [`--client-key=${join(certs.dir, 'other-ca.key')}`];
+      const outcomes = await Promise.allSettled([
+        startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`, ...flags]),
+        startOurProxy([`--kubeconfig=${kubeconfig}`, ...flags]),
+      ]);
+      const [theirs, ours] = outcomes;
+      try {
+        // Documented difference: kubectl serves, and fails every request with Go's TLS error.
+        expect(theirs?.status).toBe('fulfilled');
+        if (theirs?.status === 'fulfilled') {
+          const [answer] = await through([theirs.value]);
+          expect(answer?.status).toBe(500);
+          expect(answer?.upstream).toEqual([]);
+          expect(theirs.value.stderr()).toMatch(/private key does not match public key/);
+        }
+        expect(ours?.status).toBe('rejected');
+        expect(ours?.status === 'rejected' ? String(ours.reason) : '').toMatch(
+          /the client certificate and key cannot be used together \(key values mismatch/,
+        );
+      } finally {
+        for (const outcome of outcomes) {
+          if (outcome.status === 'fulfilled') await outcome.value.stop();
+        }
+      }
+    });
+
+    it("merges --server and --token into KUBECONFIG's cluster CA and user certificate", async () => {
+      const kubeconfig = kubeconfigWith({
+        server: 'https://127.0.0.1:1',
+        caFile: false,
+        clusterLines: [`    certificate-authority: ${certs.caFile}`],
+        userLines: [
+          `    client-certificate: ${certs.clientCertFile}`,
+          `    client-key: ${certs.clientKeyFile}`,
+        ],
+      });
+      const flags = [`--server=${plane.url}`, '--token=test-token'];
+      const env = { KUBECONFIG: kubeconfig };
+      const proxies = await Promise.all([
+        startKubectlProxy(kubectl as string, flags, env),
+        startOurProxy(flags, env),
+      ]);
+      try {
+        const [theirs, ours] = await through(proxies);
+        expect(theirs?.upstream).toEqual([
+          { auth: 'bearer', authorization: 'Bearer test-token', clientCertificate: 'test-user' },
+        ]);
+        expect(ours).toEqual(theirs);
+      } finally {
+        await stopAll(proxies);
+      }
+    });
+
+    it.each([
+      [['--as=jane'], { user: 'jane', group: 'ops', uid: '7' }],
+      [['--as-group=dev', '--as-group=qa'], { user: 'bob', group: 'dev, qa', uid: '7' }],
+      [['--as-uid=9'], { user: 'bob', group: 'ops', uid: '9' }],
+    ])("merges %j into the user's impersonation field by field", async (flags, expected) => {
+      const kubeconfig = kubeconfigWith({
+        userLines: [
+          '    token: test-token',
+          '    as: bob',
+          '    as-groups: [ops]',
+          '    as-uid: "7"',
+        ],
+      });
+      const proxies = await pair(kubeconfig, flags);
+      try {
+        const [theirs, ours] = await through(proxies);
+        expect(theirs?.upstream).toEqual([
+          { auth: 'bearer', authorization: 'Bearer test-token', ...expected },
+        ]);
+        expect(ours).toEqual(theirs);
+      } finally {
+        await stopAll(proxies);
+      }
+    });
+
+    it('verifies with --certificate-authority a cluster the kubeconfig marks insecure', async () => {
+      const kubeconfig = kubeconfigWith({
+        caFile: false,
+        clusterLines: ['    insecure-skip-tls-verify: true'],
+        userLines: ['    token: test-token'],
+      });
+      const ca = `--certificate-authority=${certs.caFile}`;
+      const verified = await pair(kubeconfig, [ca]);
+      try {
+        const [theirs, ours] = await through(verified);
+        expect(theirs?.status).toBe(200);
+        expect(ours).toEqual(theirs);
+      } finally {
+        await stopAll(verified);
+      }
+      // Verification is really on again: a name the certificate does not carry fails both.
+      const wrongName = await pair(kubeconfig, [ca, '--tls-server-name=wrong.example']);
+      try {
+        const [theirs, ours] = await through(wrongName);
+        expect([theirs?.status, ours?.status]).toEqual([500, 502]);
+        expect(theirs?.upstream).toEqual([]);
+        expect(ours?.upstream).toEqual([]);
+      } finally {
+        await stopAll(wrongName);
+      }
+    });
+
+    it('presents --client-certificate instead of running the exec plugin, as kubectl', async () => {
+      const plugins = [
+        writeFakePlugin(dir, `k-cert-${++counter}`),
+        writeFakePlugin(dir, `o-cert-${counter}`),
+      ];
+      const kubeconfigs = plugins.map((plugin) =>
+        kubeconfigWith({ exec: { command: plugin.command } }),
+      );
+      const proxies = await Promise.all([
+        startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfigs[0]}`, cert(), key()]),
+        startOurProxy([`--kubeconfig=${kubeconfigs[1]}`, cert(), key()]),
+      ]);
+      try {
+        const [theirs, ours] = await through(proxies);
+        expect(theirs?.upstream).toEqual([
+          { auth: 'client-certificate', clientCertificate: 'test-user' },
+        ]);
+        expect(ours).toEqual(theirs);
+        expect(plugins.map((plugin) => plugin.runs())).toEqual([0, 0]);
+      } finally {
+        await stopAll(proxies);
+      }
+    });
+
+    it.each([
+      [
+        'an empty user',
+        () => [],
+        () => [],
+        /error: EOF/,
+        /user "tester" has no credential \(token, tokenFile, username, client certificate and key, exec plugin or auth-provider\); kubectl asks for a username and password on its terminal here, and stops without one/,
+      ],
+      [
+        'a user with a password only',
+        () => ['    password: pw'],
+        () => [],
+        /error: EOF/,
+        /user "tester" has a password but no username, and no other credential/,
+      ],
+      [
+        'an empty user and --password',
+        () => [],
+        () => ['--password=pw'],
+        /error: EOF/,
+        /user "tester" has a password but no username/,
+      ],
+      [
+        'an empty user and --client-key',
+        () => [],
+        () => [key()],
+        /error: EOF/,
+        /client-certificate-data or client-certificate must be specified for user "tester" to use its client key/,
+      ],
+      [
+        'a client-certificate user and no key anywhere',
+        () => [`    client-certificate: ${certs.clientCertFile}`],
+        () => [],
+        /client-key-data or client-key must be specified for tester/,
+        /client-key-data or client-key must be specified for user "tester" to use the client certificate \(kubectl refuses it too\); give it in the kubeconfig or with --client-key/,
+      ],
+      [
+        'a token user and --client-certificate without a key',
+        () => ['    token: test-token'],
+        () => [cert()],
+        /client-key-data or client-key must be specified for tester/,
+        /client-key-data or client-key must be specified for user "tester"/,
+      ],
+      [
+        'a client-key-data user and --client-key',
+        () => [
+          `    client-certificate: ${certs.clientCertFile}`,
+          `    client-key-data: ${base64(certs.clientKey)}`,
+        ],
+        () => [key()],
+        /client-key-data and client-key are both specified for tester/,
+        /client-key-data and client-key are both specified for user "tester"/,
+      ],
+      [
+        'a username/password user and --token',
+        () => ['    username: alice', '    password: pw'],
+        () => ['--token=test-token'],
+        /more than one authentication method found for tester; found \[token basicAuth\]/,
+        /more than one authentication method found for user "tester"; found \[token basicAuth\]/,
+      ],
+      [
+        'a token user and --username, --password',
+        () => ['    token: test-token'],
+        () => ['--username=alice', '--password=pw'],
+        /more than one authentication method found for tester; found \[token basicAuth\]/,
+        /more than one authentication method found for user "tester"; found \[token basicAuth\]/,
+      ],
+    ])(
+      'refuses to start with %s, as kubectl without a terminal',
+      async (_what, userLines, flags, theirs, ours) => {
+        const kubeconfig = kubeconfigWith({ userLines: userLines() });
+        const outcomes = await Promise.allSettled([
+          startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`, ...flags()]),
+          startOurProxy([`--kubeconfig=${kubeconfig}`, ...flags()]),
+        ]);
+        for (const outcome of outcomes) {
+          if (outcome.status === 'fulfilled') await outcome.value.stop();
+        }
+        expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+        const messages = outcomes.map((outcome) =>
+          outcome.status === 'rejected' ? String(outcome.reason) : '',
+        );
+        expect(messages[0]).toMatch(theirs);
+        expect(messages[1]).toMatch(ours);
+      },
+    );
   });
 });

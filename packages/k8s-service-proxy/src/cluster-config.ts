@@ -48,8 +48,19 @@ export interface ClusterConfig {
   tokenFile?: string;
   /** PEM certificate bundle that signs the server certificate. */
   ca?: string;
+  /**
+   * The file `ca` was read from (the cluster's `certificate-authority`); alone when it could not
+   * be read yet (createClusterCredentials reads it, unless an explicit CA replaced it).
+   */
+  caFile?: string;
+  /** Client certificate (PEM). */
   clientCert?: string;
+  /** The file `clientCert` was read from (the user's `client-certificate`); absent for `-data`, alone when unreadable (as `caFile`). */
+  clientCertFile?: string;
+  /** The certificate's key (PEM). */
   clientKey?: string;
+  /** The file `clientKey` was read from (the user's `client-key`); absent for `-data`, alone when unreadable (as `caFile`). */
+  clientKeyFile?: string;
   username?: string;
   password?: string;
   insecureSkipTlsVerify?: boolean;
@@ -63,4 +74,9 @@ export interface ClusterConfig {
   impersonate?: Impersonation;
   /** The namespace of the context or service account, when known. */
   namespace?: string;
+  /**
+   * The kubeconfig user entry the credentials came from (absent when the context names none),
+   * so that messages can name it as kubectl does.
+   */
+  kubeconfigUser?: string;
 }

@@ -26,6 +26,7 @@ import {
   execCredentialSource,
 } from './exec-credential.js';
 import { type InClusterOptions, loadInCluster } from './in-cluster.js';
+import { keyPairProblem } from './key-pair.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { oidcAuthorization } from './oidc-token.js';
 import { parseProxyUrl, proxyFromEnvironment } from './proxy-environment.js';
@@ -52,8 +53,12 @@ export interface ClusterCredentialsOptions {
   caFile?: string;
   /** Client-certificate authentication (PEM); refused without `clientKey`. */
   clientCert?: string | Buffer;
+  /** Path of the client certificate (kubectl's `--client-certificate`); `clientCert` wins. */
+  clientCertFile?: string;
   /** The certificate's key (PEM); refused alone unless another credential is given (then ignored, as kubectl). */
   clientKey?: string | Buffer;
+  /** Path of the key (kubectl's `--client-key`); `clientKey` wins. */
+  clientKeyFile?: string;
   /** Basic authentication, for control planes configured for it (spec: "Authentication" 5). */
   username?: string;
   password?: string;
@@ -129,7 +134,9 @@ const OVERRIDABLE_OPTIONS = [
   'ca',
   'caFile',
   'clientCert',
+  'clientCertFile',
   'clientKey',
+  'clientKeyFile',
   'username',
   'password',
   'insecureSkipTlsVerify',
@@ -169,6 +176,22 @@ function impersonationHeaders(
   return headers;
 }
 
+/** A PEM from `value`, else read from `file` (named by its kubeconfig field in errors). */
+function pemOf(
+  value: string | Buffer | undefined,
+  file: string | undefined,
+  field: string,
+): string | Buffer | undefined {
+  if (value !== undefined || file === undefined) return value;
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw new Error(
+      `cannot read ${field} ${file} (${(error as NodeJS.ErrnoException).code ?? 'EIO'})`,
+    );
+  }
+}
+
 function warnToStderr(message: string): void {
   console.warn(`k8s-service-proxy: ${message}`);
 }
@@ -201,6 +224,15 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
   }
   const hasToken =
     (options.token !== undefined && options.token !== '') || options.tokenFile !== undefined;
+  // client-go sends basic credentials only with a username; a password alone is ignored beside
+  // another credential (an exec plugin still runs), and is a mistake without one.
+  if (
+    options.password !== undefined &&
+    options.username === undefined &&
+    !identifiesUser(options)
+  ) {
+    throw new TypeError('password needs username: basic authentication sends both');
+  }
   if (hasToken && options.username !== undefined) {
     throw new TypeError(
       'more than one authentication method: a token and a username/password (kubectl refuses both)',
@@ -208,12 +240,20 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
   }
   // client-go's validateAuthInfo: a certificate is useless without its key. A key alone is
   // ignored by kubectl beside another credential, and leaves nothing to send without one.
-  const hasCert = options.clientCert !== undefined && options.clientCert.length > 0;
-  const hasKey = options.clientKey !== undefined && options.clientKey.length > 0;
+  const clientCert = pemOf(options.clientCert, options.clientCertFile, 'client-certificate');
+  const clientKey = pemOf(options.clientKey, options.clientKeyFile, 'client-key');
+  const hasCert = clientCert !== undefined && clientCert.length > 0;
+  const hasKey = clientKey !== undefined && clientKey.length > 0;
   if (hasCert && !hasKey) {
     throw new TypeError(
       'clientCert needs clientKey: a client certificate cannot be used without its key (kubectl refuses it too)',
     );
+  }
+  // kubectl starts with a pair TLS refuses and fails each request; refusing at start says why
+  // once, where the credential is configured.
+  const pairProblem = hasCert && hasKey ? keyPairProblem(clientCert, clientKey) : undefined;
+  if (pairProblem !== undefined) {
+    throw new TypeError(`the client certificate and key cannot be used together (${pairProblem})`);
   }
   if (
     hasKey &&
@@ -228,16 +268,7 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
     );
   }
   const cleartext = server.protocol === 'http:';
-  let ca = options.ca;
-  if (ca === undefined && options.caFile !== undefined) {
-    try {
-      ca = readFileSync(options.caFile);
-    } catch (error) {
-      throw new Error(
-        `cannot read certificate authority ${options.caFile} (${(error as NodeJS.ErrnoException).code ?? 'EIO'})`,
-      );
-    }
-  }
+  const ca = pemOf(options.ca, options.caFile, 'certificate-authority');
   if (insecure) {
     if (ca !== undefined) {
       throw new TypeError(
@@ -278,7 +309,10 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
     }
   } else if (options.username !== undefined) {
     basic = `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}`;
-  } else if (options.exec !== undefined) {
+  } else if (options.exec !== undefined && !hasCert) {
+    // client-go's exec authenticator stands aside when the transport already has a token, basic
+    // credentials or a client certificate and key (kubectl --client-certificate with an EKS
+    // kubeconfig presents the certificate and never runs the plugin).
     plugin = execCredentialSource(options.exec, {
       timeoutMs: execTimeoutMs,
       cluster: {
@@ -311,7 +345,7 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
       { ...tlsOptions, ...(cert === undefined ? {} : { cert, key }) },
       proxy,
     );
-  const agent = hasCert ? makeAgent(options.clientCert, options.clientKey) : makeAgent();
+  const agent = hasCert ? makeAgent(clientCert, clientKey) : makeAgent();
   /** One agent per client certificate a plugin returned; the last one only is kept. */
   let pluginAgent: { credential: ExecCredential; agent: HttpAgent } | undefined;
   const agentFor = (credential: ExecCredential): HttpAgent => {
@@ -410,6 +444,13 @@ export interface FindCredentialsOptions extends Partial<Omit<ClusterCredentialsO
   user?: string;
   /** In-cluster lookup, or `false` to skip it. */
   inCluster?: InClusterOptions | false;
+  /**
+   * An explicit `server` with a token, token file or client certificate is used alone, without
+   * reading any kubeconfig. `false` merges it into the kubeconfig when there is one, as kubectl's
+   * `--server` and `--token` flags are merged (the cluster's CA and the user's certificate then
+   * still apply): the `k8s-local-proxy` CLI's setting. @default true
+   */
+  explicitServerAlone?: boolean;
   /** @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
   /** @default os.homedir() */
@@ -423,16 +464,20 @@ const FIND_OPTION_NAMES: readonly string[] = [
   'cluster',
   'user',
   'inCluster',
+  'explicitServerAlone',
   'env',
   'homeDir',
 ];
 
-/** Explicit values override those found in files, as kubectl's flags override the kubeconfig. */
+/**
+ * Explicit values override those found in files, as kubectl's flags override the kubeconfig.
+ * An empty string is no value, as an empty kubectl flag (`--token=`) is no flag.
+ */
 function overrides(options: FindCredentialsOptions): Partial<ClusterCredentialsOptions> {
   const out: Partial<ClusterCredentialsOptions> = {};
   for (const key of OVERRIDABLE_OPTIONS) {
     const value = options[key];
-    if (value !== undefined) Object.assign(out, { [key]: value });
+    if (value !== undefined && value !== '') Object.assign(out, { [key]: value });
   }
   return out;
 }
@@ -453,47 +498,149 @@ function proxyFor(
   return proxyFromEnvironment(url, env)?.href ?? false;
 }
 
+/**
+ * client-go's `canIdentifyUser`: the credentials kubectl needs before it stops to ask for a
+ * username and password on its terminal. A key without its certificate and a password without
+ * a username do not count.
+ */
+function identifiesUser(options: Partial<ClusterCredentialsOptions>): boolean {
+  return (
+    (options.token !== undefined && options.token !== '') ||
+    options.tokenFile !== undefined ||
+    (options.username !== undefined && options.username !== '') ||
+    options.clientCert !== undefined ||
+    options.clientCertFile !== undefined ||
+    options.exec !== undefined ||
+    options.oidcIdToken !== undefined
+  );
+}
+
+/** What a user without any credential is told: kubectl would prompt, which a proxy cannot. */
+const NO_TERMINAL =
+  'kubectl asks for a username and password on its terminal here, and stops without one ("error: EOF"); a proxy has no terminal to ask on';
+
+/** Why `options` identify nobody, in kubectl's terms; `who` is the user entry. */
+function missingCredential(options: Partial<ClusterCredentialsOptions>, who: string): string {
+  if (options.clientKey !== undefined || options.clientKeyFile !== undefined) {
+    return `client-certificate-data or client-certificate must be specified for ${who} to use its client key, and there is no other credential`;
+  }
+  if (options.password !== undefined) {
+    return `${who} has a password but no username, and no other credential`;
+  }
+  return `${who} has no credential (token, tokenFile, username, client certificate and key, exec plugin or auth-provider)`;
+}
+
+/** The user's PEM fields: option, file option, kubeconfig field, kubectl flag. */
+const PEM_FIELDS = [
+  ['clientCert', 'clientCertFile', 'client-certificate', '--client-certificate'],
+  ['clientKey', 'clientKeyFile', 'client-key', '--client-key'],
+] as const;
+
+/**
+ * The kubeconfig user after the explicit values are merged in, checked as kubectl checks it
+ * (client-go's `validateAuthInfo` and `canIdentifyUser` run on the merged user, so
+ * `--client-key` completes a user that has only `client-certificate`, and the reverse).
+ */
+function checkMergedUser(
+  config: ClusterConfig,
+  extra: Partial<ClusterCredentialsOptions>,
+  merged: ClusterCredentialsOptions,
+): void {
+  const who =
+    config.kubeconfigUser === undefined
+      ? 'the kubeconfig context (it names no user)'
+      : `user "${config.kubeconfigUser}"`;
+  for (const [data, file, field, flag] of PEM_FIELDS) {
+    if (extra[file] === undefined || extra[data] !== undefined) continue;
+    // clientcmd merges field by field: the flag's file replaces the user's file, and beside the
+    // user's `-data` both are set, which kubectl refuses.
+    if (config[data] !== undefined && config[file] === undefined) {
+      throw new Error(
+        `kubeconfig: ${field}-data and ${field} are both specified for ${who} (${field}-data in the kubeconfig, ${field} from ${flag} / ${file}; kubectl refuses it too)`,
+      );
+    }
+    delete merged[data];
+  }
+  const hasCert = merged.clientCert !== undefined || merged.clientCertFile !== undefined;
+  const hasKey = merged.clientKey !== undefined || merged.clientKeyFile !== undefined;
+  if (hasCert && !hasKey) {
+    throw new Error(
+      `kubeconfig: client-key-data or client-key must be specified for ${who} to use the client certificate (kubectl refuses it too); give it in the kubeconfig or with --client-key (clientKeyFile)`,
+    );
+  }
+  const methods = [
+    ...((merged.token !== undefined && merged.token !== '') || merged.tokenFile !== undefined
+      ? ['token']
+      : []),
+    ...(merged.username !== undefined || merged.password !== undefined ? ['basicAuth'] : []),
+  ];
+  if (methods.length > 1) {
+    throw new Error(
+      `kubeconfig: more than one authentication method found for ${who}; found [${methods.join(' ')}], only one is allowed (an explicit token or username is merged into the user, as kubectl's flags are, and kubectl refuses it too)`,
+    );
+  }
+  // Observed with kubectl v1.32 and stdin not a terminal: a user that identifies nobody stops it
+  // at start, whatever the server's scheme, except when --server names a plain http:// one.
+  const cleartextFlag = extra.server !== undefined && /^http:/i.test(extra.server);
+  if (!identifiesUser(merged) && !cleartextFlag) {
+    throw new Error(`kubeconfig: ${missingCredential(merged, who)}; ${NO_TERMINAL}`);
+  }
+}
+
 function fromConfig(
   config: ClusterConfig,
   extra: Partial<ClusterCredentialsOptions>,
   env: Readonly<Record<string, string | undefined>>,
 ): ClusterCredentials {
+  const { kubeconfigUser: _user, ...fields } = config;
   const merged: ClusterCredentialsOptions = {
-    ...config,
+    ...fields,
     ...extra,
     server: extra.server ?? config.server,
   };
   merged.proxyUrl = proxyFor(merged.server, extra.proxyUrl ?? config.proxyUrl, env);
-  // An explicit token wins over every credential of the file (kubectl's --token): the plugin
-  // never runs, and the file's other methods do not count as a second one. Except a kubeconfig
-  // user's tokenFile: clientcmd merges --token into that user, keeping its tokenFile, whose
-  // token client-go then prefers; in-cluster, --token replaces the service-account file.
+  // An explicit token displaces a token of the source, not its other credentials: which one is
+  // sent is createClusterCredentials' precedence (token, basic, client certificate, plugin,
+  // OIDC), as in client-go, and a kubeconfig user's username beside it is refused, as kubectl
+  // refuses it. A kubeconfig user's tokenFile stays: clientcmd merges --token into that user,
+  // keeping its tokenFile, whose token client-go then prefers; in-cluster, --token replaces the
+  // service-account file.
   if (extra.token !== undefined || extra.tokenFile !== undefined) {
     if (extra.token === undefined) delete merged.token;
     if (extra.tokenFile === undefined && config.source !== 'kubeconfig') delete merged.tokenFile;
-    if (extra.exec === undefined) delete merged.exec;
-    if (extra.oidcIdToken === undefined) delete merged.oidcIdToken;
-    if (extra.username === undefined) {
-      delete merged.username;
-      delete merged.password;
-    }
   }
-  if (extra.impersonate !== undefined) merged.impersonate = extra.impersonate;
+  // Field by field, as clientcmd merges --as, --as-group and --as-uid into the user's as,
+  // as-groups and as-uid (a given list of groups replaces the user's list).
+  if (extra.impersonate !== undefined) {
+    merged.impersonate = { ...config.impersonate, ...extra.impersonate };
+  }
   if (extra.caFile !== undefined && extra.ca === undefined) delete merged.ca;
+  // clientcmd: an explicit CA also replaces the cluster's insecure-skip-tls-verify, so
+  // --certificate-authority turns verification back on for an insecure kubeconfig cluster.
+  if (
+    (extra.ca !== undefined || extra.caFile !== undefined) &&
+    extra.insecureSkipTlsVerify === undefined
+  ) {
+    delete merged.insecureSkipTlsVerify;
+  }
   if (
     extra.insecureSkipTlsVerify === true &&
     extra.ca === undefined &&
     extra.caFile === undefined
   ) {
     delete merged.ca;
+    delete merged.caFile;
   }
+  if (config.source === 'kubeconfig') checkMergedUser(config, extra, merged);
   return createClusterCredentials(merged);
 }
 
 /**
  * Finds credentials: explicit `server` with a token, token file or client certificate; else the
  * kubeconfig (explicit values override it); else the in-cluster service account. `undefined`
- * when there are none. Throws when a source exists but is broken (never echoing secrets).
+ * when there are none. Throws when a source exists but is broken (never echoing secrets), and,
+ * as kubectl without a terminal, when the user it arrives at has no credential (see README:
+ * "Explicit values and the kubeconfig user").
  */
 export function findClusterCredentials(
   options: FindCredentialsOptions = {},
@@ -503,35 +650,49 @@ export function findClusterCredentials(
   const extra = overrides(options);
   const env = options.env ?? process.env;
   const explicitAuth =
-    options.token !== undefined ||
-    options.tokenFile !== undefined ||
-    options.clientCert !== undefined;
-  const direct = (server: string) =>
-    createClusterCredentials({
+    extra.token !== undefined ||
+    extra.tokenFile !== undefined ||
+    extra.clientCert !== undefined ||
+    extra.clientCertFile !== undefined;
+  const direct = (server: string) => {
+    // kubectl --server=https://… with no kubeconfig asks for a username on its terminal; over
+    // plain http it sends nothing and asks nothing.
+    if (!identifiesUser(extra) && !/^http:/i.test(server)) {
+      const given =
+        extra.clientKey !== undefined || extra.clientKeyFile !== undefined
+          ? 'a client key without its certificate'
+          : extra.password !== undefined
+            ? 'a password without a username'
+            : 'no token, tokenFile, username or client certificate and key';
+      throw new Error(`no credential for ${server}: ${given}; ${NO_TERMINAL}`);
+    }
+    return createClusterCredentials({
       ...extra,
       server,
       proxyUrl: proxyFor(server, extra.proxyUrl, env),
       source: 'options',
     });
-  if (options.server !== undefined && explicitAuth && options.kubeconfig === undefined) {
-    return direct(options.server);
-  }
+  };
+  const alone = extra.server !== undefined && explicitAuth && options.kubeconfig === undefined;
+  if (alone && options.explicitServerAlone !== false) return direct(extra.server as string);
   if (options.kubeconfig !== false) {
     const config = loadKubeconfig({
-      path: options.kubeconfig,
-      context: options.context,
-      cluster: options.cluster,
-      user: options.user,
+      path: options.kubeconfig === '' ? undefined : options.kubeconfig,
+      context: options.context === '' ? undefined : options.context,
+      cluster: options.cluster === '' ? undefined : options.cluster,
+      user: options.user === '' ? undefined : options.user,
       env: options.env,
       homeDir: options.homeDir,
     });
     if (config !== undefined) return fromConfig(config, extra, env);
   }
+  // No kubeconfig file: the explicit server and credential alone, never the service account.
+  if (alone) return direct(extra.server as string);
   if (options.inCluster !== false) {
     const config = loadInCluster({ env: options.env, ...options.inCluster });
     if (config !== undefined) return fromConfig(config, extra, env);
   }
-  if (options.server !== undefined) return direct(options.server);
+  if (extra.server !== undefined) return direct(extra.server);
   return undefined;
 }
 

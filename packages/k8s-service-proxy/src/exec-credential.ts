@@ -10,6 +10,7 @@
 import { execFile } from 'node:child_process';
 import { ApiError } from '@resourceful/error-envelope';
 import type { ExecConfig } from './cluster-config.js';
+import { keyPairProblem } from './key-pair.js';
 
 /** What a plugin gave: a bearer token, or a client certificate and key (PEM). */
 export interface ExecCredential {
@@ -93,6 +94,10 @@ export function parseExecCredential(
   }
   if (token === undefined && !hasCert) {
     throw new Error('returned neither a token nor a client certificate and key');
+  }
+  const pairProblem = hasCert ? keyPairProblem(cert as string, key as string) : undefined;
+  if (pairProblem !== undefined) {
+    throw new Error(`returned a client certificate and key that cannot be used (${pairProblem})`);
   }
   let expiresAt: number | undefined;
   if (status.expirationTimestamp !== undefined && status.expirationTimestamp !== null) {

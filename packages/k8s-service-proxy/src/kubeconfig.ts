@@ -152,9 +152,11 @@ function findNamed(files: readonly LoadedFile[], list: string, name: string, key
 }
 
 /**
- * A PEM given inline (`*-data`, base64, checked by `readDoc`) or as a file relative to `base`.
- * Both at once is refused with kubectl's message (client-go's `validateClusterInfo` /
- * `validateAuthInfo`): kubectl would not silently pick one either.
+ * A PEM given inline (`*-data`, base64, checked by `readDoc`) or as a file relative to `base`
+ * (then `file` says which). Both at once is refused with kubectl's message (client-go's
+ * `validateClusterInfo` / `validateAuthInfo`): kubectl would not silently pick one either. A
+ * file that cannot be read now is left for createClusterCredentials to read (and report): kubectl
+ * reads it only when it builds its transport, after its flags may have replaced it.
  */
 function fileOrData(
   entry: Entry,
@@ -163,21 +165,19 @@ function fileOrData(
   base: string,
   where: string,
   both: string,
-): string | undefined {
+): { pem?: string; file?: string } | undefined {
   const data = str(entry, dataKey, where);
   const path = str(entry, fileKey, where);
   if (data !== undefined && path !== undefined) {
     throw new Error(`kubeconfig: ${both} (kubectl refuses it too; keep one)`);
   }
-  if (data !== undefined) return decodeBase64(data).toString('utf8');
+  if (data !== undefined) return { pem: decodeBase64(data).toString('utf8') };
   if (path === undefined) return undefined;
-  const full = isAbsolute(path) ? path : resolve(base, path);
+  const file = isAbsolute(path) ? path : resolve(base, path);
   try {
-    return readFileSync(full, 'utf8');
-  } catch (error) {
-    throw new Error(
-      `cannot read ${fileKey} ${full} (${(error as NodeJS.ErrnoException).code ?? 'EIO'})`,
-    );
+    return { pem: readFileSync(file, 'utf8'), file };
+  } catch {
+    return { file };
   }
 }
 
@@ -227,7 +227,8 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): ClusterConfig |
     clusterWhere,
     `certificate-authority-data and certificate-authority are both specified for cluster "${clusterName}"`,
   );
-  if (ca !== undefined) config.ca = ca;
+  if (ca?.pem !== undefined) config.ca = ca.pem;
+  if (ca?.file !== undefined) config.caFile = ca.file;
   if (bool(cluster.entry, 'insecure-skip-tls-verify', clusterWhere) === true) {
     config.insecureSkipTlsVerify = true;
   }
@@ -327,6 +328,7 @@ function readExec(entry: Entry, where: string, base: string): ExecConfig {
 /** The user entry's credentials and impersonation, onto `config`. */
 function readUser(config: ClusterConfig, entry: Entry, userName: string, base: string): void {
   const where = `users[${userName}].user`;
+  config.kubeconfigUser = userName;
   const methods: string[] = [];
   const token = str(entry, 'token', where);
   const tokenFile = str(entry, 'tokenFile', where);
@@ -346,6 +348,9 @@ function readUser(config: ClusterConfig, entry: Entry, userName: string, base: s
       `kubeconfig: more than one authentication method found for user "${userName}"; found [${methods.join(' ')}], only one is allowed`,
     );
   }
+  // A certificate without its key (or a key alone) is not refused here: kubectl merges its
+  // --client-certificate / --client-key flags into the user field by field first, and
+  // findClusterCredentials checks the merged user (see cluster-credentials.ts).
   const cert = fileOrData(
     entry,
     'client-certificate',
@@ -362,23 +367,12 @@ function readUser(config: ClusterConfig, entry: Entry, userName: string, base: s
     where,
     `client-key-data and client-key are both specified for user "${userName}"`,
   );
-  if (cert !== undefined && key === undefined) {
-    throw new Error(
-      `kubeconfig: client-key-data or client-key must be specified for user "${userName}" to use the client certificate (kubectl refuses it too)`,
-    );
-  }
+  if (cert?.pem !== undefined) config.clientCert = cert.pem;
+  if (cert?.file !== undefined) config.clientCertFile = cert.file;
+  if (key?.pem !== undefined) config.clientKey = key.pem;
+  if (key?.file !== undefined) config.clientKeyFile = key.file;
   const exec = asEntry(entry.exec);
   const provider = asEntry(entry['auth-provider']);
-  if (cert !== undefined) {
-    config.clientCert = cert;
-    config.clientKey = key;
-  } else if (key !== undefined && methods.length === 0 && !exec && !provider) {
-    // kubectl ignores a key without its certificate; with nothing else to authenticate with,
-    // it asks for a username on the terminal, which a proxy cannot do.
-    throw new Error(
-      `kubeconfig: client-certificate-data or client-certificate must be specified for user "${userName}" to use its client key; the user has no other credential`,
-    );
-  }
   if (exec !== undefined && provider !== undefined) {
     throw new Error(
       `kubeconfig: user "${userName}" has both exec and auth-provider; kubectl allows only one`,

@@ -197,6 +197,26 @@ describeEachExpress('exec credential plugins through serviceProxy', (express) =>
   });
 });
 
+describeEachExpress('a plugin certificate and key that do not belong together', (express) => {
+  it('answers 500 naming the mismatch, sends nothing, and never blames the client', async () => {
+    const { credentials } = withPlugin(
+      [`--cert=${certs.clientCertFile}`, `--key=${join(certs.dir, 'other-ca.key')}`],
+      { apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never' },
+    );
+    const application = express();
+    application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
+    application.use(errorHandler());
+    const before = plane.requests.length;
+    const res = await request(application).get('/ledger/cert');
+    expectErrorEnvelope(res, 500);
+    expect(res.body.error.message).toMatch(
+      /returned a client certificate and key that cannot be used \(key values mismatch/,
+    );
+    expect(res.body.error.innererror).toMatchObject({ code: 'CREDENTIAL_PLUGIN_BAD_OUTPUT' });
+    expect(upstreamSince(before)).toEqual([]);
+  });
+});
+
 describe('the credential resolver outside HTTP', () => {
   it('is used by getApiVersions too: the plugin runs once for discovery', async () => {
     const { plugin, credentials, prefix } = withPlugin(['--ttl=3600']);

@@ -270,8 +270,10 @@ describe('loadKubeconfig', () => {
       server: 'https://10.0.0.1:6443',
       source: 'kubeconfig',
       ca: 'CA-PEM',
+      caFile: join(dir, 'ca.crt'),
       namespace: 'default',
       token: SECRET,
+      kubeconfigUser: 'tester',
     });
   });
 
@@ -308,6 +310,7 @@ describe('loadKubeconfig', () => {
       source: 'kubeconfig',
       ca: 'CA-DATA',
       tokenFile: join(dir, 'tok'),
+      kubeconfigUser: 'u1',
     });
     expect(loadKubeconfig({ env, context: 'two' })).toEqual({
       server: 'https://two:6443',
@@ -316,6 +319,7 @@ describe('loadKubeconfig', () => {
       namespace: 'ops',
       username: 'admin',
       password: 'pw',
+      kubeconfigUser: 'u2',
     });
   });
 
@@ -455,21 +459,30 @@ describe('kubeconfig PEM fields refused as kubectl refuses them', () => {
 
   it('refuses a client certificate without its key, naming the user', () => {
     for (const user of [['client-certificate: client.crt'], [`client-certificate-data: ${PEM}`]]) {
-      expect(() => loadKubeconfig({ path: kubeconfigFile([], user) })).toThrow(
+      const kubeconfig = kubeconfigFile([], user);
+      expect(() => findClusterCredentials({ kubeconfig, inCluster: false })).toThrow(
         'client-key-data or client-key must be specified for user "u" to use the client certificate',
       );
+      // Loading alone does not refuse it: an explicit key may still complete the user.
+      expect(loadKubeconfig({ path: kubeconfig })?.clientCert).toBeDefined();
     }
   });
 
   it('refuses a client key alone, and ignores it beside another credential as kubectl does', () => {
-    expect(() => loadKubeconfig({ path: kubeconfigFile([], ['client-key: client.key']) })).toThrow(
-      'client-certificate-data or client-certificate must be specified for user "u"',
+    expect(() =>
+      findClusterCredentials({
+        kubeconfig: kubeconfigFile([], ['client-key: client.key']),
+        inCluster: false,
+      }),
+    ).toThrow(
+      'client-certificate-data or client-certificate must be specified for user "u" to use its client key, and there is no other credential',
     );
-    const config = loadKubeconfig({
-      path: kubeconfigFile([], ['client-key: client.key', 'token: t']),
+    const credentials = findClusterCredentials({
+      kubeconfig: kubeconfigFile([], ['client-key: client.key', 'token: t']),
+      inCluster: false,
     });
-    expect(config).toMatchObject({ token: 't' });
-    expect(config?.clientKey).toBeUndefined();
+    expect(credentials?.toJSON()).toMatchObject({ auth: 'bearer-token' });
+    credentials?.close();
   });
 
   it('refuses the same in explicit options', () => {

@@ -23,6 +23,8 @@ type AnyResponse = ServerResponse | Http2ServerResponse;
 export interface ControlPlaneOptions {
   /** Bearer tokens accepted. @default ['test-token'] */
   tokens?: readonly string[];
+  /** Basic credentials accepted, as `user:password`. @default [] */
+  basic?: readonly string[];
   /** Offer HTTP/2 (ALPN `h2`, with HTTP/1.1 still allowed). @default false */
   http2?: boolean;
   /** HTTP/2 `SETTINGS_MAX_CONCURRENT_STREAMS` the double announces. */
@@ -35,8 +37,16 @@ export interface RecordedRequest {
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
-  /** `bearer` with a known token, `client-certificate`, or `none`. */
-  readonly auth: 'bearer' | 'client-certificate' | 'none';
+  /**
+   * `bearer` with a known token, `basic` with known basic credentials, `client-certificate`
+   * (no `Authorization`, a certificate the CA signed), or `none`.
+   */
+  readonly auth: 'bearer' | 'basic' | 'client-certificate' | 'none';
+  /**
+   * The common name of the client certificate presented on the connection and verified
+   * against the CA, whatever `Authorization` says (a client may send both).
+   */
+  readonly clientCertificate: string | undefined;
   readonly upgrade: boolean;
   /** `1.1` or `2.0`. */
   readonly httpVersion: string;
@@ -54,6 +64,8 @@ export interface ControlPlaneDouble {
   readonly sessions: () => number;
   /** Tokens the double accepts; change it during a test to simulate rotation. */
   readonly tokens: Set<string>;
+  /** Basic `user:password` pairs the double accepts. */
+  readonly basic: Set<string>;
   /** Cuts every open connection (the server keeps listening). */
   dropConnections(): void;
   close(): Promise<void>;
@@ -77,13 +89,27 @@ function status(res: AnyResponse, code: number, reason: string, message: string)
   );
 }
 
-function authOf(req: AnyRequest, tokens: ReadonlySet<string>): RecordedRequest['auth'] {
+function authOf(
+  req: AnyRequest,
+  tokens: ReadonlySet<string>,
+  basic: ReadonlySet<string>,
+): RecordedRequest['auth'] {
   const header = req.headers.authorization;
   if (header !== undefined) {
-    const match = /^Bearer (.+)$/.exec(header);
-    return match?.[1] !== undefined && tokens.has(match[1]) ? 'bearer' : 'none';
+    const bearer = /^Bearer (.+)$/.exec(header)?.[1];
+    if (bearer !== undefined) return tokens.has(bearer) ? 'bearer' : 'none';
+    const pair = /^Basic (.+)$/.exec(header)?.[1];
+    if (pair === undefined) return 'none';
+    return basic.has(Buffer.from(pair, 'base64').toString('utf8')) ? 'basic' : 'none';
   }
   return (req.socket as TLSSocket).authorized ? 'client-certificate' : 'none';
+}
+
+function clientCertificateOf(req: AnyRequest): string | undefined {
+  const socket = req.socket as TLSSocket;
+  if (!socket.authorized) return undefined;
+  const name = socket.getPeerCertificate().subject?.CN;
+  return Array.isArray(name) ? name[0] : name;
 }
 
 /** What the double, playing the service behind the proxy path, answers for a suffix. */
@@ -165,6 +191,7 @@ export async function startControlPlane(
 ): Promise<ControlPlaneDouble> {
   const requests: RecordedRequest[] = [];
   const tokens = new Set(options.tokens ?? ['test-token']);
+  const basic = new Set(options.basic ?? []);
   const sockets = new Set<Socket>();
   const connectionIds = new WeakMap<object, number>();
   let connections = 0;
@@ -187,13 +214,14 @@ export async function startControlPlane(
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const auth = authOf(req, tokens);
+      const auth = authOf(req, tokens, basic);
       requests.push({
         method: req.method ?? '',
         url: req.url ?? '',
         headers: req.headers,
         body,
         auth,
+        clientCertificate: clientCertificateOf(req),
         upgrade: false,
         httpVersion: req.httpVersion,
         connection: connectionOf(req),
@@ -244,13 +272,14 @@ export async function startControlPlane(
 
   // Upgrades: answer 101 and echo every byte back, prefixed, like a tiny WebSocket-less echo.
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-    const auth = authOf(req, tokens);
+    const auth = authOf(req, tokens, basic);
     requests.push({
       method: req.method ?? '',
       url: req.url ?? '',
       headers: req.headers,
       body: '',
       auth,
+      clientCertificate: clientCertificateOf(req),
       upgrade: true,
       httpVersion: req.httpVersion,
       connection: connectionOf(req),
@@ -286,6 +315,7 @@ export async function startControlPlane(
     requests,
     sessions: () => sessionCount,
     tokens,
+    basic,
     dropConnections: () => {
       for (const socket of sockets) socket.destroy();
     },
