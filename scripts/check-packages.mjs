@@ -2,7 +2,9 @@
 /**
  * Checks every published package as users get it, after `pnpm build`:
  *  - publint (package.json fields, exports map, files),
- *  - are-the-types-wrong (types resolve for node16 ESM and CJS, and bundlers),
+ *  - are-the-types-wrong (types resolve for node16 ESM and CJS, bundlers, and node10, the
+ *    `moduleResolution` of a `"module": "commonjs"` project, which reads no `exports` map: a
+ *    subpath such as `./check-routes` needs a `typesVersions` entry),
  *  - every built entry point loads from `require` and from `import`, with the same export names,
  *  - every exported function and class of the build keeps its name (`ApiError.name` is
  *    `'ApiError'`, not esbuild's `_ApiError`), so stack traces and `constructor.name` read right.
@@ -60,7 +62,7 @@ for (const dir of packages) {
   console.log(`\n== ${name}`);
   try {
     run(bin('publint'), ['--strict', dir], root);
-    run(bin('attw'), ['--pack', dir, '--profile', 'node16', '--format', 'table-flipped'], root);
+    run(bin('attw'), ['--pack', dir, '--format', 'table-flipped'], root);
     // The main entry and every subpath entry point (`./check-routes`), not package.json.
     const { exports = {} } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     const entries = Object.keys(exports).filter((key) => !key.endsWith('.json'));

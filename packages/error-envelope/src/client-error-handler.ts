@@ -200,8 +200,16 @@ function settingsResolver(factory: string, options: ErrorHandlerOptions | undefi
  * answer; if the app neither reads it nor answers, Node's requestTimeout ends it with a 408.
  */
 export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
-  const { raw, rest } = splitRawAnswerOptions('clientErrorHandler', options);
-  const settingsFor = settingsResolver('clientErrorHandler', rest);
+  return clientErrorListener('clientErrorHandler', options);
+}
+
+/**
+ * The `clientError` listener, its options checked in the name of `factory`: the function the
+ * user called, so a mistake passed to `attachServerErrorHandlers` is reported under that name.
+ */
+function clientErrorListener(factory: string, options: ClientErrorHandlerOptions | undefined) {
+  const { raw, rest } = splitRawAnswerOptions(factory, options);
+  const settingsFor = settingsResolver(factory, rest);
   trackResponses();
   // Node's parser keeps failing on later bytes and reports each time; the first one decides,
   // except a later timeout (requestTimeout), which ends a connection still waiting.
@@ -514,7 +522,7 @@ export function attachServerErrorHandlers<T extends Server>(
   server: T,
   options?: ClientErrorHandlerOptions,
 ): T {
-  server.on('clientError', clientErrorHandler(options));
+  server.on('clientError', clientErrorListener('attachServerErrorHandlers', options));
   const { raw, rest } = splitRawAnswerOptions('attachServerErrorHandlers', options);
   envelopedServers.set(server, {
     settingsFor: settingsResolver('attachServerErrorHandlers', rest),

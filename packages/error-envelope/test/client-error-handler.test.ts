@@ -608,6 +608,41 @@ describe('clientErrorHandler options', () => {
   });
 });
 
+describe('attachServerErrorHandlers options', () => {
+  it('names attachServerErrorHandlers, the function called, in its option errors', () => {
+    const server = createServer();
+    expect(() => attachServerErrorHandlers(server, { zz: 1 } as never)).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_UNKNOWN_OPTION',
+        factory: 'attachServerErrorHandlers',
+        option: 'zz',
+        message: expect.stringMatching(/^attachServerErrorHandlers: unknown option "zz"\./),
+      }),
+    );
+    expect(() => attachServerErrorHandlers(server, { requestIdHeader: 'Request Id' })).toThrow(
+      /^attachServerErrorHandlers: "requestIdHeader" must be/,
+    );
+    expect(() => attachServerErrorHandlers(server, 'strict' as never)).toThrow(
+      expect.objectContaining({ factory: 'attachServerErrorHandlers' }),
+    );
+  });
+
+  it('attaches no listener when an option is refused', () => {
+    const server = createServer();
+    const events = ['clientError', 'checkExpectation', 'connect', 'dropRequest'] as const;
+    expect(() => attachServerErrorHandlers(server, { codeHeadr: 'X' } as never)).toThrow(
+      /Did you mean "codeHeader"/,
+    );
+    expect(events.map((event) => server.listenerCount(event))).toEqual([0, 0, 0, 0]);
+  });
+
+  it('still names clientErrorHandler when that is the function called', () => {
+    expect(() => clientErrorHandler({ zz: 1 } as never)).toThrow(
+      expect.objectContaining({ factory: 'clientErrorHandler', option: 'zz' }),
+    );
+  });
+});
+
 describeEachExpress('requests over maxRequestsPerSocket', (express) => {
   it('answers them with a 503 envelope and Retry-After: 0 instead of a bare 503', async () => {
     const app = express();
