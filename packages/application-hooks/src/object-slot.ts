@@ -8,7 +8,7 @@
  * while every `WeakMap` entry for a short-lived key is an insertion into an ephemeron table that
  * the scavenger then clears and the next insertion rehashes in place, walking a table as large
  * as the requests between two scavenges needed
- * (bench/findings/sixth-pass-application-hooks.md). There the value is a private class field
+ * (bench/findings/http-conventions.md, sixth pass). There the value is a private class field
  * stamped on the object (a base constructor returning the object it is given), which no
  * reflection API sees either (no own key, no descriptor, not copied) and which dies with it.
  * Only speed depends on the engine, never behaviour. Measured to pay for http-conventions'
