@@ -173,7 +173,7 @@ export function compositeOperation<P, R, B = unknown>(
 
   async function run(req: OperationRequest): Promise<R> {
     const id = pathParameter(req, idName);
-    const body = await readBody(schema, req.body);
+    const body = await readBody(schema, req);
     return conditionalWrite(req, {
       // The source's identity, the one its PATCH or PUT locks on.
       identity: id,

@@ -118,7 +118,7 @@ export function resourceOrientedOperation<R, B = unknown>(
         path,
         complexOperation: true,
         handler: function resourceOrientedOperationMiddleware(req, res, next) {
-          readBody(schema, req.body)
+          readBody(schema, req)
             .then((body) => create({ body, req, now: now() }))
             .then((record) => sendCreated(presenter, req, res, record))
             .catch(next);

@@ -275,7 +275,7 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
     async function run(req: OperationRequest): Promise<{ changed: boolean; resource: T }> {
       const id = pathParameter(req, idName);
       // Validated before the lock and the load: a bad body changes nothing and is not recorded.
-      const body = await readBody(action.body, req.body);
+      const body = await readBody(action.body, req);
       let calls = 0;
       return conditionalWrite(req, {
         // The identity json-patch-update locks on: an action waits for a PATCH of the resource.

@@ -52,7 +52,7 @@ export function transientOperation<B = unknown, Result = unknown>(
         path,
         complexOperation: true,
         handler: function transientOperationMiddleware(req, res, next) {
-          readBody(schema, req.body)
+          readBody(schema, req)
             .then((body) => compute({ body, req }))
             .then((result) => sendJson(req, res, 200, result))
             .catch(next);
