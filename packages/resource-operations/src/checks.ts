@@ -4,8 +4,10 @@
  */
 import { KeyedLock } from '@resourceful/conditional-requests';
 import {
+  assertKnownOptions,
   compareAndSetOption,
   describeValue,
+  isOptionError,
   OPTION_ERROR_CODES,
   type OptionError,
   optionError,
@@ -84,6 +86,106 @@ export function assertSegment(factory: string, name: string, value: unknown): st
     );
   }
   return value;
+}
+
+/** A plain object (not an array, not null), as a nested option must be. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `notFound`: absent, or `{ message?, target? }` with non-empty strings. */
+export function assertNotFound(factory: string, name: string, value: unknown): void {
+  if (value === undefined) return;
+  if (!isPlainObject(value)) {
+    throw invalid(
+      factory,
+      name,
+      `"${name}" must be an object such as { message: 'No such agreement.', target: 'id' }, got ${describeValue(value)}.`,
+    );
+  }
+  assertKnownOptions(factory, value, ['message', 'target'], name);
+  for (const key of ['message', 'target'] as const) {
+    const member = value[key];
+    if (member !== undefined && (typeof member !== 'string' || member === '')) {
+      throw invalid(
+        factory,
+        `${name}.${key}`,
+        `"${name}.${key}" must be a non-empty string, got ${describeValue(member)}.`,
+      );
+    }
+  }
+}
+
+/** `historyStore`: absent, or an object with `count`, `append` and `source` functions. */
+export function assertHistoryStore(factory: string, value: unknown): void {
+  if (value === undefined) return;
+  const store = value as Record<string, unknown> | null;
+  if (
+    !isPlainObject(store) ||
+    typeof store.count !== 'function' ||
+    typeof store.append !== 'function' ||
+    typeof store.source !== 'function'
+  ) {
+    throw invalid(
+      factory,
+      'historyStore',
+      `"historyStore" must be a HistoryStore (an object with count(), append() and source(), such as memoryHistoryStore()), got ${describeValue(value)}.`,
+    );
+  }
+}
+
+/**
+ * Builds a middleware of another package from options nested under `name` (`historyPaging`),
+ * rethrowing its construction error as this factory's, with the option's full name.
+ */
+export function nestedFactory<R>(factory: string, name: string, build: () => R): R {
+  try {
+    return build();
+  } catch (error) {
+    if (!isOptionError(error) || error.option === undefined) throw error;
+    const message = error.message.slice(error.message.indexOf(': ') + 2);
+    throw optionError(error.code, factory, `${name}: ${message}`, `${name}.${error.option}`);
+  }
+}
+
+/** `historyPaging`: absent, or an object of the collection-pagination options it may set. */
+export function assertHistoryPaging(factory: string, value: unknown, known: readonly string[]) {
+  if (value === undefined) return;
+  if (!isPlainObject(value)) {
+    throw invalid(
+      factory,
+      'historyPaging',
+      `"historyPaging" must be an object such as { defaultPageSize: 20 }, got ${describeValue(value)}.`,
+    );
+  }
+  assertKnownOptions(factory, value, known, 'historyPaging');
+}
+
+/**
+ * `publicBaseUrl`: absent, or an absolute http(s) URL without query, fragment or credentials,
+ * returned without its trailing slashes (links append `/v1/…` to it).
+ */
+export function publicBaseUrlOption(factory: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' && !/[?#]/.test(value) ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (
+    url === undefined ||
+    !/^https?:$/.test(url.protocol) ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
+    throw invalid(
+      factory,
+      'publicBaseUrl',
+      `"publicBaseUrl" must be an absolute http(s) URL without query, fragment or credentials, such as "https://api.example.com", got ${describeValue(value)}.`,
+    );
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 export function assertOptionalString(factory: string, name: string, value: unknown): void {

@@ -11,12 +11,13 @@ import { conditionalWrite, etagFor, type KeyedLock } from '@resourceful/conditio
 import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
 import {
   assertFunction,
+  assertNotFound,
   assertOptionalFunction,
-  assertOptionalString,
   assertPath,
   assertResourcePath,
   assertSchema,
   assertSegment,
+  publicBaseUrlOption,
   writeGuard,
 } from './checks.js';
 import {
@@ -150,15 +151,17 @@ export function compositeOperation<P, R, B = unknown>(
   assertKnownOptions(`${FACTORY}: created`, options.created, ['path', 'load', 'notFound']);
   assertPath(FACTORY, 'created.path', options.created.path);
   assertFunction(FACTORY, 'created.load', options.created.load);
+  assertNotFound(FACTORY, 'created.notFound', options.created.notFound);
   assertFunction(FACTORY, 'represent', options.represent);
   assertFunction(FACTORY, 'related', options.related);
   assertOptionalFunction(FACTORY, 'id', options.id);
   assertOptionalFunction(FACTORY, 'sourceId', options.sourceId);
   assertOptionalFunction(FACTORY, 'now', options.now);
-  assertOptionalString(FACTORY, 'publicBaseUrl', options.publicBaseUrl);
+  const publicBaseUrl = publicBaseUrlOption(FACTORY, options.publicBaseUrl);
+  assertNotFound(FACTORY, 'notFound', options.notFound);
 
   const guard = writeGuard(FACTORY, options);
-  const { resource, body: schema, create, representSource, publicBaseUrl } = options;
+  const { resource, body: schema, create, representSource } = options;
   const available = options.available ?? (() => true);
   const sourceIdOf = options.sourceId ?? recordId(FACTORY);
   const now = options.now ?? (() => new Date());

@@ -116,7 +116,12 @@ export function computedResource<Q = Record<string, string>, Result = unknown>(
   ]);
   const path = assertPath(FACTORY, 'path', options.path);
   const read = new Set(stringList('parameters', options.parameters));
-  const allowed = new Set(stringList('allowedParameters', options.allowedParameters ?? []));
+  const allowed = new Set(
+    stringList(
+      'allowedParameters',
+      options.allowedParameters === undefined ? [] : options.allowedParameters,
+    ),
+  );
   assertSchema(FACTORY, 'query', options.query);
   assertFunction(FACTORY, 'compute', options.compute);
   const { query: schema, compute } = options;

@@ -6,10 +6,11 @@
 import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
 import {
   assertFunction,
+  assertNotFound,
   assertOptionalFunction,
-  assertOptionalString,
   assertPath,
   assertSchema,
+  publicBaseUrlOption,
 } from './checks.js';
 import {
   type CreatedRecords,
@@ -100,13 +101,14 @@ export function resourceOrientedOperation<R, B = unknown>(
   assertFunction(FACTORY, 'represent', options.represent);
   assertOptionalFunction(FACTORY, 'id', options.id);
   assertOptionalFunction(FACTORY, 'now', options.now);
-  assertOptionalString(FACTORY, 'publicBaseUrl', options.publicBaseUrl);
+  const publicBaseUrl = publicBaseUrlOption(FACTORY, options.publicBaseUrl);
+  assertNotFound(FACTORY, 'notFound', options.notFound);
   const now = options.now ?? (() => new Date());
   const presenter: RecordPresenter<R> = {
     records: { path, load: options.load, notFound: options.notFound },
     idOf: options.id ?? recordId(FACTORY),
     represent: options.represent,
-    publicBaseUrl: options.publicBaseUrl,
+    publicBaseUrl,
   };
   const { body: schema, create } = options;
 

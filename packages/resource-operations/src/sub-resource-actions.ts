@@ -23,12 +23,16 @@ import {
 import { getPreferences, sendPreferred } from '@resourceful/prefer-header';
 import {
   assertFunction,
+  assertHistoryPaging,
+  assertHistoryStore,
+  assertNotFound,
   assertOptionalFunction,
-  assertOptionalString,
   assertResourcePath,
   assertSchema,
   assertSegment,
   invalid,
+  nestedFactory,
+  publicBaseUrlOption,
   writeGuard,
 } from './checks.js';
 import { type ActionRecord, type HistoryStore, memoryHistoryStore } from './history.js';
@@ -77,6 +81,14 @@ export type HistoryPagingOptions = Pick<
   CollectionSpec,
   'defaultPageSize' | 'maxPageSize' | 'totals' | 'naming' | 'allowedParameters'
 >;
+
+const HISTORY_PAGING_OPTIONS: readonly (keyof HistoryPagingOptions)[] = [
+  'defaultPageSize',
+  'maxPageSize',
+  'totals',
+  'naming',
+  'allowedParameters',
+];
 
 export interface SubResourceActionsOptions<T, A extends Record<string, unknown>> {
   /** The resource's route, ending in its id parameter: `/payments/billing-agreements/:id`. */
@@ -201,8 +213,15 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
   assertOptionalFunction(FACTORY, 'actor', options.actor);
   assertOptionalFunction(FACTORY, 'now', options.now);
   assertOptionalFunction(FACTORY, 'transaction', options.transaction);
-  assertOptionalString(FACTORY, 'publicBaseUrl', options.publicBaseUrl);
-  const historyPath = assertSegment(FACTORY, 'historyPath', options.historyPath ?? 'history');
+  const publicBaseUrl = publicBaseUrlOption(FACTORY, options.publicBaseUrl);
+  const historyPath = assertSegment(
+    FACTORY,
+    'historyPath',
+    options.historyPath === undefined ? 'history' : options.historyPath,
+  );
+  assertNotFound(FACTORY, 'notFound', options.notFound);
+  assertHistoryStore(FACTORY, options.historyStore);
+  assertHistoryPaging(FACTORY, options.historyPaging, HISTORY_PAGING_OPTIONS);
   const actions = options.actions as Readonly<Record<string, ActionDefinition<T, unknown>>>;
   if (typeof actions !== 'object' || actions === null || Object.keys(actions).length === 0) {
     throw invalid(
@@ -228,7 +247,7 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
     assertFunction(FACTORY, `actions.${name}.perform`, action.perform);
   }
 
-  const { resource, represent, state, actor, publicBaseUrl } = options;
+  const { resource, represent, state, actor } = options;
   const idOf = options.id ?? defaultId;
   const now = options.now ?? (() => new Date());
   const store = options.historyStore ?? memoryHistoryStore();
@@ -354,18 +373,20 @@ export function subResourceActions<T, A extends Record<string, unknown>>(
     method: 'GET',
     path: `${resource}/${historyPath}`,
     complexOperation: false,
-    handler: paginate<ActionRecord, OperationRequest>({
-      ...options.historyPaging,
-      ...(publicBaseUrl === undefined ? {} : { publicBaseUrl }),
-      sortable: ['create_time'],
-      filterable: ['action', 'outcome'],
-      timeSelectable: ['create_time'],
-      source: async (req) => {
-        const id = pathParameter(req, idName);
-        await loadOr404(id, req);
-        return store.source(id);
-      },
-    }),
+    handler: nestedFactory(FACTORY, 'historyPaging', () =>
+      paginate<ActionRecord, OperationRequest>({
+        ...options.historyPaging,
+        ...(publicBaseUrl === undefined ? {} : { publicBaseUrl }),
+        sortable: ['create_time'],
+        filterable: ['action', 'outcome'],
+        timeSelectable: ['create_time'],
+        source: async (req) => {
+          const id = pathParameter(req, idName);
+          await loadOr404(id, req);
+          return store.source(id);
+        },
+      }),
+    ),
   };
 
   return {
