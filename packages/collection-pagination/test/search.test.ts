@@ -109,10 +109,19 @@ describeEachExpress('searchCollection', (express) => {
     expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', target: 'status' });
   });
 
-  it('answers 400 VALIDATION_ERROR for an unknown criterion of a strict schema', async () => {
+  it('answers 400 VALIDATION_ERROR naming an unknown criterion of a strict schema', async () => {
     const res = await request(app()).post(path).send({ vendor: 'x' });
-    expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR' });
+    expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', target: 'vendor' });
     expect(res.body.error.details[0].message).toMatch(/vendor/);
+  });
+
+  it('names each unknown criterion in its own detail', async () => {
+    const res = await request(app()).post(path).send({ vendor: 'x', colour: 'red' });
+    expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR' });
+    expect(res.body.error.details.map((detail: { target?: string }) => detail.target)).toEqual([
+      'vendor',
+      'colour',
+    ]);
   });
 
   it.each(['[]', '"ACTIVE"', 'null'])(
@@ -302,6 +311,11 @@ describeEachExpress('searchCollection with other Standard Schemas', (express) =>
     it('answers 400 VALIDATION_ERROR naming the invalid criterion', async () => {
       const res = await request(app(criteria)).post(path).send({ status: 'DELETED' });
       expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', target: 'status' });
+    });
+
+    it('answers 400 VALIDATION_ERROR naming an unknown criterion', async () => {
+      const res = await request(app(criteria)).post(path).send({ vendor: 'x' });
+      expectErrorEnvelope(res, 400, { code: 'VALIDATION_ERROR', target: 'vendor' });
     });
   });
 });
