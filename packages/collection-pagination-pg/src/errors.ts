@@ -2,7 +2,9 @@
  * @module PostgreSQL errors a client's value can cause, as 400 envelopes. A filter is compared
  * with its column's own type (so indexes apply): a value that type cannot read (`?expire_year=x`
  * on an integer column) makes PostgreSQL refuse the statement with a data exception (SQLSTATE
- * class 22) before anything runs. Nothing else is translated.
+ * class 22) before anything runs. A database that cannot be reached (connection refused or lost,
+ * a server shutting down or refusing connections) is a 503 with `Retry-After`; nothing else is
+ * translated.
  * @see https://www.postgresql.org/docs/current/errcodes-appendix.html
  */
 
@@ -21,4 +23,50 @@ export function clientValueError(error: unknown, query: CollectionQuery): ApiErr
     `The query parameter "${target}" is not a valid value for this property.`,
     { target, innererror: { code: 'INVALID_FILTER_VALUE' } },
   );
+}
+
+/** `Retry-After` of the 503 answered while the database cannot be reached, in seconds. */
+export const DATABASE_RETRY_AFTER_SECONDS = 1;
+
+// Socket errors of a connection that could not be made or was lost (Node's errno codes).
+const CONNECTION_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+// SQLSTATE of a server that is going away or refusing sessions: admin_shutdown,
+// crash_shutdown, cannot_connect_now, too_many_connections. Class 08 is connection_exception.
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+
+// node-postgres throws these without a code: a connection ended under a query, or a pool's
+// `connectionTimeoutMillis` reached.
+const CONNECTION_MESSAGES = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect/,
+  /^Client has encountered a connection error/,
+];
+
+/**
+ * The 503 of a database that cannot be reached, or `undefined` for any other error. The cause
+ * is kept for the error handler's log; the client learns only that it may retry.
+ */
+export function unavailableError(error: unknown): ApiError | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const reachable =
+    typeof code === 'string'
+      ? !(CONNECTION_ERRNOS.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08'))
+      : !(typeof message === 'string' && CONNECTION_MESSAGES.some((re) => re.test(message)));
+  if (reachable) return undefined;
+  return ApiError.serviceUnavailable('The collection cannot be read now; retry later.', {
+    retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+    cause: error,
+    innererror: { code: 'DATABASE_UNAVAILABLE' },
+  });
 }

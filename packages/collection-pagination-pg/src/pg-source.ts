@@ -16,7 +16,7 @@ import {
   invalidOption,
   positiveIntegerOption,
 } from '@resourceful/option-checks';
-import { clientValueError } from './errors.js';
+import { clientValueError, unavailableError } from './errors.js';
 import { quotedIdentifier, quotedTableName } from './identifiers.js';
 import {
   type Column,
@@ -108,7 +108,7 @@ export function pgDataSource<Row extends object = Record<string, unknown>>(
     try {
       return (await pool.query(text, params.values)).rows;
     } catch (error) {
-      throw clientValueError(error, query) ?? error;
+      throw clientValueError(error, query) ?? unavailableError(error) ?? error;
     }
   }
 
