@@ -167,9 +167,8 @@ export function parseETagList(
       continue;
     }
     const parsed = readTag(text, i);
-    if (parsed === undefined || tags.length >= MAX_LIST_ENTRIES) {
-      throw malformed(headerName);
-    }
+    if (parsed === undefined) throw malformed(headerName);
+    if (tags.length >= MAX_LIST_ENTRIES) throw tooMany(headerName);
     tags.push(parsed.tag);
     i = parsed.end;
     // After a tag only optional whitespace and then a comma (or the end) may follow.
@@ -183,6 +182,13 @@ export function parseETagList(
 function malformed(headerName: string): ApiError {
   return ApiError.invalidRequest(
     `The ${headerName} header must be "*" or a comma-separated list of entity tags such as "abc" or W/"abc".`,
+    { target: headerName, innererror: { code: 'MALFORMED_ENTITY_TAG' } },
+  );
+}
+
+function tooMany(headerName: string): ApiError {
+  return ApiError.invalidRequest(
+    `The ${headerName} header lists more than ${MAX_LIST_ENTRIES} entity tags; send the tags of the versions the client holds.`,
     { target: headerName, innererror: { code: 'MALFORMED_ENTITY_TAG' } },
   );
 }

@@ -110,8 +110,15 @@ describe('parseETagList', () => {
     },
   );
 
-  it('refuses more than MAX_LIST_ENTRIES tags', () => {
+  it('refuses more than MAX_LIST_ENTRIES tags, saying so', () => {
     const many = Array.from({ length: MAX_LIST_ENTRIES + 1 }, (_, i) => `"${i}"`).join(',');
+    expect(() => parseETagList(many, 'If-None-Match')).toThrow(
+      expect.objectContaining({
+        status: 400,
+        target: 'If-None-Match',
+        message: expect.stringContaining(`more than ${MAX_LIST_ENTRIES} entity tags`),
+      }),
+    );
     expect(() => parseETagList(many)).toThrow(ApiError);
     expect(parseETagList(many.slice(0, many.lastIndexOf(',')))).toHaveLength(MAX_LIST_ENTRIES);
   });
