@@ -2,6 +2,7 @@ import { paginate } from '@resourceful/collection-pagination';
 import { errorHandler } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
+  type ExpressModule,
   expectErrorEnvelope,
   hasPostgresServer,
   type PostgresServer,
@@ -23,19 +24,21 @@ function withCode(message: string, code?: string): Error {
   return Object.assign(new Error(message), code === undefined ? {} : { code });
 }
 
+function listApp(express: ExpressModule, pool: Queryable) {
+  const app = express();
+  app.get(
+    PATH,
+    paginate({
+      source: pgDataSource<Card>({ pool, table: 'cards', key: 'id', columns }),
+      filterable: ['state'],
+    }),
+  );
+  app.use(errorHandler());
+  return app;
+}
+
 describeEachExpress('when the database cannot be reached', (express) => {
-  function app(pool: Queryable) {
-    const app = express();
-    app.get(
-      PATH,
-      paginate({
-        source: pgDataSource<Card>({ pool, table: 'cards', key: 'id', columns }),
-        filterable: ['state'],
-      }),
-    );
-    app.use(errorHandler());
-    return app;
-  }
+  const app = (pool: Queryable) => listApp(express, pool);
 
   it.each([
     ['a refused connection', withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
@@ -84,15 +87,7 @@ describe.skipIf(!hasPostgresServer())('when PostgreSQL stops under a running ser
     });
 
     it('answers 200, then 503 with Retry-After once the server is gone, without hanging', async () => {
-      const app = express();
-      app.get(
-        PATH,
-        paginate({
-          source: pgDataSource<Card>({ pool, table: 'cards', key: 'id', columns }),
-          filterable: ['state'],
-        }),
-      );
-      app.use(errorHandler());
+      const app = listApp(express, pool);
       const before = await request(app).get(`${PATH}?page_size=2`);
       expect(before.status).toBe(200);
       await server.close();
