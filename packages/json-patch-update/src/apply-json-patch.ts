@@ -4,14 +4,15 @@
  */
 import { ApiError } from '@resourceful/error-envelope';
 import jsonPatch from 'fast-json-patch';
+import { callOptions, limitOption, readOnlyOption } from './call-options.js';
 import { valueAt } from './json-pointer.js';
 import {
   checkOperationsReadOnly,
   checkReadOnlyUnchanged,
-  parseReadOnly,
   type ReadOnlyField,
 } from './read-only.js';
 import {
+  MAX_OPERATIONS,
   type ParsedOperation,
   type ValidateOperationsOptions,
   validateOperations,
@@ -204,12 +205,16 @@ export function applyParsedOperations(
 export function applyJsonPatch(
   document: unknown,
   patch: unknown,
-  options: ApplyPatchOptions = {},
+  options?: ApplyPatchOptions,
 ): unknown {
+  const fn = 'applyJsonPatch';
+  const given = callOptions(fn, options, ['readOnly', 'maxOperations', 'maxDepth', 'maxCopyBytes']);
   const limits: ApplyLimits = {
-    maxDepth: options.maxDepth ?? DEFAULT_LIMITS.maxDepth,
-    maxCopyBytes: options.maxCopyBytes ?? DEFAULT_LIMITS.maxCopyBytes,
+    maxDepth: limitOption(fn, 'maxDepth', given.maxDepth, DEFAULT_LIMITS.maxDepth),
+    maxCopyBytes: limitOption(fn, 'maxCopyBytes', given.maxCopyBytes, DEFAULT_LIMITS.maxCopyBytes),
   };
-  const operations = validateOperations(patch, { ...options, maxDepth: limits.maxDepth });
-  return applyParsedOperations(document, operations, parseReadOnly(options.readOnly ?? []), limits);
+  const readOnly = readOnlyOption(fn, given.readOnly);
+  const maxOperations = limitOption(fn, 'maxOperations', given.maxOperations, MAX_OPERATIONS);
+  const operations = validateOperations(patch, { maxOperations, maxDepth: limits.maxDepth });
+  return applyParsedOperations(document, operations, readOnly, limits);
 }

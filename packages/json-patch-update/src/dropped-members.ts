@@ -7,6 +7,7 @@
  * Standard Schema library works and a schema that strips is enough.
  */
 import { ApiError, type ErrorDetail } from '@resourceful/error-envelope';
+import { callOptions } from './call-options.js';
 import { formatPointer, toFieldPath, valueAt } from './json-pointer.js';
 import type { ParsedOperation } from './validate-operations.js';
 import { checkJsonValue, DEFAULT_MAX_DEPTH } from './value-checks.js';
@@ -125,8 +126,9 @@ export interface CheckKnownFieldsOptions {
 export function checkKnownFields(
   body: unknown,
   parsed: unknown,
-  options: CheckKnownFieldsOptions = {},
+  options?: CheckKnownFieldsOptions,
 ): void {
+  const given = callOptions('checkKnownFields', options, ['alsoKnown']);
   checkJsonValue(body, DEFAULT_MAX_DEPTH, '');
-  checkNoMemberDropped(body, parsed, bodyMembers(body), options.alsoKnown);
+  checkNoMemberDropped(body, parsed, bodyMembers(body), given.alsoKnown);
 }

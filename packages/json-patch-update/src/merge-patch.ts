@@ -2,7 +2,8 @@
  * @module JSON Merge Patch (RFC 7396): objects merge key by key, `null` removes, anything else
  * replaces.
  */
-import { checkReadOnlyUnchanged, parseReadOnly } from './read-only.js';
+import { callOptions, limitOption, readOnlyOption } from './call-options.js';
+import { checkReadOnlyUnchanged } from './read-only.js';
 import { checkJsonValue, cloneJson, DEFAULT_MAX_DEPTH } from './value-checks.js';
 
 export interface ApplyMergePatchOptions {
@@ -36,12 +37,15 @@ function merge(target: unknown, patch: unknown): unknown {
 export function applyMergePatch(
   document: unknown,
   patch: unknown,
-  options: ApplyMergePatchOptions = {},
+  options?: ApplyMergePatchOptions,
 ): unknown {
-  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const fn = 'applyMergePatch';
+  const given = callOptions(fn, options, ['readOnly', 'maxDepth']);
+  const maxDepth = limitOption(fn, 'maxDepth', given.maxDepth, DEFAULT_MAX_DEPTH);
+  const readOnly = readOnlyOption(fn, given.readOnly);
   checkJsonValue(patch, maxDepth, '');
   const result = merge(cloneJson(document), cloneJson(patch));
   checkJsonValue(result, maxDepth * 2, '');
-  checkReadOnlyUnchanged(document, result, parseReadOnly(options.readOnly ?? []));
+  checkReadOnlyUnchanged(document, result, readOnly);
   return result;
 }

@@ -13,8 +13,10 @@ import {
   positiveIntegerOption,
   requiredFunctionOption,
 } from '@resourceful/option-checks';
-import { ALWAYS_READ_ONLY, parseReadOnly, type ReadOnlyField } from './read-only.js';
+import { readOnlyOption } from './call-options.js';
+import { ALWAYS_READ_ONLY, type ReadOnlyField } from './read-only.js';
 import { isStandardSchema, type StandardSchemaV1 } from './schema.js';
+import { MAX_OPERATIONS } from './validate-operations.js';
 import { DEFAULT_MAX_DEPTH } from './value-checks.js';
 
 /** A request as these handlers read it; Express's `Request` is one. */
@@ -90,7 +92,7 @@ export const RESOURCE_DEFAULTS = Object.freeze({
   timestamps: true,
   maxBodyBytes: 100 * 1024,
   maxDepth: DEFAULT_MAX_DEPTH,
-  maxOperations: 100,
+  maxOperations: MAX_OPERATIONS,
 });
 
 const SHARED_KEYS = [
@@ -164,25 +166,7 @@ export function resolveResourceOptions<T extends object>(
       options.schema,
     );
   }
-  if (options.readOnly !== undefined && !Array.isArray(options.readOnly)) {
-    invalidOption(
-      factory,
-      'readOnly',
-      'an array of field names or JSON Pointers',
-      options.readOnly,
-    );
-  }
-  let readOnly: ReadOnlyField[];
-  try {
-    readOnly = parseReadOnly([...ALWAYS_READ_ONLY, ...(options.readOnly ?? [])]);
-  } catch (error) {
-    invalidOption(
-      factory,
-      'readOnly',
-      `field names or JSON Pointers (${(error as Error).message})`,
-      options.readOnly,
-    );
-  }
+  const readOnly = readOnlyOption(factory, options.readOnly, ALWAYS_READ_ONLY);
   const represent =
     functionOption(factory, 'represent', options.represent) ?? ((resource: T) => resource);
   functionOption(factory, 'etag', options.etag);

@@ -4,8 +4,12 @@
  * Errors name the operation index in `target`: `[2]`, `[2].path`.
  */
 import { ApiError } from '@resourceful/error-envelope';
+import { callOptions, limitOption } from './call-options.js';
 import { FORBIDDEN_SEGMENTS, isPrefixOf, parsePointer } from './json-pointer.js';
 import { checkJsonValue, DEFAULT_MAX_DEPTH } from './value-checks.js';
+
+/** Most operations in one JSON Patch unless told otherwise. */
+export const MAX_OPERATIONS = 100;
 
 /** One RFC 6902 operation. */
 export type JsonPatchOperation =
@@ -67,10 +71,12 @@ function pointer(value: unknown, target: string): string[] {
  */
 export function validateOperations(
   patch: unknown,
-  options: ValidateOperationsOptions = {},
+  options?: ValidateOperationsOptions,
 ): ParsedOperation[] {
-  const maxOperations = options.maxOperations ?? 100;
-  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const fn = 'validateOperations';
+  const given = callOptions(fn, options, ['maxOperations', 'maxDepth']);
+  const maxOperations = limitOption(fn, 'maxOperations', given.maxOperations, MAX_OPERATIONS);
+  const maxDepth = limitOption(fn, 'maxDepth', given.maxDepth, DEFAULT_MAX_DEPTH);
   if (!Array.isArray(patch)) {
     throw ApiError.invalidRequest('A JSON Patch document must be an array of operations.', {
       innererror: { code: 'PATCH_NOT_AN_ARRAY' },

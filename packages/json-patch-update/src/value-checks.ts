@@ -5,6 +5,7 @@
  * `Object.prototype` as readily as `__proto__`).
  */
 import { ApiError } from '@resourceful/error-envelope';
+import { callOptions, limitOption } from './call-options.js';
 import { FORBIDDEN_SEGMENTS } from './json-pointer.js';
 
 /** The deepest nesting of a request value json-patch-update accepts by default. */
@@ -60,8 +61,13 @@ export interface CheckJsonBodyOptions {
  * @throws ApiError 400 `INVALID_REQUEST`, `innererror.code` `TOO_DEEP` or `FORBIDDEN_KEY`,
  *   `target` the offending key's path (`billing_address.__proto__`, `items[0].constructor`)
  */
-export function checkJsonBody(value: unknown, options: CheckJsonBodyOptions = {}): void {
-  checkJsonValue(value, options.maxDepth ?? DEFAULT_MAX_DEPTH, '');
+export function checkJsonBody(value: unknown, options?: CheckJsonBodyOptions): void {
+  const given = callOptions('checkJsonBody', options, ['maxDepth']);
+  checkJsonValue(
+    value,
+    limitOption('checkJsonBody', 'maxDepth', given.maxDepth, DEFAULT_MAX_DEPTH),
+    '',
+  );
 }
 
 /**
