@@ -177,18 +177,32 @@ export function pgDataSource<Row extends object = Record<string, unknown>>(
   };
 }
 
+const PROPERTY_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+const FORBIDDEN_PROPERTIES = new Set(['constructor', 'prototype']);
+
 function resolveColumns(factory: string, value: unknown): ReadonlyMap<string, Column> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     invalidOption(factory, 'columns', 'an object from property name to column name', value);
   }
   const resolved = new Map<string, Column>();
   for (const [property, option] of Object.entries(value)) {
+    // The names collection-pagination accepts in sortable, filterable and timeSelectable: any
+    // other key could never be reached by a query, so it is a mistake in the configuration.
+    if (!PROPERTY_NAME.test(property) || FORBIDDEN_PROPERTIES.has(property)) {
+      invalidOption(
+        factory,
+        'columns',
+        'an object keyed by property names (a letter, then letters, digits or underscores)',
+        property,
+      );
+    }
     if (typeof option === 'string') {
       resolved.set(property, {
         sql: quotedIdentifier(factory, `columns.${property}`, option),
         nullable: false,
       });
     } else if (typeof option === 'object' && option !== null) {
+      assertKnownOptions(factory, option, ['column', 'nullable'], `columns.${property}`);
       const { column, nullable } = option as { column?: unknown; nullable?: unknown };
       if (nullable !== undefined && typeof nullable !== 'boolean') {
         invalidOption(factory, `columns.${property}.nullable`, 'a boolean', nullable);

@@ -215,6 +215,38 @@ describe('pgDataSource options', () => {
     );
   });
 
+  it.each([
+    ['an unknown option', { limit: 1 }, 'ERR_RESOURCEFUL_UNKNOWN_OPTION', 'limit'],
+    [
+      'an unknown member of a column',
+      { columns: { state: { column: 'state', nulable: true } } },
+      'ERR_RESOURCEFUL_UNKNOWN_OPTION',
+      'columns.state.nulable',
+    ],
+    [
+      'a property name no route can declare',
+      { columns: JSON.parse('{"__proto__": "state"}') },
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'columns',
+    ],
+    [
+      'a property named constructor',
+      { columns: { constructor: 'state' } },
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'columns',
+    ],
+    [
+      'a property with a dash',
+      { columns: { 'payer-id': 'payer_id' } },
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'columns',
+    ],
+  ])('names %s with its code', (_, options, code, option) => {
+    expect(() =>
+      pgDataSource({ pool, table: 'cards', key: 'id', columns: {}, ...(options as object) }),
+    ).toThrow(expect.objectContaining({ code, option }));
+  });
+
   it('refuses a pool without query()', () => {
     expect(() =>
       pgDataSource({ pool: {} as never, table: 'cards', key: 'id', columns: {} }),
