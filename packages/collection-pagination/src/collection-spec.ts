@@ -198,7 +198,8 @@ export function resolveCollectionSpec(
     'reject',
   );
   const defaultSort = resolveDefaultSort(factory, spec.defaultSort, sortable);
-  const timeProperty = spec.timeProperty ?? timeSelectable[0];
+  // `null` is a value to check, not "absent" (it would silently select the default property).
+  const timeProperty = spec.timeProperty === undefined ? timeSelectable[0] : spec.timeProperty;
   if (timeProperty !== undefined && !timeSelectable.includes(timeProperty)) {
     invalidOption(factory, 'timeProperty', 'one of "timeSelectable"', timeProperty);
   }

@@ -629,6 +629,7 @@ describe('paginate options', () => {
     [{ defaultSort: { by: 'x' } }, /defaultSort.by/],
     [{ sortable: ['a'], defaultSort: { by: 'a', order: 'up' } }, /defaultSort.order/],
     [{ timeSelectable: ['a'], timeProperty: 'b' }, /timeProperty/],
+    [{ timeSelectable: ['a'], timeProperty: null }, /"timeProperty" must be one of/],
     [{ totals: 'sometimes' }, /totals/],
     [{ naming: 'kebab' }, /naming/],
     [{ unknownParameters: 'warn' }, /unknownParameters/],
