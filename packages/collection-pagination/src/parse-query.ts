@@ -3,7 +3,9 @@
  * "Alternative filter and search parameters"). Pure: no request, no response.
  */
 import { ApiError } from '@resourceful/error-envelope';
+import { assertKnownOptions, describeValue } from '@resourceful/option-checks';
 import {
+  COLLECTION_SPEC_KEYS,
   type CollectionSpec,
   type Convention,
   type ParameterRole,
@@ -40,7 +42,15 @@ export function parseCollectionQuery(
   input: QueryInput,
   spec: CollectionSpec = {},
 ): CollectionQuery {
-  return parseEntries(queryEntries(input), resolveCollectionSpec('parseCollectionQuery', spec));
+  const fn = 'parseCollectionQuery';
+  const resolved = resolveCollectionSpec(fn, spec);
+  assertKnownOptions(fn, spec, COLLECTION_SPEC_KEYS);
+  if (typeof input !== 'string' && (typeof input !== 'object' || input === null)) {
+    throw new TypeError(
+      `${fn}: the query must be a string, URLSearchParams or a parsed query object, got ${describeValue(input)}.`,
+    );
+  }
+  return parseEntries(queryEntries(input), resolved);
 }
 
 /** The `[name, value]` pairs of a query, in order, repeats kept. */

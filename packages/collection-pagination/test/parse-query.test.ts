@@ -445,3 +445,20 @@ describe('parseCollectionQuery', () => {
     );
   });
 });
+
+describe('parseCollectionQuery called with bad arguments', () => {
+  it('names an unknown spec member as paginate does', () => {
+    expect(() => parseCollectionQuery('', { sortabel: ['a'] } as CollectionSpec)).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_UNKNOWN_OPTION',
+        option: 'sortabel',
+        message: expect.stringContaining('Did you mean "sortable"?'),
+      }),
+    );
+  });
+
+  it.each([null, 5, undefined])('refuses the query %j with a TypeError', (input) => {
+    expect(() => parseCollectionQuery(input as never, cards)).toThrow(TypeError);
+    expect(() => parseCollectionQuery(input as never, cards)).not.toThrow(ApiError);
+  });
+});
