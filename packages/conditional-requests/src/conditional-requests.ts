@@ -11,7 +11,7 @@ import {
   booleanOption,
   functionOption,
 } from '@resourceful/option-checks';
-import { etagFor, generateETag, representationETag } from './entity-tag.js';
+import { hashTag, representationETag, valueTag } from './entity-tag.js';
 import { evaluatePreconditions } from './preconditions.js';
 import {
   hasRepresentationVariant,
@@ -143,11 +143,10 @@ type Express = ServerResponse & { json?: Send; send?: Send };
 export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
   validateOptions(options);
   const weak = options.weak ?? CONDITIONAL_REQUESTS_DEFAULTS.weak;
-  const tagOptions = { weak };
-  const computeTag = options.etag ?? ((body: Chunk) => generateETag(body, tagOptions));
+  const computeTag = options.etag ?? ((body: Chunk) => hashTag(body, weak));
   const generatesTags = options.etag === undefined;
   const tagValue =
-    options.etag === undefined ? (value: unknown) => etagFor(value, tagOptions) : undefined;
+    options.etag === undefined ? (value: unknown) => valueTag(value, weak) : undefined;
   // The states of responses whose own methods this middleware replaced (see response-hooks.ts
   // for when): each middleware keeps its own, so that two of them on one response (an app's and
   // a router's) each find what the other left.

@@ -4,6 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import { ApiError } from '@resourceful/error-envelope';
+import { assertKnownOptions, assertOptionsObject, booleanOption } from '@resourceful/option-checks';
 
 /** A parsed entity tag: `W/"abc"` is `{ weak: true, opaque: 'abc' }`. */
 export interface EntityTag {
@@ -43,7 +44,8 @@ function isEtagChar(code: number): boolean {
  * Formats an opaque value (a version number, a hash) as an entity tag: `formatETag(7)` is `"7"`.
  * @throws TypeError when the value holds a character an entity tag cannot carry (`"`, space, control)
  */
-export function formatETag(opaque: string | number, options: ETagOptions = {}): string {
+export function formatETag(opaque: string | number, options?: ETagOptions): string {
+  const weak = weakOption('formatETag', options);
   const text = String(opaque);
   for (let i = 0; i < text.length; i++) {
     if (!isEtagChar(text.charCodeAt(i)) || text[i] === VARIANT_SEPARATOR) {
@@ -54,19 +56,35 @@ export function formatETag(opaque: string | number, options: ETagOptions = {}): 
       );
     }
   }
-  return `${options.weak ? 'W/' : ''}"${text}"`;
+  return `${weak ? 'W/' : ''}"${text}"`;
+}
+
+/**
+ * `{ weak }` of the tag functions, checked on each call as the factories check theirs: a
+ * `weak: 'no'` must not make a weak tag, which never satisfies `If-Match`.
+ */
+function weakOption(fn: string, options: ETagOptions | undefined): boolean {
+  if (options === undefined) return false;
+  assertOptionsObject(fn, options);
+  assertKnownOptions(fn, options, ['weak']);
+  return booleanOption(fn, 'weak', options.weak, false);
 }
 
 /**
  * A strong entity tag derived from the bytes of a representation (SHA-256, base64url), so two
  * identical bodies always get the same tag and any change of a byte gives another.
  */
-export function generateETag(body: string | Uint8Array, options: ETagOptions = {}): string {
+export function generateETag(body: string | Uint8Array, options?: ETagOptions): string {
+  return hashTag(body, weakOption('generateETag', options));
+}
+
+/** `generateETag` with its option already checked (the middleware checks it once, at construction). */
+export function hashTag(body: string | Uint8Array, weak: boolean): string {
   // One-shot hashing (Node ≥ 20.12): no Hash object, which is a native handle for the garbage
   // collector to finalise, per tag. A base64url digest is letters, digits, `-` and `_` only, all
   // etagc and never the variant separator, so formatETag's character check has nothing to find.
   const digest = hash('sha256', body, 'base64url');
-  return options.weak ? `W/"${digest}"` : `"${digest}"`;
+  return weak ? `W/"${digest}"` : `"${digest}"`;
 }
 
 /**
@@ -76,8 +94,13 @@ export function generateETag(body: string | Uint8Array, options: ETagOptions = {
  * compares `If-Match` against agree whatever the app's `json spaces`, `json replacer` or
  * `json escape` settings, and whatever format, charset or coding the answer is sent in.
  */
-export function etagFor(value: unknown, options: ETagOptions = {}): string {
-  return generateETag(JSON.stringify(value) ?? '', options);
+export function etagFor(value: unknown, options?: ETagOptions): string {
+  return valueTag(value, weakOption('etagFor', options));
+}
+
+/** `etagFor` with its option already checked. */
+export function valueTag(value: unknown, weak: boolean): string {
+  return hashTag(JSON.stringify(value) ?? '', weak);
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '@resourceful/error-envelope';
+import { assertKnownOptions, assertOptionsObject, booleanOption } from '@resourceful/option-checks';
 import {
   type EntityTag,
   parseETag,
@@ -45,8 +46,14 @@ export function isSafeMethod(method: string | undefined): boolean {
 export function evaluatePreconditions(
   req: IncomingMessage,
   currentETag: string | undefined,
-  options: EvaluatePreconditionsOptions = {},
+  options?: EvaluatePreconditionsOptions,
 ): PreconditionOutcome {
+  const fn = 'evaluatePreconditions';
+  if (options !== undefined) {
+    assertOptionsObject(fn, options);
+    assertKnownOptions(fn, options, ['requireIfMatch']);
+  }
+  const requireIfMatch = booleanOption(fn, 'requireIfMatch', options?.requireIfMatch, false);
   const safe = isSafeMethod(req.method);
   const current = currentETag === undefined ? undefined : parseETag(currentETag);
   if (currentETag !== undefined && current === undefined) {
@@ -89,7 +96,7 @@ export function evaluatePreconditions(
     );
   }
 
-  if (options.requireIfMatch === true && !safe && current !== undefined && ifMatch === undefined) {
+  if (requireIfMatch && !safe && current !== undefined && ifMatch === undefined) {
     throw ApiError.preconditionRequired(
       'This update requires If-Match with the entity tag of the version it is based on.',
       { target: 'If-Match' },
