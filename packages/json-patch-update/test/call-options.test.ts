@@ -38,7 +38,7 @@ function errorOf(call: () => unknown): { code?: string; option?: string; status?
 }
 
 describe('options of the pure functions', () => {
-  describe.each(calls)('%s', (name, call, limits) => {
+  describe.each(calls)('%s', (_name, call, limits) => {
     it.each(
       limits.flatMap((limit) =>
         [0, -1, 1.5, Number.NaN, '32', null, Number.POSITIVE_INFINITY].map(
