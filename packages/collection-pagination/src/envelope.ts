@@ -2,6 +2,7 @@
  * @module The collection envelope (spec: "Collection envelope"):
  * `{ items, total_items, total_pages, links }`.
  */
+import { describeValue } from '@resourceful/option-checks';
 import { buildPageLinks, type PageLinksInput, totalPages } from './links.js';
 import type { CollectionEnvelope, CollectionQuery, Naming } from './types.js';
 
@@ -36,6 +37,11 @@ export function buildCollectionEnvelope<Item>(
     method: input.method ?? 'GET',
     ...(input.continuation === undefined ? {} : { continuation: input.continuation }),
   });
+  if (!Array.isArray(input.items)) {
+    throw new TypeError(
+      `buildCollectionEnvelope: "items" must be an array, got ${describeValue(input.items)}.`,
+    );
+  }
   const items = [...input.items];
   if (totalItems === undefined) return { items, links };
   const pages = totalPages(totalItems, input.query.pageSize);

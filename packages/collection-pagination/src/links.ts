@@ -2,6 +2,7 @@
  * @module Navigation links of a page: `self`, `first`, `previous`, `next`, `last`, absolute,
  * keeping every other query parameter of the request, in the paging convention the client used.
  */
+import { describeValue } from '@resourceful/option-checks';
 import type { CollectionQuery, Link } from './types.js';
 
 export interface PageLinksInput {
@@ -44,6 +45,7 @@ const PAGING_NAMES = new Set([
  */
 export function buildPageLinks(input: PageLinksInput): Link[] {
   const { query, totalItems } = input;
+  if (totalItems !== undefined) assertCount('buildPageLinks', 'totalItems', totalItems, 0);
   const method = input.method ?? 'GET';
   if (input.continuation !== undefined) return continuationLinks(input, input.continuation);
   const { offset, pageSize } = query;
@@ -138,7 +140,21 @@ function lastPageOffset(offset: number, pageSize: number, totalItems: number): n
   return alignment + Math.floor((totalItems - 1 - alignment) / pageSize) * pageSize;
 }
 
-/** `ceil(totalItems / pageSize)`; 0 for an empty collection. */
+/**
+ * `ceil(totalItems / pageSize)`; 0 for an empty collection.
+ * @throws TypeError when `totalItems` is not a count (a safe integer ≥ 0) or `pageSize` not ≥ 1
+ */
 export function totalPages(totalItems: number, pageSize: number): number {
+  assertCount('totalPages', 'totalItems', totalItems, 0);
+  assertCount('totalPages', 'pageSize', pageSize, 1);
   return Math.ceil(totalItems / pageSize);
+}
+
+/** A count given to the link builders: a safe integer of at least `min`. */
+function assertCount(fn: string, name: string, value: unknown, min: number): void {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new TypeError(
+      `${fn}: "${name}" must be an integer of at least ${min}, got ${describeValue(value)}.`,
+    );
+  }
 }

@@ -197,3 +197,28 @@ describe('buildCollectionEnvelope', () => {
     expect(Object.keys(envelope)).toEqual(['items', 'links']);
   });
 });
+
+describe('the link builders called with values that are not counts', () => {
+  it.each([
+    ['a negative total', () => totalPages(-5, 2), /"totalItems" must be an integer of at least 0/],
+    ['a page size of 0', () => totalPages(5, 0), /"pageSize" must be an integer of at least 1/],
+    ['NaN', () => totalPages(Number.NaN, 10), /"totalItems"/],
+    [
+      'a string total in buildPageLinks',
+      () => buildPageLinks({ url: BASE, query: query(''), totalItems: '25' as never }),
+      /buildPageLinks: "totalItems"/,
+    ],
+    [
+      'items that are not an array',
+      () => buildCollectionEnvelope({ items: null as never, url: BASE, query: query('') }),
+      /buildCollectionEnvelope: "items" must be an array/,
+    ],
+  ])('throw a TypeError for %s', (_, call, message) => {
+    expect(call).toThrow(TypeError);
+    expect(call).toThrow(message);
+  });
+
+  it('still give 0 pages for an empty collection', () => {
+    expect(totalPages(0, 10)).toBe(0);
+  });
+});
