@@ -7,6 +7,7 @@ import {
   assertOptionsObject,
   closestName,
   describeValue,
+  invalidOption,
   OPTION_ERROR_CODES,
   oneOfOption,
   optionError,
@@ -104,6 +105,7 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
   assertKnownOptions('describeApi', init, API_OPTIONS);
   requireString('title', init.title);
   requireString('version', init.version);
+  if (init.summary !== undefined) requireString('summary', init.summary);
   if (typeof init.pathVersion !== 'string' || !/^v\d+(\.\d+)?$/.test(init.pathVersion)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
@@ -127,7 +129,9 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     );
   }
   const resources = init.resources.map(describeResource);
-  const operations = (init.operations ?? []).map(describeOperation);
+  const operations = arrayOption('operations', init.operations, 'operation descriptions').map(
+    describeOperation,
+  );
   assertUnique(
     'resource name',
     resources.map((r) => r.name),
@@ -160,22 +164,70 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
       );
     }
   }
-  return Object.freeze({
-    title: init.title,
-    version: init.version,
-    pathVersion: init.pathVersion,
-    summary: init.summary,
-    storage,
-    idempotencyStorage,
-    resources: Object.freeze(linked),
-    operations: Object.freeze(
-      operations.map((operation) =>
-        operation.creates === undefined
-          ? operation
-          : Object.freeze({ ...operation, responseName: operation.creates }),
-      ),
+  return Object.freeze(
+    Object.defineProperty(
+      {
+        title: init.title,
+        version: init.version,
+        pathVersion: init.pathVersion,
+        summary: init.summary,
+        storage,
+        idempotencyStorage,
+        resources: Object.freeze(linked),
+        operations: Object.freeze(
+          operations.map((operation) =>
+            operation.creates === undefined
+              ? operation
+              : Object.freeze({ ...operation, responseName: operation.creates }),
+          ),
+        ),
+      },
+      // Not enumerable: a copy made with spread is no checked description.
+      DESCRIPTION_BRAND,
+      { value: true },
     ),
-  });
+  );
+}
+
+/**
+ * Stamped on every description `describeApi` returns; registered (`Symbol.for`) so that a
+ * description from another copy or build (ESM or CommonJS) of this package is recognised.
+ */
+const DESCRIPTION_BRAND = Symbol.for('@resourceful/api-description.ApiDescription');
+
+/**
+ * True for a description `describeApi` returned, from any copy or build of this package: the
+ * generators (`openApiDocument`, `graphqlSchema`) take nothing else, since only `describeApi`
+ * checks that every field is there and of its type. A copy (`{ ...api }`) or an object inheriting
+ * from one (`Object.create(api)`) is not one.
+ */
+export function isApiDescription(value: unknown): value is ApiDescription {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.getOwnPropertyDescriptor(value, DESCRIPTION_BRAND)?.value === true
+  );
+}
+
+/**
+ * The items of an array option, `[]` when it is absent (`ERR_RESOURCEFUL_INVALID_OPTION` for
+ * anything else).
+ */
+function arrayOption<T>(
+  option: string,
+  value: readonly T[] | undefined,
+  items: string,
+): readonly T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) invalidOption('describeApi', option, `an array of ${items}`, value);
+  return value;
+}
+
+/** An on/off operation (`read`, `delete`): `true` or `false`; absent is off. */
+function switchOption(option: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') invalidOption('describeApi', option, 'true or false', value);
+  return value;
 }
 
 function describeResource(resource: ResourceDescription, index: number): DescribedResource {
@@ -239,7 +291,20 @@ function describeResource(resource: ResourceDescription, index: number): Describ
       (name) => !(COMMON_READ_ONLY_FIELDS as readonly string[]).includes(name),
     ),
   ];
-  const deprecated = { ...(resource.deprecated ?? {}) };
+  if (
+    resource.deprecated !== undefined &&
+    (typeof resource.deprecated !== 'object' ||
+      resource.deprecated === null ||
+      Array.isArray(resource.deprecated))
+  ) {
+    invalidOption(
+      'describeApi',
+      `${where}.deprecated`,
+      'an object of reasons by field ({ "field": "reason" })',
+      resource.deprecated,
+    );
+  }
+  const deprecated = { ...resource.deprecated };
   for (const [key, reason] of Object.entries(deprecated)) {
     const field = key.split('.')[0] ?? key;
     if (!fields.includes(field)) {
@@ -251,38 +316,42 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     }
     requireString(`${label} deprecation reason of "${key}"`, reason);
   }
-  const actions = (resource.actions ?? []).map((action, i) => {
-    assertOptionsObject(`describeApi: ${label} actions[${i}]`, action);
-    assertKnownOptions(`describeApi: ${label} actions[${i}]`, action, ACTION_OPTIONS);
-    if (typeof action.name !== 'string' || !SEGMENT.test(action.name)) {
-      throw optionError(
-        OPTION_ERROR_CODES.invalidOption,
-        'describeApi',
-        `${label} actions[${i}].name must be a path segment.`,
-      );
-    }
-    requireString(`${label} action "${action.name}" summary`, action.summary);
-    return {
-      name: action.name,
-      summary: action.summary,
-      body:
-        action.body === undefined
-          ? undefined
-          : toJsonSchema(action.body, 'input', `${label} action "${action.name}" body`),
-      bodySource: action.body,
-      example: action.example,
-    };
-  });
-  const subCollections = (resource.subCollections ?? []).map((sub, i) =>
-    describeSubCollection(label, sub, i),
+  const actions = arrayOption(`${where}.actions`, resource.actions, 'action descriptions').map(
+    (action, i) => {
+      assertOptionsObject(`describeApi: ${label} actions[${i}]`, action);
+      assertKnownOptions(`describeApi: ${label} actions[${i}]`, action, ACTION_OPTIONS);
+      if (typeof action.name !== 'string' || !SEGMENT.test(action.name)) {
+        throw optionError(
+          OPTION_ERROR_CODES.invalidOption,
+          'describeApi',
+          `${label} actions[${i}].name must be a path segment.`,
+        );
+      }
+      requireString(`${label} action "${action.name}" summary`, action.summary);
+      return {
+        name: action.name,
+        summary: action.summary,
+        body:
+          action.body === undefined
+            ? undefined
+            : toJsonSchema(action.body, 'input', `${label} action "${action.name}" body`),
+        bodySource: action.body,
+        example: action.example,
+      };
+    },
   );
+  const subCollections = arrayOption(
+    `${where}.subCollections`,
+    resource.subCollections,
+    'sub-collection descriptions',
+  ).map((sub, i) => describeSubCollection(label, sub, i));
   assertUnique(`${label} path segment`, [
     ...actions.map((a) => a.name),
     ...subCollections.map((s) => s.name),
   ]);
   const search = resource.search === undefined ? undefined : describeSearch(label, resource.search);
-  const replace = upsertable(ops.replace);
-  const patch = upsertable(ops.patch);
+  const replace = upsertable(`${where}.operations.replace`, ops.replace);
+  const patch = upsertable(`${where}.operations.patch`, ops.patch);
   return Object.freeze({
     name: resource.name,
     path: resource.path,
@@ -292,10 +361,10 @@ function describeResource(resource: ResourceDescription, index: number): Describ
       ops.create === undefined ? undefined : toJsonSchema(ops.create, 'input', `${label} create`),
     createSource: ops.create,
     list,
-    read: ops.read === true,
+    read: switchOption(`${where}.operations.read`, ops.read),
     replace,
     patch,
-    delete: ops.delete === true,
+    delete: switchOption(`${where}.operations.delete`, ops.delete),
     readOnly,
     deprecated,
     actions,
@@ -673,8 +742,15 @@ function assertUnique(what: string, values: readonly string[]): void {
 
 /** PUT and PATCH are off, on, or on with `{ upsert: true }`: creating with the client's id. */
 function upsertable(
+  option: string,
   operation: boolean | { readonly upsert: boolean } | undefined,
 ): false | { readonly upsert: boolean } {
   if (operation === undefined || operation === false) return false;
-  return { upsert: operation === true ? false : operation.upsert === true };
+  if (operation === true) return { upsert: false };
+  const expected = 'true, false or { upsert: true }';
+  if (typeof operation !== 'object' || operation === null || Array.isArray(operation)) {
+    invalidOption('describeApi', option, expected, operation);
+  }
+  assertKnownOptions('describeApi', operation, ['upsert'], option);
+  return { upsert: switchOption(`${option}.upsert`, operation.upsert) };
 }
