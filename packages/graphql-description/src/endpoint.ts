@@ -10,14 +10,18 @@ import { ApiError } from '@resourceful/error-envelope';
 import {
   assertKnownOptions,
   assertOptionsObject,
+  functionOption,
   helpLinkOption,
+  invalidOption,
   OPTION_ERROR_CODES,
   optionError,
+  positiveIntegerOption,
 } from '@resourceful/option-checks';
 import {
   type DocumentNode,
   type GraphQLError,
   type GraphQLSchema,
+  isSchema,
   parse,
   printSchema,
   type Source,
@@ -26,7 +30,7 @@ import {
 } from 'graphql';
 import { createHandler, type Request as GraphqlHttpRequest } from 'graphql-http';
 import { answerableResult } from './field-errors.js';
-import { type QueryLimits, queryLimitRules } from './limits.js';
+import { limitRules, type QueryLimits, resolveQueryLimits } from './limits.js';
 import { DEFAULT_MAX_NESTING, nestingDepth, tooComplex, tooNested } from './nesting.js';
 
 /**
@@ -121,11 +125,28 @@ function validateWithin(
   }
 }
 
+const FACTORY = 'graphqlEndpoint';
+
+/** The `schema` option: a graphql-js schema (`graphqlSchema`'s, or any other). */
+function schemaOption(schema: unknown): GraphQLSchema {
+  const expected = 'a GraphQLSchema, such as graphqlSchema(api, options) returns';
+  if (schema === undefined) {
+    throw optionError(
+      OPTION_ERROR_CODES.missingOption,
+      FACTORY,
+      `"schema" is required and must be ${expected}.`,
+      'schema',
+    );
+  }
+  if (!isSchema(schema)) invalidOption(FACTORY, 'schema', expected, schema);
+  return schema;
+}
+
 export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = RequestContext>(
   options: GraphqlEndpointOptions<Context>,
 ) {
-  assertOptionsObject('graphqlEndpoint', options);
-  assertKnownOptions('graphqlEndpoint', options, [
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, [
     'schema',
     'context',
     'limits',
@@ -133,23 +154,22 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
     'maxNesting',
     'help',
   ]);
-  const link = helpLinkOption('graphqlEndpoint', options.help);
-  const maxTokens = options.maxTokens ?? 5000;
-  const maxNesting = options.maxNesting ?? DEFAULT_MAX_NESTING;
-  for (const [name, value] of Object.entries({ maxTokens, maxNesting })) {
-    if (!Number.isInteger(value) || value < 1) {
-      throw optionError(
-        OPTION_ERROR_CODES.invalidOption,
-        'graphqlEndpoint',
-        `${name} must be a positive integer.`,
-      );
-    }
-  }
-  const rules = queryLimitRules(options.limits);
-  const sdl = printSchema(options.schema);
-  const context = options.context ?? ((req: IncomingMessage) => ({ req }) as unknown as Context);
+  const link = helpLinkOption(FACTORY, options.help);
+  const schema = schemaOption(options.schema);
+  const maxTokens = positiveIntegerOption(FACTORY, 'maxTokens', options.maxTokens, 5000);
+  const maxNesting = positiveIntegerOption(
+    FACTORY,
+    'maxNesting',
+    options.maxNesting,
+    DEFAULT_MAX_NESTING,
+  );
+  const rules = limitRules(resolveQueryLimits(FACTORY, options.limits, 'limits'));
+  const sdl = printSchema(schema);
+  const context =
+    functionOption(FACTORY, 'context', options.context, 'a function (req) => context') ??
+    ((req: IncomingMessage) => ({ req }) as unknown as Context);
   const handle = createHandler<IncomingMessage, undefined, Context>({
-    schema: options.schema,
+    schema,
     context: (req) => context(req.raw),
     validationRules: (_req, _args, specified) => [...specified, ...rules],
     parse: (source) => parseWithin(source, maxTokens, maxNesting),
