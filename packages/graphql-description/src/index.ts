@@ -17,7 +17,13 @@ export {
   singleFieldName,
   subCollectionFieldName,
 } from './schema.js';
-export { graphqlEnumValues, LinkMethodType, LinkType, ResourceInterface } from './type-builder.js';
+export {
+  graphqlEnumValues,
+  LinkMethodType,
+  type LinkSource,
+  LinkType,
+  ResourceInterface,
+} from './type-builder.js';
 export type {
   CollectionPage,
   ListArguments,
