@@ -62,7 +62,17 @@ export interface GraphqlEndpointOptions<Context extends Record<PropertyKey, unkn
    * one link each, in order. @default false
    */
   readonly help?: string | readonly string[] | false;
+  /**
+   * Bytes of a POST body the endpoint reads itself, when no body parser ran before it (with
+   * `express.json()` mounted first, its `limit` bounds the body instead). A longer body is a 413
+   * `PAYLOAD_TOO_LARGE` envelope through the app's error handler. @default 102400 (100 kB, as
+   * `express.json()`'s default `limit`)
+   */
+  readonly maxBodyBytes?: number;
 }
+
+/** The bytes of a body read without a body parser when `maxBodyBytes` is not given: 100 kB. */
+export const DEFAULT_MAX_BODY_BYTES = 100 * 1024;
 
 /** The path, under the endpoint's mount, of the SDL. */
 export const SDL_PATH = '/schema.graphql';
@@ -153,6 +163,7 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
     'maxTokens',
     'maxNesting',
     'help',
+    'maxBodyBytes',
   ]);
   const link = helpLinkOption(FACTORY, options.help);
   const schema = schemaOption(options.schema);
@@ -162,6 +173,12 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
     'maxNesting',
     options.maxNesting,
     DEFAULT_MAX_NESTING,
+  );
+  const maxBodyBytes = positiveIntegerOption(
+    FACTORY,
+    'maxBodyBytes',
+    options.maxBodyBytes,
+    DEFAULT_MAX_BODY_BYTES,
   );
   const rules = limitRules(resolveQueryLimits(FACTORY, options.limits, 'limits'));
   const sdl = printSchema(schema);
@@ -206,23 +223,58 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
     // graphql-http's answers are written as it makes them (GraphQL over HTTP fixes them), but
     // for its bodiless refusals of a request that never became a GraphQL request (415, 406),
     // which go to the app's error handler for the envelope; so does a fault of the handler.
-    handle(graphqlHttpRequest(asked))
-      .then(([body, init]) => {
-        const refusal = body === null ? refusalOf(init.status) : undefined;
+    const body: BodyRead = { tooLarge: false };
+    handle(graphqlHttpRequest(asked, maxBodyBytes, body))
+      .then(([answer, init]) => {
+        // graphql-http answers a body it could not read as unparsable JSON (400); one past the
+        // bound is the client's too-large body, as express.json() answers it.
+        const refusal = body.tooLarge
+          ? ApiError.payloadTooLarge(`A GraphQL request body may be at most ${maxBodyBytes} bytes.`)
+          : answer === null
+            ? refusalOf(init.status)
+            : undefined;
         if (refusal !== undefined) {
           next(refusal);
           return;
         }
-        res.writeHead(init.status, init.statusText, init.headers);
-        res.end(body);
+        const headers = { ...init.headers };
+        // graphql-http's 405 to a mutation sent with GET has a JSON body and no media type.
+        if (answer !== null && !hasHeader(headers, 'content-type')) {
+          headers['content-type'] = 'application/json; charset=utf-8';
+        }
+        res.writeHead(init.status, init.statusText, headers);
+        res.end(answer);
       })
       .catch(next);
   };
 }
 
-/** The request as graphql-http reads it: `req.body` when a body parser ran, else the stream. */
-function graphqlHttpRequest(req: IncomingMessage): GraphqlHttpRequest<IncomingMessage, undefined> {
+/** Whether a body read by the endpoint went past `maxBodyBytes`. */
+interface BodyRead {
+  tooLarge: boolean;
+}
+
+function hasHeader(headers: Readonly<Record<string, string>>, name: string): boolean {
+  return Object.keys(headers).some((key) => key.toLowerCase() === name);
+}
+
+/**
+ * The request as graphql-http reads it: `req.body` when a body parser ran, else the stream, read
+ * up to `maxBodyBytes` (past it, or with a `Content-Length` past it, reading stops and `read`
+ * says so).
+ */
+function graphqlHttpRequest(
+  req: IncomingMessage,
+  maxBodyBytes: number,
+  read: BodyRead,
+): GraphqlHttpRequest<IncomingMessage, undefined> {
   const parsed = (req as IncomingMessage & { body?: unknown }).body;
+  const tooLarge = (reject: (error: Error) => void) => {
+    read.tooLarge = true;
+    // As body-parser does: stop reading; Node closes the connection after the answer.
+    req.pause();
+    reject(new Error('The body is larger than maxBodyBytes.'));
+  };
   return {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
@@ -232,12 +284,24 @@ function graphqlHttpRequest(req: IncomingMessage): GraphqlHttpRequest<IncomingMe
         ? () => parsed as Record<string, unknown>
         : () =>
             new Promise<string>((resolve, reject) => {
-              let text = '';
-              req.setEncoding('utf8');
-              req.on('data', (chunk: string) => {
-                text += chunk;
-              });
-              req.on('end', () => resolve(text));
+              if (Number(req.headers['content-length']) > maxBodyBytes) {
+                tooLarge(reject);
+                return;
+              }
+              const chunks: Buffer[] = [];
+              let bytes = 0;
+              const onData = (chunk: Buffer) => {
+                bytes += chunk.length;
+                if (bytes > maxBodyBytes) {
+                  req.off('data', onData);
+                  tooLarge(reject);
+                  return;
+                }
+                chunks.push(chunk);
+              };
+              req.on('data', onData);
+              // Decoded once whole, so a character split between chunks stays one character.
+              req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
               req.on('error', reject);
             }),
     raw: req,

@@ -1,4 +1,5 @@
 export {
+  DEFAULT_MAX_BODY_BYTES,
   type GraphqlEndpointOptions,
   graphqlEndpoint,
   type RequestContext,

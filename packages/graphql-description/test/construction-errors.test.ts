@@ -75,6 +75,8 @@ describe('graphqlEndpoint refuses wrong options when it is called', () => {
     [{ maxTokens: '5000' }, 'maxTokens'],
     [{ maxNesting: null }, 'maxNesting'],
     [{ help: 5 }, 'help'],
+    [{ maxBodyBytes: 0 }, 'maxBodyBytes'],
+    [{ maxBodyBytes: '100kb' }, 'maxBodyBytes'],
   ])('%j', (extra, option) => {
     expect(errorOf(() => graphqlEndpoint({ schema, ...extra } as never))).toMatchObject({
       code: 'ERR_RESOURCEFUL_INVALID_OPTION',
@@ -101,6 +103,7 @@ describe('graphqlEndpoint refuses wrong options when it is called', () => {
       maxTokens: undefined,
       maxNesting: undefined,
       help: undefined,
+      maxBodyBytes: undefined,
     };
     expect(graphqlEndpoint(options).name).toBe('graphqlEndpointMiddleware');
   });

@@ -82,6 +82,11 @@ describeEachExpress('graphqlEndpoint', (express) => {
     const res = await fetch(url, { headers: { accept: 'application/graphql-response+json' } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
+    // graphql-http gives this answer's JSON body no media type; the endpoint names it.
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await res.json()).toEqual({
+      errors: [{ message: 'Cannot perform mutations over GET' }],
+    });
   });
 
   describe('refusals before GraphQL (the error envelope, not GraphQL errors)', () => {
