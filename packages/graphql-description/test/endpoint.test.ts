@@ -201,6 +201,35 @@ describeEachExpress('graphqlEndpoint', (express) => {
       }
     });
 
+    it('answers a context function that throws with the 500 envelope', async () => {
+      const app = express();
+      app.use(
+        '/graphql',
+        graphqlEndpoint({
+          schema,
+          context: () => {
+            throw new Error('the session store is down');
+          },
+        }),
+      );
+      app.use(errorHandler({ onError: () => undefined }));
+      const other = await listen(app);
+      try {
+        const res = await fetch(
+          `${other.url}/graphql?query=${encodeURIComponent('{ __typename }')}`,
+        );
+        const body = await res.json();
+        expectErrorEnvelope(
+          { status: res.status, body, headers: Object.fromEntries(res.headers) },
+          500,
+          { code: 'INTERNAL_SERVER_ERROR' },
+        );
+        expect(JSON.stringify(body)).not.toContain('session store');
+      } finally {
+        await other.close();
+      }
+    });
+
     it('links several help URLs in order, and refuses one that is not a URL', async () => {
       const app = express();
       app.use('/graphql', graphqlEndpoint({ schema, help: ['/docs', '/openapi.json'] }));
