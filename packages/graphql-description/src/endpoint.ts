@@ -13,8 +13,7 @@ import {
   functionOption,
   helpLinkOption,
   invalidOption,
-  OPTION_ERROR_CODES,
-  optionError,
+  missingOption,
   positiveIntegerOption,
 } from '@resourceful/option-checks';
 import {
@@ -141,12 +140,7 @@ const FACTORY = 'graphqlEndpoint';
 function schemaOption(schema: unknown): GraphQLSchema {
   const expected = 'a GraphQLSchema, such as graphqlSchema(api, options) returns';
   if (schema === undefined) {
-    throw optionError(
-      OPTION_ERROR_CODES.missingOption,
-      FACTORY,
-      `"schema" is required and must be ${expected}.`,
-      'schema',
-    );
+    missingOption(FACTORY, 'schema', expected);
   }
   if (!isSchema(schema)) invalidOption(FACTORY, 'schema', expected, schema);
   return schema;

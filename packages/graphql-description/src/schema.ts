@@ -17,6 +17,7 @@ import {
   assertOptionsObject,
   functionOption,
   invalidOption,
+  missingOption,
   OPTION_ERROR_CODES,
   optionError,
   positiveIntegerOption,
@@ -471,12 +472,7 @@ function checkedResolvers<Context>(
 ): ReadonlyMap<string, ResourceResolvers<Context>> {
   const expected = 'an object of resolvers by resource name ({ CreditCard: { read, list } })';
   if (value === undefined) {
-    throw optionError(
-      OPTION_ERROR_CODES.missingOption,
-      FACTORY,
-      `"resolvers" is required and must be ${expected}.`,
-      'resolvers',
-    );
+    missingOption(FACTORY, 'resolvers', expected);
   }
   const sets = new Map<string, ResourceResolvers<Context>>();
   for (const [name, set] of Object.entries(recordOption<unknown>('resolvers', value, expected))) {
