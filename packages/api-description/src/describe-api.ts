@@ -223,6 +223,22 @@ function arrayOption<T>(
   return value;
 }
 
+/**
+ * A nested part of the description (a resource, its list, an action …): a plain object naming
+ * only `known` fields. Errors name it by its path from the description, `resources[0].actions[1]`,
+ * and an unknown field by its own (`resources[0].actions[1].bdy`, "Did you mean …body").
+ */
+function describedPart(
+  option: string,
+  value: unknown,
+  known: readonly string[],
+): asserts value is object {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    invalidOption('describeApi', option, 'an object', value);
+  }
+  assertKnownOptions('describeApi', value, known, option);
+}
+
 /** An on/off operation (`read`, `delete`): `true` or `false`; absent is off. */
 function switchOption(option: string, value: unknown): boolean {
   if (value === undefined) return false;
@@ -232,8 +248,7 @@ function switchOption(option: string, value: unknown): boolean {
 
 function describeResource(resource: ResourceDescription, index: number): DescribedResource {
   const where = `resources[${index}]`;
-  assertOptionsObject(`describeApi: ${where}`, resource);
-  assertKnownOptions(`describeApi: ${where}`, resource, RESOURCE_OPTIONS);
+  describedPart(where, resource, RESOURCE_OPTIONS);
   if (typeof resource.name !== 'string' || !TYPE_NAME.test(resource.name)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
@@ -262,12 +277,10 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     }
   }
   const ops = resource.operations;
-  assertOptionsObject(`describeApi: ${label} operations`, ops);
-  assertKnownOptions(`describeApi: ${label} operations`, ops, OPERATIONS_OPTIONS);
+  describedPart(`${where}.operations`, ops, OPERATIONS_OPTIONS);
   let list: DescribedResource['list'];
   if (ops.list !== undefined) {
-    assertOptionsObject(`describeApi: ${label} list`, ops.list);
-    assertKnownOptions(`describeApi: ${label} list`, ops.list, LIST_OPTIONS);
+    describedPart(`${where}.operations.list`, ops.list, LIST_OPTIONS);
     const summary =
       ops.list.summary === undefined
         ? representation
@@ -318,8 +331,7 @@ function describeResource(resource: ResourceDescription, index: number): Describ
   }
   const actions = arrayOption(`${where}.actions`, resource.actions, 'action descriptions').map(
     (action, i) => {
-      assertOptionsObject(`describeApi: ${label} actions[${i}]`, action);
-      assertKnownOptions(`describeApi: ${label} actions[${i}]`, action, ACTION_OPTIONS);
+      describedPart(`${where}.actions[${i}]`, action, ACTION_OPTIONS);
       if (typeof action.name !== 'string' || !SEGMENT.test(action.name)) {
         throw optionError(
           OPTION_ERROR_CODES.invalidOption,
@@ -344,12 +356,15 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     `${where}.subCollections`,
     resource.subCollections,
     'sub-collection descriptions',
-  ).map((sub, i) => describeSubCollection(label, sub, i));
+  ).map((sub, i) => describeSubCollection(label, `${where}.subCollections[${i}]`, sub, i));
   assertUnique(`${label} path segment`, [
     ...actions.map((a) => a.name),
     ...subCollections.map((s) => s.name),
   ]);
-  const search = resource.search === undefined ? undefined : describeSearch(label, resource.search);
+  const search =
+    resource.search === undefined
+      ? undefined
+      : describeSearch(label, `${where}.search`, resource.search);
   const replace = upsertable(`${where}.operations.replace`, ops.replace);
   const patch = upsertable(`${where}.operations.patch`, ops.patch);
   return Object.freeze({
@@ -381,12 +396,12 @@ type PendingSubCollection = Omit<DescribedSubCollection, 'items'> & {
 
 function describeSubCollection(
   label: string,
+  path: string,
   sub: SubCollectionDescription,
   index: number,
 ): DescribedSubCollection {
   const where = `${label} subCollections[${index}]`;
-  assertOptionsObject(`describeApi: ${where}`, sub);
-  assertKnownOptions(`describeApi: ${where}`, sub, SUB_COLLECTION_OPTIONS);
+  describedPart(path, sub, SUB_COLLECTION_OPTIONS);
   if (typeof sub.name !== 'string' || !SEGMENT.test(sub.name)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
@@ -400,8 +415,7 @@ function describeSubCollection(
   if (typeof sub.items === 'string') {
     items = { resourceName: sub.items };
   } else {
-    assertOptionsObject(`describeApi: ${subLabel} items`, sub.items);
-    assertKnownOptions(`describeApi: ${subLabel} items`, sub.items, ['name', 'schema']);
+    describedPart(`${path}.items`, sub.items, ['name', 'schema']);
     if (typeof sub.items.name !== 'string' || !TYPE_NAME.test(sub.items.name)) {
       throw optionError(
         OPTION_ERROR_CODES.invalidOption,
@@ -421,8 +435,7 @@ function describeSubCollection(
     items = { name: sub.items.name, schema, resource: false };
   }
   const list = sub.list ?? {};
-  assertOptionsObject(`describeApi: ${subLabel} list`, list);
-  assertKnownOptions(`describeApi: ${subLabel} list`, list, SUB_LIST_OPTIONS);
+  describedPart(`${path}.list`, list, SUB_LIST_OPTIONS);
   // Field lists are checked against the items once they are known (linkSubCollections).
   return {
     name: sub.name,
@@ -581,9 +594,8 @@ function namedItemTypes(resources: readonly DescribedResource[]): string[] {
   return [...seen.keys()];
 }
 
-function describeSearch(label: string, search: SearchDescription): DescribedSearch {
-  assertOptionsObject(`describeApi: ${label} search`, search);
-  assertKnownOptions(`describeApi: ${label} search`, search, SEARCH_OPTIONS);
+function describeSearch(label: string, path: string, search: SearchDescription): DescribedSearch {
+  describedPart(path, search, SEARCH_OPTIONS);
   if (typeof search.path !== 'string' || !PATH.test(search.path)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
@@ -606,8 +618,7 @@ function describeSearch(label: string, search: SearchDescription): DescribedSear
 
 function describeOperation(operation: OperationDescription, index: number): DescribedOperation {
   const where = `operations[${index}]`;
-  assertOptionsObject(`describeApi: ${where}`, operation);
-  assertKnownOptions(`describeApi: ${where}`, operation, OPERATION_OPTIONS);
+  describedPart(where, operation, OPERATION_OPTIONS);
   if (typeof operation.operationId !== 'string' || !OPERATION_ID.test(operation.operationId)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,

@@ -122,6 +122,50 @@ describe('describeApi refuses a field of the wrong type with its code and the fi
   });
 });
 
+describe('describeApi names a wrong nested part of the description by its path', () => {
+  it.each([
+    ['a resource', { ...minimal, resources: [5] }, 'resources[0]'],
+    [
+      'its operations',
+      { ...minimal, resources: [{ ...resource, operations: 'read' }] },
+      'resources[0].operations',
+    ],
+    [
+      'its list',
+      { ...minimal, resources: [{ ...resource, operations: { list: [] } }] },
+      'resources[0].operations.list',
+    ],
+    [
+      'an action',
+      { ...minimal, resources: [{ ...resource, actions: [null] }] },
+      'resources[0].actions[0]',
+    ],
+    [
+      'a sub-collection',
+      { ...minimal, resources: [{ ...resource, subCollections: ['refunds'] }] },
+      'resources[0].subCollections[0]',
+    ],
+    ['a search', { ...minimal, resources: [{ ...resource, search: true }] }, 'resources[0].search'],
+    ['an operation', { ...minimal, operations: [[]] }, 'operations[0]'],
+  ])('%s that is not an object', (_, init, option) => {
+    expect(errorOf(() => describeApi(init as never))).toMatchObject({
+      code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+      factory: 'describeApi',
+      option,
+    });
+  });
+
+  it('an unknown field of a nested part, with the nearest known one', () => {
+    const init = { ...minimal, resources: [{ ...resource, operations: { raed: true } }] };
+    expect(errorOf(() => describeApi(init as never))).toMatchObject({
+      code: 'ERR_RESOURCEFUL_UNKNOWN_OPTION',
+      factory: 'describeApi',
+      option: 'resources[0].operations.raed',
+      message: expect.stringMatching(/Did you mean "resources\[0\]\.operations\.read"\?/),
+    });
+  });
+});
+
 describe('isApiDescription', () => {
   it('is true of what describeApi returns', () => {
     expect(isApiDescription(describeApi(minimal))).toBe(true);
