@@ -103,14 +103,15 @@ const OPERATION_ID = /^[A-Za-z][A-Za-z0-9_]*$/;
 export function describeApi(init: ApiDescriptionInit): ApiDescription {
   assertOptionsObject('describeApi', init);
   assertKnownOptions('describeApi', init, API_OPTIONS);
-  requireString('title', init.title);
-  requireString('version', init.version);
-  if (init.summary !== undefined) requireString('summary', init.summary);
+  requireString('title', init.title, 'title');
+  requireString('version', init.version, 'version');
+  if (init.summary !== undefined) requireString('summary', init.summary, 'summary');
   if (typeof init.pathVersion !== 'string' || !/^v\d+(\.\d+)?$/.test(init.pathVersion)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       'pathVersion must look like "v1" or "v1.2".',
+      'pathVersion',
     );
   }
   const storage = oneOfOption('describeApi', 'storage', init.storage, STORAGE, 'external');
@@ -126,6 +127,7 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       'resources must be an array of resource descriptions.',
+      'resources',
     );
   }
   const resources = init.resources.map(describeResource);
@@ -145,7 +147,9 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     operations.map((o) => o.operationId),
   );
   const names = new Set(resources.map((r) => r.name));
-  const linked = resources.map((resource) => linkSubCollections(resource, resources));
+  const linked = resources.map((resource, index) =>
+    linkSubCollections(resource, `resources[${index}]`, resources),
+  );
   assertUnique('path', [
     ...linked.flatMap((r) => (r.search ? [r.search.path] : [])),
     ...resources.map((r) => r.path),
@@ -155,12 +159,13 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     ...operations.flatMap((o) => (o.creates === undefined ? [o.responseName] : [])),
     ...namedItemTypes(linked),
   ]);
-  for (const operation of operations) {
+  for (const [index, operation] of operations.entries()) {
     if (operation.creates !== undefined && !names.has(operation.creates)) {
       throw optionError(
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `operation "${operation.operationId}" creates "${operation.creates}", which is not a described resource.`,
+        `operations[${index}].creates`,
       );
     }
   }
@@ -254,6 +259,7 @@ function describeResource(resource: ResourceDescription, index: number): Describ
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where}.name must be a PascalCase type name.`,
+      `${where}.name`,
     );
   }
   const label = `resource "${resource.name}"`;
@@ -262,10 +268,16 @@ function describeResource(resource: ResourceDescription, index: number): Describ
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} path must be lower-case segments like "/vault/credit-cards".`,
+      `${where}.path`,
     );
   }
-  requireString(`${label} summary`, resource.summary);
-  const representation = toJsonSchema(resource.representation, 'output', `${label} representation`);
+  requireString(`${label} summary`, resource.summary, `${where}.summary`);
+  const representation = toJsonSchema(
+    resource.representation,
+    'output',
+    `${label} representation`,
+    `${where}.representation`,
+  );
   const fields = propertyNames(representation);
   for (const common of COMMON_READ_ONLY_FIELDS) {
     if (!fields.includes(common)) {
@@ -273,6 +285,7 @@ function describeResource(resource: ResourceDescription, index: number): Describ
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `${label} representation lacks "${common}" (every resource has id, create_time, update_time and links).`,
+        `${where}.representation`,
       );
     }
   }
@@ -284,23 +297,49 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     const summary =
       ops.list.summary === undefined
         ? representation
-        : toJsonSchema(ops.list.summary, 'output', `${label} list summary`);
+        : toJsonSchema(
+            ops.list.summary,
+            'output',
+            `${label} list summary`,
+            `${where}.operations.list.summary`,
+          );
     const listed = propertyNames(summary);
-    const sortable = fieldList(`${label} list.sortable`, ops.list.sortable, listed);
-    const filterable = fieldList(`${label} list.filterable`, ops.list.filterable, listed);
+    const listPath = `${where}.operations.list`;
+    const sortable = fieldList(
+      `${label} list.sortable`,
+      ops.list.sortable,
+      listed,
+      `${listPath}.sortable`,
+    );
+    const filterable = fieldList(
+      `${label} list.filterable`,
+      ops.list.filterable,
+      listed,
+      `${listPath}.filterable`,
+    );
     const timeSelectable = fieldList(
       `${label} list.timeSelectable`,
       ops.list.timeSelectable,
       listed,
+      `${listPath}.timeSelectable`,
     );
-    const paging = pagingKinds(`${label} list.paging`, ops.list.paging, LIST_PAGING);
-    const totals = totalsMode(`${label} list.totals`, ops.list.totals);
-    const maxOffset = offsetBound(`${label} list.maxOffset`, ops.list.maxOffset);
+    const paging = pagingKinds(
+      `${label} list.paging`,
+      ops.list.paging,
+      LIST_PAGING,
+      `${listPath}.paging`,
+    );
+    const totals = totalsMode(`${listPath}.totals`, ops.list.totals);
+    const maxOffset = offsetBound(
+      `${label} list.maxOffset`,
+      ops.list.maxOffset,
+      `${listPath}.maxOffset`,
+    );
     list = { sortable, filterable, timeSelectable, paging, totals, maxOffset, summary };
   }
   const readOnly = [
     ...COMMON_READ_ONLY_FIELDS,
-    ...fieldList(`${label} readOnly`, resource.readOnly, fields).filter(
+    ...fieldList(`${label} readOnly`, resource.readOnly, fields, `${where}.readOnly`).filter(
       (name) => !(COMMON_READ_ONLY_FIELDS as readonly string[]).includes(name),
     ),
   ];
@@ -325,9 +364,10 @@ function describeResource(resource: ResourceDescription, index: number): Describ
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `${label} deprecates "${key}", but has no field "${field}".`,
+        `${where}.deprecated.${key}`,
       );
     }
-    requireString(`${label} deprecation reason of "${key}"`, reason);
+    requireString(`${label} deprecation reason of "${key}"`, reason, `${where}.deprecated.${key}`);
   }
   const actions = arrayOption(`${where}.actions`, resource.actions, 'action descriptions').map(
     (action, i) => {
@@ -337,16 +377,26 @@ function describeResource(resource: ResourceDescription, index: number): Describ
           OPTION_ERROR_CODES.invalidOption,
           'describeApi',
           `${label} actions[${i}].name must be a path segment.`,
+          `${where}.actions[${i}].name`,
         );
       }
-      requireString(`${label} action "${action.name}" summary`, action.summary);
+      requireString(
+        `${label} action "${action.name}" summary`,
+        action.summary,
+        `${where}.actions[${i}].summary`,
+      );
       return {
         name: action.name,
         summary: action.summary,
         body:
           action.body === undefined
             ? undefined
-            : toJsonSchema(action.body, 'input', `${label} action "${action.name}" body`),
+            : toJsonSchema(
+                action.body,
+                'input',
+                `${label} action "${action.name}" body`,
+                `${where}.actions[${i}].body`,
+              ),
         bodySource: action.body,
         example: action.example,
       };
@@ -373,7 +423,9 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     summary: resource.summary,
     representation,
     create:
-      ops.create === undefined ? undefined : toJsonSchema(ops.create, 'input', `${label} create`),
+      ops.create === undefined
+        ? undefined
+        : toJsonSchema(ops.create, 'input', `${label} create`, `${where}.operations.create`),
     createSource: ops.create,
     list,
     read: switchOption(`${where}.operations.read`, ops.read),
@@ -407,10 +459,11 @@ function describeSubCollection(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where}.name must be a path segment like "refunds".`,
+      `${path}.name`,
     );
   }
   const subLabel = `${label} sub-collection "${sub.name}"`;
-  requireString(`${subLabel} summary`, sub.summary);
+  requireString(`${subLabel} summary`, sub.summary, `${path}.summary`);
   let items: PendingSubCollection['items'];
   if (typeof sub.items === 'string') {
     items = { resourceName: sub.items };
@@ -421,15 +474,22 @@ function describeSubCollection(
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `${subLabel} items must name a described resource, or be { name, schema } with a PascalCase name.`,
+        `${path}.items`,
       );
     }
-    const schema = toJsonSchema(sub.items.schema, 'output', `${subLabel} items`);
+    const schema = toJsonSchema(
+      sub.items.schema,
+      'output',
+      `${subLabel} items`,
+      `${path}.items.schema`,
+    );
     // Items are listed, sorted and filtered by their fields: an object with properties.
     if (schema.type !== 'object' || propertyNames(schema).length === 0) {
       throw optionError(
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `${subLabel} items schema must be an object schema with properties.`,
+        `${path}.items.schema`,
       );
     }
     items = { name: sub.items.name, schema, resource: false };
@@ -441,21 +501,22 @@ function describeSubCollection(
     name: sub.name,
     summary: sub.summary,
     items,
-    list: listOptions(subLabel, list),
+    list: listOptions(subLabel, list, `${path}.list`),
   } as PendingSubCollection as DescribedSubCollection;
 }
 
 function listOptions(
   label: string,
   list: SubCollectionListDescription,
+  path: string,
 ): Required<SubCollectionListDescription> {
   return {
     sortable: list.sortable ?? [],
     filterable: list.filterable ?? [],
     timeSelectable: list.timeSelectable ?? [],
-    paging: pagingKinds(`${label} list.paging`, list.paging, LIST_PAGING),
-    totals: totalsMode(`${label} list.totals`, list.totals),
-    maxOffset: offsetBound(`${label} list.maxOffset`, list.maxOffset),
+    paging: pagingKinds(`${label} list.paging`, list.paging, LIST_PAGING, `${path}.paging`),
+    totals: totalsMode(`${path}.totals`, list.totals),
+    maxOffset: offsetBound(`${label} list.maxOffset`, list.maxOffset, `${path}.maxOffset`),
   };
 }
 
@@ -463,13 +524,14 @@ function listOptions(
  * A list's deepest offset: collection-pagination reads an `offset` or a page's first item up to
  * 2^53 − 1 (a safe integer), and a store may serve less (collection-pagination-pg's maxOffset).
  */
-function offsetBound(option: string, value: number | undefined): number {
+function offsetBound(where: string, value: number | undefined, option: string): number {
   if (value === undefined) return Number.MAX_SAFE_INTEGER;
   if (!Number.isSafeInteger(value) || value < 0) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
-      `${option} must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}; got ${describeValue(value)}.`,
+      `${where} must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}; got ${describeValue(value)}.`,
+      option,
     );
   }
   return value;
@@ -488,6 +550,7 @@ function pagingKinds<Kind extends PagingKind>(
   where: string,
   value: readonly Kind[] | undefined,
   allowed: readonly Kind[],
+  option: string,
 ): Kind[] {
   if (value === undefined) return ['page', 'offset'] as Kind[];
   const expected = allowed.map((kind) => `"${kind}"`).join(', ');
@@ -496,6 +559,7 @@ function pagingKinds<Kind extends PagingKind>(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where} must be a non-empty array of ${expected}; got ${describeValue(value)}.`,
+      option,
     );
   }
   for (const kind of value) {
@@ -511,6 +575,7 @@ function pagingKinds<Kind extends PagingKind>(
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `${where} names ${describeValue(kind)}; the kinds are ${expected}.${hint}`,
+        option,
       );
     }
   }
@@ -519,6 +584,7 @@ function pagingKinds<Kind extends PagingKind>(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where} names a paging kind twice.`,
+      option,
     );
   }
   if (
@@ -530,6 +596,7 @@ function pagingKinds<Kind extends PagingKind>(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where}: "token" goes with "page" or "offset", whose page_size or limit sizes the pages a token continues.`,
+      option,
     );
   }
   return [...value];
@@ -538,10 +605,12 @@ function pagingKinds<Kind extends PagingKind>(
 /** Resolves sub-collection items named by resource, and checks their field lists. */
 function linkSubCollections(
   resource: DescribedResource,
+  where: string,
   resources: readonly DescribedResource[],
 ): DescribedResource {
   const label = `resource "${resource.name}"`;
-  const subCollections = resource.subCollections.map((described) => {
+  const subCollections = resource.subCollections.map((described, i) => {
+    const path = `${where}.subCollections[${i}]`;
     const sub = described as PendingSubCollection;
     const subLabel = `${label} sub-collection "${sub.name}"`;
     let items: DescribedSubCollection['items'];
@@ -553,6 +622,7 @@ function linkSubCollections(
           OPTION_ERROR_CODES.invalidOption,
           'describeApi',
           `${subLabel} lists "${name}", which is not a described resource.`,
+          `${path}.items`,
         );
       }
       items = { name: target.name, schema: target.representation, resource: true };
@@ -561,9 +631,24 @@ function linkSubCollections(
     }
     const fields = propertyNames(items.schema);
     const list = {
-      sortable: fieldList(`${subLabel} list.sortable`, sub.list.sortable, fields),
-      filterable: fieldList(`${subLabel} list.filterable`, sub.list.filterable, fields),
-      timeSelectable: fieldList(`${subLabel} list.timeSelectable`, sub.list.timeSelectable, fields),
+      sortable: fieldList(
+        `${subLabel} list.sortable`,
+        sub.list.sortable,
+        fields,
+        `${path}.list.sortable`,
+      ),
+      filterable: fieldList(
+        `${subLabel} list.filterable`,
+        sub.list.filterable,
+        fields,
+        `${path}.list.filterable`,
+      ),
+      timeSelectable: fieldList(
+        `${subLabel} list.timeSelectable`,
+        sub.list.timeSelectable,
+        fields,
+        `${path}.list.timeSelectable`,
+      ),
       paging: sub.list.paging,
       totals: sub.list.totals,
       maxOffset: sub.list.maxOffset,
@@ -601,18 +686,29 @@ function describeSearch(label: string, path: string, search: SearchDescription):
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} search path must be lower-case segments like "/payments/search-billing-agreements".`,
+      `${path}.path`,
     );
   }
-  requireString(`${label} search summary`, search.summary);
-  const paging = pagingKinds(`${label} search.paging`, search.paging, SEARCH_PAGING);
+  requireString(`${label} search summary`, search.summary, `${path}.summary`);
+  const paging = pagingKinds(
+    `${label} search.paging`,
+    search.paging,
+    SEARCH_PAGING,
+    `${path}.paging`,
+  );
   return Object.freeze({
     path: search.path,
     summary: search.summary,
-    criteria: toJsonSchema(search.criteria, 'input', `${label} search criteria`),
+    criteria: toJsonSchema(
+      search.criteria,
+      'input',
+      `${label} search criteria`,
+      `${path}.criteria`,
+    ),
     criteriaSource: search.criteria,
     example: search.example,
     paging,
-    totals: totalsMode(`${label} search.totals`, search.totals),
+    totals: totalsMode(`${path}.totals`, search.totals),
   });
 }
 
@@ -624,6 +720,7 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where}.operationId must be an identifier.`,
+      `${where}.operationId`,
     );
   }
   const label = `operation "${operation.operationId}"`;
@@ -632,6 +729,7 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} method must be "GET" or "POST".`,
+      `${where}.method`,
     );
   }
   if (typeof operation.path !== 'string' || !OPERATION_PATH.test(operation.path)) {
@@ -639,9 +737,10 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} path must look like "/risk/decisions".`,
+      `${where}.path`,
     );
   }
-  requireString(`${label} summary`, operation.summary);
+  requireString(`${label} summary`, operation.summary, `${where}.summary`);
   if (
     operation.responseName !== undefined &&
     (typeof operation.responseName !== 'string' || !TYPE_NAME.test(operation.responseName))
@@ -650,6 +749,7 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} responseName must be a PascalCase type name.`,
+      `${where}.responseName`,
     );
   }
   const kinds = ['resource-oriented', 'composite', 'transient', 'computed'];
@@ -658,6 +758,7 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} kind must be one of ${kinds.join(', ')}.`,
+      `${where}.kind`,
     );
   }
   if ((operation.kind === 'computed') !== (operation.method === 'GET')) {
@@ -665,6 +766,7 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label}: computed resources are read with GET, the other kinds are POSTed.`,
+      `${where}.method`,
     );
   }
   if (
@@ -675,6 +777,7 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} is ${operation.kind}: name the resource it creates in "creates".`,
+      `${where}.creates`,
     );
   }
   return Object.freeze({
@@ -686,15 +789,15 @@ function describeOperation(operation: OperationDescription, index: number): Desc
     body:
       operation.body === undefined
         ? undefined
-        : toJsonSchema(operation.body, 'input', `${label} body`),
+        : toJsonSchema(operation.body, 'input', `${label} body`, `${where}.body`),
     bodySource: operation.body,
     example: operation.example,
     query:
       operation.query === undefined
         ? undefined
-        : toJsonSchema(operation.query, 'input', `${label} query`),
+        : toJsonSchema(operation.query, 'input', `${label} query`, `${where}.query`),
     querySource: operation.query,
-    response: toJsonSchema(operation.response, 'output', `${label} response`),
+    response: toJsonSchema(operation.response, 'output', `${label} response`, `${where}.response`),
     responseName: operation.responseName ?? `${pascal(operation.operationId)}Result`,
     creates: operation.creates,
   });
@@ -704,6 +807,7 @@ function fieldList(
   where: string,
   value: readonly string[] | undefined,
   fields: string[],
+  option: string,
 ): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value))
@@ -711,6 +815,7 @@ function fieldList(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where} must be an array of field names.`,
+      option,
     );
   for (const name of value) {
     if (!fields.includes(name)) {
@@ -718,6 +823,7 @@ function fieldList(
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `${where} names "${String(name)}", which is not a field.`,
+        option,
       );
     }
   }
@@ -728,12 +834,13 @@ function pascal(identifier: string): string {
   return identifier.charAt(0).toUpperCase() + identifier.slice(1);
 }
 
-function requireString(where: string, value: unknown): void {
+function requireString(where: string, value: unknown, option: string): void {
   if (typeof value !== 'string' || value.trim() === '') {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where} must be a non-empty string.`,
+      option,
     );
   }
 }

@@ -240,3 +240,92 @@ describe('openApiDocument refuses an option of the wrong type, naming it', () =>
     expect(document.security).toEqual([{ bearer: [] }]);
   });
 });
+
+describe('describeApi names the field at fault by its path in the description', () => {
+  const withResource = (extra: Record<string, unknown>) => ({
+    ...minimal,
+    resources: [{ ...resource, ...extra }],
+  });
+  const operation = {
+    operationId: 'evaluate',
+    method: 'POST',
+    path: '/risk/evaluate',
+    summary: 'Evaluates.',
+    kind: 'transient',
+    response: { type: 'object', properties: { ok: { type: 'boolean' } } },
+  };
+  const withOperation = (extra: Record<string, unknown>) => ({
+    ...minimal,
+    operations: [{ ...operation, ...extra }],
+  });
+
+  it.each([
+    [{ ...minimal, title: '' }, 'title'],
+    [{ ...minimal, pathVersion: '1' }, 'pathVersion'],
+    [{ ...minimal, resources: 'Card' }, 'resources'],
+    [withResource({ name: 'card' }), 'resources[0].name'],
+    [withResource({ path: '/Cards' }), 'resources[0].path'],
+    [withResource({ summary: ' ' }), 'resources[0].summary'],
+    [withResource({ representation: 5 }), 'resources[0].representation'],
+    [withResource({ representation: { type: 'object' } }), 'resources[0].representation'],
+    [withResource({ readOnly: ['nope'] }), 'resources[0].readOnly'],
+    [withResource({ deprecated: { nope: 'Gone.' } }), 'resources[0].deprecated.nope'],
+    [withResource({ deprecated: { id: '' } }), 'resources[0].deprecated.id'],
+    [withResource({ operations: { create: 'x' } }), 'resources[0].operations.create'],
+    [
+      withResource({ operations: { list: { sortable: ['nope'] } } }),
+      'resources[0].operations.list.sortable',
+    ],
+    [withResource({ operations: { list: { paging: [] } } }), 'resources[0].operations.list.paging'],
+    [
+      withResource({ operations: { list: { totals: 'never' } } }),
+      'resources[0].operations.list.totals',
+    ],
+    [
+      withResource({ operations: { list: { maxOffset: -1 } } }),
+      'resources[0].operations.list.maxOffset',
+    ],
+    [withResource({ actions: [{ name: 'Go', summary: 'Go.' }] }), 'resources[0].actions[0].name'],
+    [withResource({ actions: [{ name: 'go', summary: '' }] }), 'resources[0].actions[0].summary'],
+    [
+      withResource({ actions: [{ name: 'go', summary: 'Go.', body: 5 }] }),
+      'resources[0].actions[0].body',
+    ],
+    [
+      withResource({ subCollections: [{ name: 'Refunds', summary: 'R.', items: 'CreditCard' }] }),
+      'resources[0].subCollections[0].name',
+    ],
+    [
+      withResource({ subCollections: [{ name: 'refunds', summary: 'R.', items: 'Refund' }] }),
+      'resources[0].subCollections[0].items',
+    ],
+    [
+      withResource({
+        subCollections: [
+          { name: 'refunds', summary: 'R.', items: 'CreditCard', list: { sortable: ['nope'] } },
+        ],
+      }),
+      'resources[0].subCollections[0].list.sortable',
+    ],
+    [
+      withResource({ search: { path: '/Search', summary: 'S.', criteria: {} } }),
+      'resources[0].search.path',
+    ],
+    [
+      withResource({ search: { path: '/search-cards', summary: 'S.', criteria: 5 } }),
+      'resources[0].search.criteria',
+    ],
+    [withOperation({ operationId: '1st' }), 'operations[0].operationId'],
+    [withOperation({ method: 'PUT' }), 'operations[0].method'],
+    [withOperation({ kind: 'other' }), 'operations[0].kind'],
+    [withOperation({ kind: 'composite' }), 'operations[0].creates'],
+    [withOperation({ kind: 'composite', creates: 'Nope' }), 'operations[0].creates'],
+    [withOperation({ response: 'x' }), 'operations[0].response'],
+  ])('%j', (init, option) => {
+    expect(errorOf(() => describeApi(init as never))).toMatchObject({
+      code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+      factory: 'describeApi',
+      option,
+    });
+  });
+});
