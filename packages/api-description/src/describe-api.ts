@@ -305,23 +305,11 @@ function describeResource(resource: ResourceDescription, index: number): Describ
           );
     const listed = propertyNames(summary);
     const listPath = `${where}.operations.list`;
-    const sortable = fieldList(
-      `${label} list.sortable`,
-      ops.list.sortable,
+    const { sortable, filterable, timeSelectable } = listFields(
+      `${label} list`,
+      ops.list,
       listed,
-      `${listPath}.sortable`,
-    );
-    const filterable = fieldList(
-      `${label} list.filterable`,
-      ops.list.filterable,
-      listed,
-      `${listPath}.filterable`,
-    );
-    const timeSelectable = fieldList(
-      `${label} list.timeSelectable`,
-      ops.list.timeSelectable,
-      listed,
-      `${listPath}.timeSelectable`,
+      listPath,
     );
     const paging = pagingKinds(
       `${label} list.paging`,
@@ -631,24 +619,7 @@ function linkSubCollections(
     }
     const fields = propertyNames(items.schema);
     const list = {
-      sortable: fieldList(
-        `${subLabel} list.sortable`,
-        sub.list.sortable,
-        fields,
-        `${path}.list.sortable`,
-      ),
-      filterable: fieldList(
-        `${subLabel} list.filterable`,
-        sub.list.filterable,
-        fields,
-        `${path}.list.filterable`,
-      ),
-      timeSelectable: fieldList(
-        `${subLabel} list.timeSelectable`,
-        sub.list.timeSelectable,
-        fields,
-        `${path}.list.timeSelectable`,
-      ),
+      ...listFields(`${subLabel} list`, sub.list, fields, `${path}.list`),
       paging: sub.list.paging,
       totals: sub.list.totals,
       maxOffset: sub.list.maxOffset,
@@ -801,6 +772,22 @@ function describeOperation(operation: OperationDescription, index: number): Desc
     responseName: operation.responseName ?? `${pascal(operation.operationId)}Result`,
     creates: operation.creates,
   });
+}
+
+/** A list's field lists, each naming fields of its items (`fields`). */
+function listFields(
+  label: string,
+  list: Pick<SubCollectionListDescription, 'sortable' | 'filterable' | 'timeSelectable'>,
+  fields: string[],
+  path: string,
+): { sortable: string[]; filterable: string[]; timeSelectable: string[] } {
+  const named = (kind: 'sortable' | 'filterable' | 'timeSelectable') =>
+    fieldList(`${label}.${kind}`, list[kind], fields, `${path}.${kind}`);
+  return {
+    sortable: named('sortable'),
+    filterable: named('filterable'),
+    timeSelectable: named('timeSelectable'),
+  };
 }
 
 function fieldList(
