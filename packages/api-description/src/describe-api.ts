@@ -7,6 +7,7 @@ import {
   assertOptionsObject,
   closestName,
   describeValue,
+  invalidOption,
   OPTION_ERROR_CODES,
   oneOfOption,
   optionError,
@@ -102,13 +103,15 @@ const OPERATION_ID = /^[A-Za-z][A-Za-z0-9_]*$/;
 export function describeApi(init: ApiDescriptionInit): ApiDescription {
   assertOptionsObject('describeApi', init);
   assertKnownOptions('describeApi', init, API_OPTIONS);
-  requireString('title', init.title);
-  requireString('version', init.version);
+  requireString('title', init.title, 'title');
+  requireString('version', init.version, 'version');
+  if (init.summary !== undefined) requireString('summary', init.summary, 'summary');
   if (typeof init.pathVersion !== 'string' || !/^v\d+(\.\d+)?$/.test(init.pathVersion)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       'pathVersion must look like "v1" or "v1.2".',
+      'pathVersion',
     );
   }
   const storage = oneOfOption('describeApi', 'storage', init.storage, STORAGE, 'external');
@@ -124,10 +127,13 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       'resources must be an array of resource descriptions.',
+      'resources',
     );
   }
   const resources = init.resources.map(describeResource);
-  const operations = (init.operations ?? []).map(describeOperation);
+  const operations = arrayOption('operations', init.operations, 'operation descriptions').map(
+    describeOperation,
+  );
   assertUnique(
     'resource name',
     resources.map((r) => r.name),
@@ -141,7 +147,9 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     operations.map((o) => o.operationId),
   );
   const names = new Set(resources.map((r) => r.name));
-  const linked = resources.map((resource) => linkSubCollections(resource, resources));
+  const linked = resources.map((resource, index) =>
+    linkSubCollections(resource, `resources[${index}]`, resources),
+  );
   assertUnique('path', [
     ...linked.flatMap((r) => (r.search ? [r.search.path] : [])),
     ...resources.map((r) => r.path),
@@ -151,42 +159,107 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     ...operations.flatMap((o) => (o.creates === undefined ? [o.responseName] : [])),
     ...namedItemTypes(linked),
   ]);
-  for (const operation of operations) {
+  for (const [index, operation] of operations.entries()) {
     if (operation.creates !== undefined && !names.has(operation.creates)) {
       throw optionError(
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `operation "${operation.operationId}" creates "${operation.creates}", which is not a described resource.`,
+        `operations[${index}].creates`,
       );
     }
   }
-  return Object.freeze({
-    title: init.title,
-    version: init.version,
-    pathVersion: init.pathVersion,
-    summary: init.summary,
-    storage,
-    idempotencyStorage,
-    resources: Object.freeze(linked),
-    operations: Object.freeze(
-      operations.map((operation) =>
-        operation.creates === undefined
-          ? operation
-          : Object.freeze({ ...operation, responseName: operation.creates }),
-      ),
+  return Object.freeze(
+    Object.defineProperty(
+      {
+        title: init.title,
+        version: init.version,
+        pathVersion: init.pathVersion,
+        summary: init.summary,
+        storage,
+        idempotencyStorage,
+        resources: Object.freeze(linked),
+        operations: Object.freeze(
+          operations.map((operation) =>
+            operation.creates === undefined
+              ? operation
+              : Object.freeze({ ...operation, responseName: operation.creates }),
+          ),
+        ),
+      },
+      // Not enumerable: a copy made with spread is no checked description.
+      DESCRIPTION_BRAND,
+      { value: true },
     ),
-  });
+  );
+}
+
+/**
+ * Stamped on every description `describeApi` returns; registered (`Symbol.for`) so that a
+ * description from another copy or build (ESM or CommonJS) of this package is recognised.
+ */
+const DESCRIPTION_BRAND = Symbol.for('@resourceful/api-description.ApiDescription');
+
+/**
+ * True for a description `describeApi` returned, from any copy or build of this package: the
+ * generators (`openApiDocument`, `graphqlSchema`) take nothing else, since only `describeApi`
+ * checks that every field is there and of its type. A copy (`{ ...api }`) or an object inheriting
+ * from one (`Object.create(api)`) is not one.
+ */
+export function isApiDescription(value: unknown): value is ApiDescription {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.getOwnPropertyDescriptor(value, DESCRIPTION_BRAND)?.value === true
+  );
+}
+
+/**
+ * The items of an array option, `[]` when it is absent (`ERR_RESOURCEFUL_INVALID_OPTION` for
+ * anything else).
+ */
+function arrayOption<T>(
+  option: string,
+  value: readonly T[] | undefined,
+  items: string,
+): readonly T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) invalidOption('describeApi', option, `an array of ${items}`, value);
+  return value;
+}
+
+/**
+ * A nested part of the description (a resource, its list, an action …): a plain object naming
+ * only `known` fields. Errors name it by its path from the description, `resources[0].actions[1]`,
+ * and an unknown field by its own (`resources[0].actions[1].bdy`, "Did you mean …body").
+ */
+function describedPart(
+  option: string,
+  value: unknown,
+  known: readonly string[],
+): asserts value is object {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    invalidOption('describeApi', option, 'an object', value);
+  }
+  assertKnownOptions('describeApi', value, known, option);
+}
+
+/** An on/off operation (`read`, `delete`): `true` or `false`; absent is off. */
+function switchOption(option: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') invalidOption('describeApi', option, 'true or false', value);
+  return value;
 }
 
 function describeResource(resource: ResourceDescription, index: number): DescribedResource {
   const where = `resources[${index}]`;
-  assertOptionsObject(`describeApi: ${where}`, resource);
-  assertKnownOptions(`describeApi: ${where}`, resource, RESOURCE_OPTIONS);
+  describedPart(where, resource, RESOURCE_OPTIONS);
   if (typeof resource.name !== 'string' || !TYPE_NAME.test(resource.name)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where}.name must be a PascalCase type name.`,
+      `${where}.name`,
     );
   }
   const label = `resource "${resource.name}"`;
@@ -195,10 +268,16 @@ function describeResource(resource: ResourceDescription, index: number): Describ
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} path must be lower-case segments like "/vault/credit-cards".`,
+      `${where}.path`,
     );
   }
-  requireString(`${label} summary`, resource.summary);
-  const representation = toJsonSchema(resource.representation, 'output', `${label} representation`);
+  requireString(`${label} summary`, resource.summary, `${where}.summary`);
+  const representation = toJsonSchema(
+    resource.representation,
+    'output',
+    `${label} representation`,
+    `${where}.representation`,
+  );
   const fields = propertyNames(representation);
   for (const common of COMMON_READ_ONLY_FIELDS) {
     if (!fields.includes(common)) {
@@ -206,40 +285,66 @@ function describeResource(resource: ResourceDescription, index: number): Describ
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `${label} representation lacks "${common}" (every resource has id, create_time, update_time and links).`,
+        `${where}.representation`,
       );
     }
   }
   const ops = resource.operations;
-  assertOptionsObject(`describeApi: ${label} operations`, ops);
-  assertKnownOptions(`describeApi: ${label} operations`, ops, OPERATIONS_OPTIONS);
+  describedPart(`${where}.operations`, ops, OPERATIONS_OPTIONS);
   let list: DescribedResource['list'];
   if (ops.list !== undefined) {
-    assertOptionsObject(`describeApi: ${label} list`, ops.list);
-    assertKnownOptions(`describeApi: ${label} list`, ops.list, LIST_OPTIONS);
+    describedPart(`${where}.operations.list`, ops.list, LIST_OPTIONS);
     const summary =
       ops.list.summary === undefined
         ? representation
-        : toJsonSchema(ops.list.summary, 'output', `${label} list summary`);
+        : toJsonSchema(
+            ops.list.summary,
+            'output',
+            `${label} list summary`,
+            `${where}.operations.list.summary`,
+          );
     const listed = propertyNames(summary);
-    const sortable = fieldList(`${label} list.sortable`, ops.list.sortable, listed);
-    const filterable = fieldList(`${label} list.filterable`, ops.list.filterable, listed);
-    const timeSelectable = fieldList(
-      `${label} list.timeSelectable`,
-      ops.list.timeSelectable,
+    const listPath = `${where}.operations.list`;
+    const { sortable, filterable, timeSelectable } = listFields(
+      `${label} list`,
+      ops.list,
       listed,
+      listPath,
     );
-    const paging = pagingKinds(`${label} list.paging`, ops.list.paging, LIST_PAGING);
-    const totals = totalsMode(`${label} list.totals`, ops.list.totals);
-    const maxOffset = offsetBound(`${label} list.maxOffset`, ops.list.maxOffset);
+    const paging = pagingKinds(
+      `${label} list.paging`,
+      ops.list.paging,
+      LIST_PAGING,
+      `${listPath}.paging`,
+    );
+    const totals = totalsMode(`${listPath}.totals`, ops.list.totals);
+    const maxOffset = offsetBound(
+      `${label} list.maxOffset`,
+      ops.list.maxOffset,
+      `${listPath}.maxOffset`,
+    );
     list = { sortable, filterable, timeSelectable, paging, totals, maxOffset, summary };
   }
   const readOnly = [
     ...COMMON_READ_ONLY_FIELDS,
-    ...fieldList(`${label} readOnly`, resource.readOnly, fields).filter(
+    ...fieldList(`${label} readOnly`, resource.readOnly, fields, `${where}.readOnly`).filter(
       (name) => !(COMMON_READ_ONLY_FIELDS as readonly string[]).includes(name),
     ),
   ];
-  const deprecated = { ...(resource.deprecated ?? {}) };
+  if (
+    resource.deprecated !== undefined &&
+    (typeof resource.deprecated !== 'object' ||
+      resource.deprecated === null ||
+      Array.isArray(resource.deprecated))
+  ) {
+    invalidOption(
+      'describeApi',
+      `${where}.deprecated`,
+      'an object of reasons by field ({ "field": "reason" })',
+      resource.deprecated,
+    );
+  }
+  const deprecated = { ...resource.deprecated };
   for (const [key, reason] of Object.entries(deprecated)) {
     const field = key.split('.')[0] ?? key;
     if (!fields.includes(field)) {
@@ -247,55 +352,74 @@ function describeResource(resource: ResourceDescription, index: number): Describ
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `${label} deprecates "${key}", but has no field "${field}".`,
+        `${where}.deprecated.${key}`,
       );
     }
-    requireString(`${label} deprecation reason of "${key}"`, reason);
+    requireString(`${label} deprecation reason of "${key}"`, reason, `${where}.deprecated.${key}`);
   }
-  const actions = (resource.actions ?? []).map((action, i) => {
-    assertOptionsObject(`describeApi: ${label} actions[${i}]`, action);
-    assertKnownOptions(`describeApi: ${label} actions[${i}]`, action, ACTION_OPTIONS);
-    if (typeof action.name !== 'string' || !SEGMENT.test(action.name)) {
-      throw optionError(
-        OPTION_ERROR_CODES.invalidOption,
-        'describeApi',
-        `${label} actions[${i}].name must be a path segment.`,
+  const actions = arrayOption(`${where}.actions`, resource.actions, 'action descriptions').map(
+    (action, i) => {
+      describedPart(`${where}.actions[${i}]`, action, ACTION_OPTIONS);
+      if (typeof action.name !== 'string' || !SEGMENT.test(action.name)) {
+        throw optionError(
+          OPTION_ERROR_CODES.invalidOption,
+          'describeApi',
+          `${label} actions[${i}].name must be a path segment.`,
+          `${where}.actions[${i}].name`,
+        );
+      }
+      requireString(
+        `${label} action "${action.name}" summary`,
+        action.summary,
+        `${where}.actions[${i}].summary`,
       );
-    }
-    requireString(`${label} action "${action.name}" summary`, action.summary);
-    return {
-      name: action.name,
-      summary: action.summary,
-      body:
-        action.body === undefined
-          ? undefined
-          : toJsonSchema(action.body, 'input', `${label} action "${action.name}" body`),
-      bodySource: action.body,
-      example: action.example,
-    };
-  });
-  const subCollections = (resource.subCollections ?? []).map((sub, i) =>
-    describeSubCollection(label, sub, i),
+      return {
+        name: action.name,
+        summary: action.summary,
+        body:
+          action.body === undefined
+            ? undefined
+            : toJsonSchema(
+                action.body,
+                'input',
+                `${label} action "${action.name}" body`,
+                `${where}.actions[${i}].body`,
+              ),
+        bodySource: action.body,
+        example: action.example,
+      };
+    },
   );
+  const subCollections = arrayOption(
+    `${where}.subCollections`,
+    resource.subCollections,
+    'sub-collection descriptions',
+  ).map((sub, i) => describeSubCollection(label, `${where}.subCollections[${i}]`, sub, i));
   assertUnique(`${label} path segment`, [
     ...actions.map((a) => a.name),
     ...subCollections.map((s) => s.name),
   ]);
-  const search = resource.search === undefined ? undefined : describeSearch(label, resource.search);
-  const replace = upsertable(ops.replace);
-  const patch = upsertable(ops.patch);
+  const search =
+    resource.search === undefined
+      ? undefined
+      : describeSearch(label, `${where}.search`, resource.search);
+  const replace = upsertable(`${where}.operations.replace`, ops.replace);
+  const patch = upsertable(`${where}.operations.patch`, ops.patch);
   return Object.freeze({
     name: resource.name,
     path: resource.path,
     summary: resource.summary,
     representation,
     create:
-      ops.create === undefined ? undefined : toJsonSchema(ops.create, 'input', `${label} create`),
+      ops.create === undefined
+        ? undefined
+        : toJsonSchema(ops.create, 'input', `${label} create`, `${where}.operations.create`),
     createSource: ops.create,
     list,
-    read: ops.read === true,
+    read: switchOption(`${where}.operations.read`, ops.read),
     replace,
     patch,
-    delete: ops.delete === true,
+    delete: switchOption(`${where}.operations.delete`, ops.delete),
     readOnly,
     deprecated,
     actions,
@@ -312,68 +436,75 @@ type PendingSubCollection = Omit<DescribedSubCollection, 'items'> & {
 
 function describeSubCollection(
   label: string,
+  path: string,
   sub: SubCollectionDescription,
   index: number,
 ): DescribedSubCollection {
   const where = `${label} subCollections[${index}]`;
-  assertOptionsObject(`describeApi: ${where}`, sub);
-  assertKnownOptions(`describeApi: ${where}`, sub, SUB_COLLECTION_OPTIONS);
+  describedPart(path, sub, SUB_COLLECTION_OPTIONS);
   if (typeof sub.name !== 'string' || !SEGMENT.test(sub.name)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where}.name must be a path segment like "refunds".`,
+      `${path}.name`,
     );
   }
   const subLabel = `${label} sub-collection "${sub.name}"`;
-  requireString(`${subLabel} summary`, sub.summary);
+  requireString(`${subLabel} summary`, sub.summary, `${path}.summary`);
   let items: PendingSubCollection['items'];
   if (typeof sub.items === 'string') {
     items = { resourceName: sub.items };
   } else {
-    assertOptionsObject(`describeApi: ${subLabel} items`, sub.items);
-    assertKnownOptions(`describeApi: ${subLabel} items`, sub.items, ['name', 'schema']);
+    describedPart(`${path}.items`, sub.items, ['name', 'schema']);
     if (typeof sub.items.name !== 'string' || !TYPE_NAME.test(sub.items.name)) {
       throw optionError(
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `${subLabel} items must name a described resource, or be { name, schema } with a PascalCase name.`,
+        `${path}.items`,
       );
     }
-    const schema = toJsonSchema(sub.items.schema, 'output', `${subLabel} items`);
+    const schema = toJsonSchema(
+      sub.items.schema,
+      'output',
+      `${subLabel} items`,
+      `${path}.items.schema`,
+    );
     // Items are listed, sorted and filtered by their fields: an object with properties.
     if (schema.type !== 'object' || propertyNames(schema).length === 0) {
       throw optionError(
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `${subLabel} items schema must be an object schema with properties.`,
+        `${path}.items.schema`,
       );
     }
     items = { name: sub.items.name, schema, resource: false };
   }
   const list = sub.list ?? {};
-  assertOptionsObject(`describeApi: ${subLabel} list`, list);
-  assertKnownOptions(`describeApi: ${subLabel} list`, list, SUB_LIST_OPTIONS);
+  describedPart(`${path}.list`, list, SUB_LIST_OPTIONS);
   // Field lists are checked against the items once they are known (linkSubCollections).
   return {
     name: sub.name,
     summary: sub.summary,
     items,
-    list: listOptions(subLabel, list),
+    list: listOptions(subLabel, list, `${path}.list`),
   } as PendingSubCollection as DescribedSubCollection;
 }
 
 function listOptions(
   label: string,
   list: SubCollectionListDescription,
+  path: string,
 ): Required<SubCollectionListDescription> {
   return {
     sortable: list.sortable ?? [],
     filterable: list.filterable ?? [],
     timeSelectable: list.timeSelectable ?? [],
-    paging: pagingKinds(`${label} list.paging`, list.paging, LIST_PAGING),
-    totals: totalsMode(`${label} list.totals`, list.totals),
-    maxOffset: offsetBound(`${label} list.maxOffset`, list.maxOffset),
+    paging: pagingKinds(`${label} list.paging`, list.paging, LIST_PAGING, `${path}.paging`),
+    totals: totalsMode(`${path}.totals`, list.totals),
+    maxOffset: offsetBound(`${label} list.maxOffset`, list.maxOffset, `${path}.maxOffset`),
   };
 }
 
@@ -381,13 +512,14 @@ function listOptions(
  * A list's deepest offset: collection-pagination reads an `offset` or a page's first item up to
  * 2^53 − 1 (a safe integer), and a store may serve less (collection-pagination-pg's maxOffset).
  */
-function offsetBound(option: string, value: number | undefined): number {
+function offsetBound(where: string, value: number | undefined, option: string): number {
   if (value === undefined) return Number.MAX_SAFE_INTEGER;
   if (!Number.isSafeInteger(value) || value < 0) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
-      `${option} must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}; got ${describeValue(value)}.`,
+      `${where} must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}; got ${describeValue(value)}.`,
+      option,
     );
   }
   return value;
@@ -406,6 +538,7 @@ function pagingKinds<Kind extends PagingKind>(
   where: string,
   value: readonly Kind[] | undefined,
   allowed: readonly Kind[],
+  option: string,
 ): Kind[] {
   if (value === undefined) return ['page', 'offset'] as Kind[];
   const expected = allowed.map((kind) => `"${kind}"`).join(', ');
@@ -414,6 +547,7 @@ function pagingKinds<Kind extends PagingKind>(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where} must be a non-empty array of ${expected}; got ${describeValue(value)}.`,
+      option,
     );
   }
   for (const kind of value) {
@@ -429,6 +563,7 @@ function pagingKinds<Kind extends PagingKind>(
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `${where} names ${describeValue(kind)}; the kinds are ${expected}.${hint}`,
+        option,
       );
     }
   }
@@ -437,6 +572,7 @@ function pagingKinds<Kind extends PagingKind>(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where} names a paging kind twice.`,
+      option,
     );
   }
   if (
@@ -448,6 +584,7 @@ function pagingKinds<Kind extends PagingKind>(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where}: "token" goes with "page" or "offset", whose page_size or limit sizes the pages a token continues.`,
+      option,
     );
   }
   return [...value];
@@ -456,10 +593,12 @@ function pagingKinds<Kind extends PagingKind>(
 /** Resolves sub-collection items named by resource, and checks their field lists. */
 function linkSubCollections(
   resource: DescribedResource,
+  where: string,
   resources: readonly DescribedResource[],
 ): DescribedResource {
   const label = `resource "${resource.name}"`;
-  const subCollections = resource.subCollections.map((described) => {
+  const subCollections = resource.subCollections.map((described, i) => {
+    const path = `${where}.subCollections[${i}]`;
     const sub = described as PendingSubCollection;
     const subLabel = `${label} sub-collection "${sub.name}"`;
     let items: DescribedSubCollection['items'];
@@ -471,6 +610,7 @@ function linkSubCollections(
           OPTION_ERROR_CODES.invalidOption,
           'describeApi',
           `${subLabel} lists "${name}", which is not a described resource.`,
+          `${path}.items`,
         );
       }
       items = { name: target.name, schema: target.representation, resource: true };
@@ -479,9 +619,7 @@ function linkSubCollections(
     }
     const fields = propertyNames(items.schema);
     const list = {
-      sortable: fieldList(`${subLabel} list.sortable`, sub.list.sortable, fields),
-      filterable: fieldList(`${subLabel} list.filterable`, sub.list.filterable, fields),
-      timeSelectable: fieldList(`${subLabel} list.timeSelectable`, sub.list.timeSelectable, fields),
+      ...listFields(`${subLabel} list`, sub.list, fields, `${path}.list`),
       paging: sub.list.paging,
       totals: sub.list.totals,
       maxOffset: sub.list.maxOffset,
@@ -512,38 +650,48 @@ function namedItemTypes(resources: readonly DescribedResource[]): string[] {
   return [...seen.keys()];
 }
 
-function describeSearch(label: string, search: SearchDescription): DescribedSearch {
-  assertOptionsObject(`describeApi: ${label} search`, search);
-  assertKnownOptions(`describeApi: ${label} search`, search, SEARCH_OPTIONS);
+function describeSearch(label: string, path: string, search: SearchDescription): DescribedSearch {
+  describedPart(path, search, SEARCH_OPTIONS);
   if (typeof search.path !== 'string' || !PATH.test(search.path)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} search path must be lower-case segments like "/payments/search-billing-agreements".`,
+      `${path}.path`,
     );
   }
-  requireString(`${label} search summary`, search.summary);
-  const paging = pagingKinds(`${label} search.paging`, search.paging, SEARCH_PAGING);
+  requireString(`${label} search summary`, search.summary, `${path}.summary`);
+  const paging = pagingKinds(
+    `${label} search.paging`,
+    search.paging,
+    SEARCH_PAGING,
+    `${path}.paging`,
+  );
   return Object.freeze({
     path: search.path,
     summary: search.summary,
-    criteria: toJsonSchema(search.criteria, 'input', `${label} search criteria`),
+    criteria: toJsonSchema(
+      search.criteria,
+      'input',
+      `${label} search criteria`,
+      `${path}.criteria`,
+    ),
     criteriaSource: search.criteria,
     example: search.example,
     paging,
-    totals: totalsMode(`${label} search.totals`, search.totals),
+    totals: totalsMode(`${path}.totals`, search.totals),
   });
 }
 
 function describeOperation(operation: OperationDescription, index: number): DescribedOperation {
   const where = `operations[${index}]`;
-  assertOptionsObject(`describeApi: ${where}`, operation);
-  assertKnownOptions(`describeApi: ${where}`, operation, OPERATION_OPTIONS);
+  describedPart(where, operation, OPERATION_OPTIONS);
   if (typeof operation.operationId !== 'string' || !OPERATION_ID.test(operation.operationId)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where}.operationId must be an identifier.`,
+      `${where}.operationId`,
     );
   }
   const label = `operation "${operation.operationId}"`;
@@ -552,6 +700,7 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} method must be "GET" or "POST".`,
+      `${where}.method`,
     );
   }
   if (typeof operation.path !== 'string' || !OPERATION_PATH.test(operation.path)) {
@@ -559,9 +708,10 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} path must look like "/risk/decisions".`,
+      `${where}.path`,
     );
   }
-  requireString(`${label} summary`, operation.summary);
+  requireString(`${label} summary`, operation.summary, `${where}.summary`);
   if (
     operation.responseName !== undefined &&
     (typeof operation.responseName !== 'string' || !TYPE_NAME.test(operation.responseName))
@@ -570,6 +720,7 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} responseName must be a PascalCase type name.`,
+      `${where}.responseName`,
     );
   }
   const kinds = ['resource-oriented', 'composite', 'transient', 'computed'];
@@ -578,6 +729,7 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} kind must be one of ${kinds.join(', ')}.`,
+      `${where}.kind`,
     );
   }
   if ((operation.kind === 'computed') !== (operation.method === 'GET')) {
@@ -585,6 +737,7 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label}: computed resources are read with GET, the other kinds are POSTed.`,
+      `${where}.method`,
     );
   }
   if (
@@ -595,6 +748,7 @@ function describeOperation(operation: OperationDescription, index: number): Desc
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${label} is ${operation.kind}: name the resource it creates in "creates".`,
+      `${where}.creates`,
     );
   }
   return Object.freeze({
@@ -606,24 +760,41 @@ function describeOperation(operation: OperationDescription, index: number): Desc
     body:
       operation.body === undefined
         ? undefined
-        : toJsonSchema(operation.body, 'input', `${label} body`),
+        : toJsonSchema(operation.body, 'input', `${label} body`, `${where}.body`),
     bodySource: operation.body,
     example: operation.example,
     query:
       operation.query === undefined
         ? undefined
-        : toJsonSchema(operation.query, 'input', `${label} query`),
+        : toJsonSchema(operation.query, 'input', `${label} query`, `${where}.query`),
     querySource: operation.query,
-    response: toJsonSchema(operation.response, 'output', `${label} response`),
+    response: toJsonSchema(operation.response, 'output', `${label} response`, `${where}.response`),
     responseName: operation.responseName ?? `${pascal(operation.operationId)}Result`,
     creates: operation.creates,
   });
+}
+
+/** A list's field lists, each naming fields of its items (`fields`). */
+function listFields(
+  label: string,
+  list: Pick<SubCollectionListDescription, 'sortable' | 'filterable' | 'timeSelectable'>,
+  fields: string[],
+  path: string,
+): { sortable: string[]; filterable: string[]; timeSelectable: string[] } {
+  const named = (kind: 'sortable' | 'filterable' | 'timeSelectable') =>
+    fieldList(`${label}.${kind}`, list[kind], fields, `${path}.${kind}`);
+  return {
+    sortable: named('sortable'),
+    filterable: named('filterable'),
+    timeSelectable: named('timeSelectable'),
+  };
 }
 
 function fieldList(
   where: string,
   value: readonly string[] | undefined,
   fields: string[],
+  option: string,
 ): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value))
@@ -631,6 +802,7 @@ function fieldList(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where} must be an array of field names.`,
+      option,
     );
   for (const name of value) {
     if (!fields.includes(name)) {
@@ -638,6 +810,7 @@ function fieldList(
         OPTION_ERROR_CODES.invalidOption,
         'describeApi',
         `${where} names "${String(name)}", which is not a field.`,
+        option,
       );
     }
   }
@@ -648,12 +821,13 @@ function pascal(identifier: string): string {
   return identifier.charAt(0).toUpperCase() + identifier.slice(1);
 }
 
-function requireString(where: string, value: unknown): void {
+function requireString(where: string, value: unknown, option: string): void {
   if (typeof value !== 'string' || value.trim() === '') {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where} must be a non-empty string.`,
+      option,
     );
   }
 }
@@ -673,8 +847,15 @@ function assertUnique(what: string, values: readonly string[]): void {
 
 /** PUT and PATCH are off, on, or on with `{ upsert: true }`: creating with the client's id. */
 function upsertable(
+  option: string,
   operation: boolean | { readonly upsert: boolean } | undefined,
 ): false | { readonly upsert: boolean } {
   if (operation === undefined || operation === false) return false;
-  return { upsert: operation === true ? false : operation.upsert === true };
+  if (operation === true) return { upsert: false };
+  const expected = 'true, false or { upsert: true }';
+  if (typeof operation !== 'object' || operation === null || Array.isArray(operation)) {
+    invalidOption('describeApi', option, expected, operation);
+  }
+  assertKnownOptions('describeApi', operation, ['upsert'], option);
+  return { upsert: switchOption(`${option}.upsert`, operation.upsert) };
 }

@@ -1,4 +1,4 @@
-export { COMMON_READ_ONLY_FIELDS, describeApi } from './describe-api.js';
+export { COMMON_READ_ONLY_FIELDS, describeApi, isApiDescription } from './describe-api.js';
 export { isStandardJsonSchema, type SchemaSide, toJsonSchema } from './json-schema.js';
 export { enumFilterValues, MAX_FILTER_LENGTH } from './list-filters.js';
 export {

@@ -22,8 +22,15 @@ export function isStandardJsonSchema(value: unknown): value is StandardJSONSchem
 /**
  * The JSON Schema (draft 2020-12, OpenAPI 3.1's dialect) of a source, without its `$schema`
  * keyword (a schema embedded in an OpenAPI document takes the document's dialect).
+ * @param where the schema, as the error message names it (`resource "Card" representation`)
+ * @param option its path in the description, the error's `option` (`resources[0].representation`)
  */
-export function toJsonSchema(source: SchemaSource, side: SchemaSide, where: string): JsonSchema {
+export function toJsonSchema(
+  source: SchemaSource,
+  side: SchemaSide,
+  where: string,
+  option?: string,
+): JsonSchema {
   let schema: Record<string, unknown>;
   if (isStandardJsonSchema(source)) {
     schema = source['~standard'].jsonSchema[side]({ target: 'draft-2020-12' });
@@ -34,6 +41,7 @@ export function toJsonSchema(source: SchemaSource, side: SchemaSide, where: stri
       OPTION_ERROR_CODES.invalidOption,
       'describeApi',
       `${where} must be a Standard JSON Schema (zod 4, …) or a JSON Schema object.`,
+      option,
     );
   }
   const { $schema: _dialect, ...rest } = schema;

@@ -6,7 +6,8 @@
  * store can be unreachable), and links from creates to reads.
  * @see https://spec.openapis.org/oas/v3.1.0
  */
-import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import { assertKnownOptions, assertOptionsObject, invalidOption } from '@resourceful/option-checks';
+import { isApiDescription } from './describe-api.js';
 import { propertyNames, requiredNames } from './json-schema.js';
 import { enumFilterValues, MAX_FILTER_LENGTH } from './list-filters.js';
 import type {
@@ -91,17 +92,105 @@ const MAX_PAGE_TOKEN_LENGTH = 2048;
  */
 const MAX_ENTITY_TAGS = 128;
 
+const FACTORY = 'openApiDocument';
+
+/** A string option that is not empty; `undefined` passes unless the option is required. */
+function textOption(
+  option: string,
+  value: unknown,
+  expected = 'a non-empty string',
+  required = false,
+): void {
+  if (value === undefined && !required) return;
+  if (typeof value !== 'string' || value === '') invalidOption(FACTORY, option, expected, value);
+}
+
+/** A plain object option: not `null`, an array or a primitive. */
+function objectOption(option: string, value: unknown, expected: string): object {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    invalidOption(FACTORY, option, expected, value);
+  }
+  return value;
+}
+
+/**
+ * The values of `openApiDocument`'s options, checked when it is called: the document carries
+ * them as they are, so a wrong one would make an invalid document rather than an error.
+ */
+function checkOptions(options: OpenApiOptions): void {
+  textOption('serverUrl', options.serverUrl, 'a URL such as "https://api.example.com"');
+  textOption('documentationUrl', options.documentationUrl, 'a URL of the documentation');
+  if (options.license !== undefined) {
+    const license = objectOption('license', options.license, '{ name, identifier?, url? }');
+    assertKnownOptions(FACTORY, license, ['name', 'identifier', 'url'], 'license');
+    textOption('license.name', options.license.name, 'a non-empty string', true);
+    textOption(
+      'license.identifier',
+      options.license.identifier,
+      'an SPDX identifier such as "MIT"',
+    );
+    textOption('license.url', options.license.url);
+  }
+  if (options.security !== undefined) {
+    const expected = '{ schemes, requirement }';
+    const security = objectOption('security', options.security, expected);
+    assertKnownOptions(FACTORY, security, ['schemes', 'requirement'], 'security');
+    const schemes = objectOption(
+      'security.schemes',
+      options.security.schemes,
+      'an object of security schemes by name',
+    );
+    for (const [name, scheme] of Object.entries(schemes)) {
+      objectOption(`security.schemes.${name}`, scheme, 'an OpenAPI security scheme object');
+    }
+    const requirement: unknown = options.security.requirement;
+    if (!Array.isArray(requirement)) {
+      invalidOption(
+        FACTORY,
+        'security.requirement',
+        'an array of security requirements ({ "name": [scopes] })',
+        requirement,
+      );
+    }
+    requirement.forEach((entry: unknown, i) => {
+      const named = objectOption(
+        `security.requirement[${i}]`,
+        entry,
+        '{ "scheme name": [scopes] }',
+      );
+      for (const [name, scopes] of Object.entries(named)) {
+        // OpenAPI 3.1 §4.8.30: each name is a scheme of components.securitySchemes.
+        if (!Object.hasOwn(schemes, name)) {
+          invalidOption(
+            FACTORY,
+            `security.requirement[${i}]`,
+            `names of security.schemes (${Object.keys(schemes).join(', ') || 'none'})`,
+            name,
+          );
+        }
+        if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) {
+          invalidOption(
+            FACTORY,
+            `security.requirement[${i}].${name}`,
+            'an array of scope names (empty for a scheme without scopes)',
+            scopes,
+          );
+        }
+      }
+    });
+  }
+}
+
 export function openApiDocument(
   api: ApiDescription,
   options: OpenApiOptions = {},
 ): OpenApiDocument {
-  assertOptionsObject('openApiDocument', options);
-  assertKnownOptions('openApiDocument', options, [
-    'serverUrl',
-    'documentationUrl',
-    'license',
-    'security',
-  ]);
+  if (!isApiDescription(api)) {
+    invalidOption(FACTORY, 'api', 'the description describeApi() returns', api);
+  }
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, ['serverUrl', 'documentationUrl', 'license', 'security']);
+  checkOptions(options);
   const schemas: Json = { ...commonSchemas() };
   const paths: Json = {};
   const base = `/${api.pathVersion}`;

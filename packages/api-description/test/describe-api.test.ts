@@ -406,7 +406,7 @@ describe('describeApi', () => {
           ...minimal,
           resources: [{ ...minimal.resources[0], actions: [{ name: 'x', summary: 's', bdy: {} }] }],
         },
-        /unknown option "bdy".*Did you mean "body"/,
+        /unknown option "resources\[0\]\.actions\[0\]\.bdy".*Did you mean "resources\[0\]\.actions\[0\]\.body"/,
       ],
       [
         'a continuation token without a paging convention to size its pages',

@@ -7,6 +7,7 @@ it('exports exactly the public API', async () => {
     'MAX_FILTER_LENGTH',
     'describeApi',
     'enumFilterValues',
+    'isApiDescription',
     'isStandardJsonSchema',
     'openApiDocument',
     'subCollectionOperationId',

@@ -10,14 +10,17 @@ import { ApiError } from '@resourceful/error-envelope';
 import {
   assertKnownOptions,
   assertOptionsObject,
+  functionOption,
   helpLinkOption,
-  OPTION_ERROR_CODES,
-  optionError,
+  invalidOption,
+  missingOption,
+  positiveIntegerOption,
 } from '@resourceful/option-checks';
 import {
   type DocumentNode,
   type GraphQLError,
   type GraphQLSchema,
+  isSchema,
   parse,
   printSchema,
   type Source,
@@ -26,7 +29,7 @@ import {
 } from 'graphql';
 import { createHandler, type Request as GraphqlHttpRequest } from 'graphql-http';
 import { answerableResult } from './field-errors.js';
-import { type QueryLimits, queryLimitRules } from './limits.js';
+import { limitRules, type QueryLimits, resolveQueryLimits } from './limits.js';
 import { DEFAULT_MAX_NESTING, nestingDepth, tooComplex, tooNested } from './nesting.js';
 
 /**
@@ -58,7 +61,17 @@ export interface GraphqlEndpointOptions<Context extends Record<PropertyKey, unkn
    * one link each, in order. @default false
    */
   readonly help?: string | readonly string[] | false;
+  /**
+   * Bytes of a POST body the endpoint reads itself, when no body parser ran before it (with
+   * `express.json()` mounted first, its `limit` bounds the body instead). A longer body is a 413
+   * `PAYLOAD_TOO_LARGE` envelope through the app's error handler. @default 102400 (100 kB, as
+   * `express.json()`'s default `limit`)
+   */
+  readonly maxBodyBytes?: number;
 }
+
+/** The bytes of a body read without a body parser when `maxBodyBytes` is not given: 100 kB. */
+export const DEFAULT_MAX_BODY_BYTES = 100 * 1024;
 
 /** The path, under the endpoint's mount, of the SDL. */
 export const SDL_PATH = '/schema.graphql';
@@ -121,35 +134,53 @@ function validateWithin(
   }
 }
 
+const FACTORY = 'graphqlEndpoint';
+
+/** The `schema` option: a graphql-js schema (`graphqlSchema`'s, or any other). */
+function schemaOption(schema: unknown): GraphQLSchema {
+  const expected = 'a GraphQLSchema, such as graphqlSchema(api, options) returns';
+  if (schema === undefined) {
+    missingOption(FACTORY, 'schema', expected);
+  }
+  if (!isSchema(schema)) invalidOption(FACTORY, 'schema', expected, schema);
+  return schema;
+}
+
 export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = RequestContext>(
   options: GraphqlEndpointOptions<Context>,
 ) {
-  assertOptionsObject('graphqlEndpoint', options);
-  assertKnownOptions('graphqlEndpoint', options, [
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, [
     'schema',
     'context',
     'limits',
     'maxTokens',
     'maxNesting',
     'help',
+    'maxBodyBytes',
   ]);
-  const link = helpLinkOption('graphqlEndpoint', options.help);
-  const maxTokens = options.maxTokens ?? 5000;
-  const maxNesting = options.maxNesting ?? DEFAULT_MAX_NESTING;
-  for (const [name, value] of Object.entries({ maxTokens, maxNesting })) {
-    if (!Number.isInteger(value) || value < 1) {
-      throw optionError(
-        OPTION_ERROR_CODES.invalidOption,
-        'graphqlEndpoint',
-        `${name} must be a positive integer.`,
-      );
-    }
-  }
-  const rules = queryLimitRules(options.limits);
-  const sdl = printSchema(options.schema);
-  const context = options.context ?? ((req: IncomingMessage) => ({ req }) as unknown as Context);
+  const link = helpLinkOption(FACTORY, options.help);
+  const schema = schemaOption(options.schema);
+  const maxTokens = positiveIntegerOption(FACTORY, 'maxTokens', options.maxTokens, 5000);
+  const maxNesting = positiveIntegerOption(
+    FACTORY,
+    'maxNesting',
+    options.maxNesting,
+    DEFAULT_MAX_NESTING,
+  );
+  const maxBodyBytes = positiveIntegerOption(
+    FACTORY,
+    'maxBodyBytes',
+    options.maxBodyBytes,
+    DEFAULT_MAX_BODY_BYTES,
+  );
+  const rules = limitRules(resolveQueryLimits(FACTORY, options.limits, 'limits'));
+  const sdl = printSchema(schema);
+  const context =
+    functionOption(FACTORY, 'context', options.context, 'a function (req) => context') ??
+    ((req: IncomingMessage) => ({ req }) as unknown as Context);
   const handle = createHandler<IncomingMessage, undefined, Context>({
-    schema: options.schema,
+    schema,
     context: (req) => context(req.raw),
     validationRules: (_req, _args, specified) => [...specified, ...rules],
     parse: (source) => parseWithin(source, maxTokens, maxNesting),
@@ -186,23 +217,58 @@ export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = R
     // graphql-http's answers are written as it makes them (GraphQL over HTTP fixes them), but
     // for its bodiless refusals of a request that never became a GraphQL request (415, 406),
     // which go to the app's error handler for the envelope; so does a fault of the handler.
-    handle(graphqlHttpRequest(asked))
-      .then(([body, init]) => {
-        const refusal = body === null ? refusalOf(init.status) : undefined;
+    const body: BodyRead = { tooLarge: false };
+    handle(graphqlHttpRequest(asked, maxBodyBytes, body))
+      .then(([answer, init]) => {
+        // graphql-http answers a body it could not read as unparsable JSON (400); one past the
+        // bound is the client's too-large body, as express.json() answers it.
+        const refusal = body.tooLarge
+          ? ApiError.payloadTooLarge(`A GraphQL request body may be at most ${maxBodyBytes} bytes.`)
+          : answer === null
+            ? refusalOf(init.status)
+            : undefined;
         if (refusal !== undefined) {
           next(refusal);
           return;
         }
-        res.writeHead(init.status, init.statusText, init.headers);
-        res.end(body);
+        const headers = { ...init.headers };
+        // graphql-http's 405 to a mutation sent with GET has a JSON body and no media type.
+        if (answer !== null && !hasHeader(headers, 'content-type')) {
+          headers['content-type'] = 'application/json; charset=utf-8';
+        }
+        res.writeHead(init.status, init.statusText, headers);
+        res.end(answer);
       })
       .catch(next);
   };
 }
 
-/** The request as graphql-http reads it: `req.body` when a body parser ran, else the stream. */
-function graphqlHttpRequest(req: IncomingMessage): GraphqlHttpRequest<IncomingMessage, undefined> {
+/** Whether a body read by the endpoint went past `maxBodyBytes`. */
+interface BodyRead {
+  tooLarge: boolean;
+}
+
+function hasHeader(headers: Readonly<Record<string, string>>, name: string): boolean {
+  return Object.keys(headers).some((key) => key.toLowerCase() === name);
+}
+
+/**
+ * The request as graphql-http reads it: `req.body` when a body parser ran, else the stream, read
+ * up to `maxBodyBytes` (past it, or with a `Content-Length` past it, reading stops and `read`
+ * says so).
+ */
+function graphqlHttpRequest(
+  req: IncomingMessage,
+  maxBodyBytes: number,
+  read: BodyRead,
+): GraphqlHttpRequest<IncomingMessage, undefined> {
   const parsed = (req as IncomingMessage & { body?: unknown }).body;
+  const tooLarge = (reject: (error: Error) => void) => {
+    read.tooLarge = true;
+    // As body-parser does: stop reading; Node closes the connection after the answer.
+    req.pause();
+    reject(new Error('The body is larger than maxBodyBytes.'));
+  };
   return {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
@@ -212,12 +278,24 @@ function graphqlHttpRequest(req: IncomingMessage): GraphqlHttpRequest<IncomingMe
         ? () => parsed as Record<string, unknown>
         : () =>
             new Promise<string>((resolve, reject) => {
-              let text = '';
-              req.setEncoding('utf8');
-              req.on('data', (chunk: string) => {
-                text += chunk;
-              });
-              req.on('end', () => resolve(text));
+              if (Number(req.headers['content-length']) > maxBodyBytes) {
+                tooLarge(reject);
+                return;
+              }
+              const chunks: Buffer[] = [];
+              let bytes = 0;
+              const onData = (chunk: Buffer) => {
+                bytes += chunk.length;
+                if (bytes > maxBodyBytes) {
+                  req.off('data', onData);
+                  tooLarge(reject);
+                  return;
+                }
+                chunks.push(chunk);
+              };
+              req.on('data', onData);
+              // Decoded once whole, so a character split between chunks stays one character.
+              req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
               req.on('error', reject);
             }),
     raw: req,

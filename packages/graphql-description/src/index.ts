@@ -1,4 +1,5 @@
 export {
+  DEFAULT_MAX_BODY_BYTES,
   type GraphqlEndpointOptions,
   graphqlEndpoint,
   type RequestContext,
@@ -17,7 +18,13 @@ export {
   singleFieldName,
   subCollectionFieldName,
 } from './schema.js';
-export { graphqlEnumValues, LinkMethodType, LinkType, ResourceInterface } from './type-builder.js';
+export {
+  graphqlEnumValues,
+  LinkMethodType,
+  type LinkSource,
+  LinkType,
+  ResourceInterface,
+} from './type-builder.js';
 export type {
   CollectionPage,
   ListArguments,

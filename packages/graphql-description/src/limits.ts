@@ -3,7 +3,12 @@
  * or too many fields once list sizes are counted. A refusal is a GraphQL error (HTTP 400 from
  * graphql-http), never a 5xx or a hang.
  */
-import { OPTION_ERROR_CODES, optionError } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  invalidOption,
+  positiveIntegerOption,
+} from '@resourceful/option-checks';
 import {
   type ASTVisitor,
   type FieldNode,
@@ -80,20 +85,59 @@ function pageSize(field: FieldNode, maxPageSize: number): number {
   return maxPageSize;
 }
 
-/** The validation rules for `limits`, to add to graphql-js's specified rules. */
-export function queryLimitRules(limits: QueryLimits = {}): ValidationRule[] {
-  const maxDepth = limits.maxDepth ?? DEFAULT_QUERY_LIMITS.maxDepth;
-  const maxCost = limits.maxCost ?? DEFAULT_QUERY_LIMITS.maxCost;
-  const maxPageSize = limits.maxPageSize ?? DEFAULT_QUERY_LIMITS.maxPageSize;
-  for (const [name, value] of Object.entries({ maxDepth, maxCost, maxPageSize })) {
-    if (!Number.isInteger(value) || value < 1) {
-      throw optionError(
-        OPTION_ERROR_CODES.invalidOption,
-        'queryLimitRules',
-        `${name} must be a positive integer.`,
-      );
-    }
+const LIMIT_NAMES = ['maxDepth', 'maxCost', 'maxPageSize'] as const;
+
+/**
+ * The limits with their defaults, checked: a plain object of positive integers (construction
+ * errors of `factory`, the option named `{parent}.maxDepth` …).
+ */
+export function resolveQueryLimits(
+  factory: string,
+  limits: unknown,
+  parent?: string,
+): Required<QueryLimits> {
+  if (limits === undefined) return DEFAULT_QUERY_LIMITS;
+  const expected = '{ maxDepth?, maxCost?, maxPageSize? }, each a positive integer';
+  if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) {
+    if (parent === undefined) assertOptionsObject(factory, limits);
+    invalidOption(factory, parent as string, expected, limits);
   }
+  assertKnownOptions(factory, limits, LIMIT_NAMES, parent);
+  const given = limits as QueryLimits;
+  const name = (limit: string) => (parent === undefined ? limit : `${parent}.${limit}`);
+  return {
+    maxDepth: positiveIntegerOption(
+      factory,
+      name('maxDepth'),
+      given.maxDepth,
+      DEFAULT_QUERY_LIMITS.maxDepth,
+    ),
+    maxCost: positiveIntegerOption(
+      factory,
+      name('maxCost'),
+      given.maxCost,
+      DEFAULT_QUERY_LIMITS.maxCost,
+    ),
+    maxPageSize: positiveIntegerOption(
+      factory,
+      name('maxPageSize'),
+      given.maxPageSize,
+      DEFAULT_QUERY_LIMITS.maxPageSize,
+    ),
+  };
+}
+
+/** The validation rules for `limits`, to add to graphql-js's specified rules. */
+export function queryLimitRules(limits?: QueryLimits): ValidationRule[] {
+  return limitRules(resolveQueryLimits('queryLimitRules', limits));
+}
+
+/** The rules of limits already checked. */
+export function limitRules({
+  maxDepth,
+  maxCost,
+  maxPageSize,
+}: Required<QueryLimits>): ValidationRule[] {
   return [
     function QueryLimitsRule(context: ValidationContext): ASTVisitor {
       return {

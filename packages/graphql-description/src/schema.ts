@@ -3,19 +3,24 @@
  * service's own resolvers; creates are mutations only where the service opts in, and go through
  * the description's create schema first.
  */
-import type {
-  ApiDescription,
-  DescribedAction,
-  DescribedResource,
-  DescribedSubCollection,
-  JsonSchema,
-  SubCollectionListDescription,
+import {
+  type ApiDescription,
+  type DescribedAction,
+  type DescribedResource,
+  type DescribedSubCollection,
+  isApiDescription,
+  type JsonSchema,
+  type SubCollectionListDescription,
 } from '@resourceful/api-description';
 import {
   assertKnownOptions,
   assertOptionsObject,
+  functionOption,
+  invalidOption,
+  missingOption,
   OPTION_ERROR_CODES,
   optionError,
+  positiveIntegerOption,
 } from '@resourceful/option-checks';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import {
@@ -101,40 +106,44 @@ export function graphqlSchema<Context>(
   api: ApiDescription,
   options: GraphqlSchemaOptions<Context>,
 ): GraphQLSchema {
-  assertOptionsObject('graphqlSchema', options);
-  assertKnownOptions('graphqlSchema', options, [
+  if (!isApiDescription(api)) {
+    invalidOption(FACTORY, 'api', 'the description describeApi() returns', api);
+  }
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, [
     'resolvers',
     'operations',
     'mutations',
     'description',
     'defaultPageSize',
   ]);
-  const defaultPageSize = options.defaultPageSize ?? 10;
-  if (!Number.isInteger(defaultPageSize) || defaultPageSize < 1) {
-    throw optionError(
-      OPTION_ERROR_CODES.invalidOption,
-      'graphqlSchema',
-      'defaultPageSize must be a positive integer.',
-    );
+  const defaultPageSize = positiveIntegerOption(
+    FACTORY,
+    'defaultPageSize',
+    options.defaultPageSize,
+    10,
+  );
+  if (options.description !== undefined && typeof options.description !== 'string') {
+    invalidOption(FACTORY, 'description', 'a string', options.description);
   }
   const byName = new Map(api.resources.map((r) => [r.name, r]));
-  for (const name of Object.keys(options.resolvers)) {
-    if (!byName.has(name))
-      throw optionError(
-        OPTION_ERROR_CODES.invalidOption,
-        'graphqlSchema',
-        `resolvers name "${name}", which is not a described resource.`,
-      );
-  }
-  const operationResolvers = options.operations ?? {};
-  for (const id of Object.keys(operationResolvers)) {
+  const resolverSets = checkedResolvers(options.resolvers, byName);
+  const operationResolvers = recordOption<OperationResolver<Context>>(
+    'operations',
+    options.operations,
+    'an object of functions by operation id',
+  );
+  for (const [id, resolver] of Object.entries(operationResolvers)) {
     if (!api.operations.some((o) => o.operationId === id))
       throw optionError(
         OPTION_ERROR_CODES.invalidOption,
-        'graphqlSchema',
+        FACTORY,
         `operations name "${id}", which is not a described operation.`,
+        `operations.${id}`,
       );
+    functionOption(FACTORY, `operations.${id}`, resolver);
   }
+  const mutations = mutationsOption(options.mutations);
   const builder = new TypeBuilder();
   const queryFields: GraphQLFieldConfigMap<unknown, Context> = {};
   const mutationFields: GraphQLFieldConfigMap<unknown, Context> = {};
@@ -182,7 +191,7 @@ export function graphqlSchema<Context>(
     const fields: GraphQLFieldConfigMap<unknown, Context> = {};
     for (const sub of resource.subCollections) {
       const page = need(
-        resolvers.subCollections?.[sub.name],
+        own(resolvers.subCollections, sub.name),
         resource,
         `subCollections["${sub.name}"]`,
       );
@@ -221,7 +230,7 @@ export function graphqlSchema<Context>(
   }
 
   for (const resource of api.resources) {
-    const resolvers = options.resolvers[resource.name] ?? {};
+    const resolvers = resolverSets.get(resource.name) ?? {};
     const extra = subCollectionFields(resource, resolvers);
     const type = builder.resourceType(resource, resource.representation, resource.name, extra);
     resourceTypes.set(resource.name, type);
@@ -288,7 +297,7 @@ export function graphqlSchema<Context>(
   }
 
   for (const operation of api.operations) {
-    const resolve = operationResolvers[operation.operationId];
+    const resolve = own(operationResolvers, operation.operationId);
     const params = [...operation.path.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)].map(
       (m) => m[1] as string,
     );
@@ -318,7 +327,7 @@ export function graphqlSchema<Context>(
       created ?? builder.output(operation.responseName, operation.response),
     );
     const isMutation = operation.kind === 'resource-oriented' || operation.kind === 'composite';
-    if (isMutation && !(options.mutations ?? []).includes(operation.operationId)) continue;
+    if (isMutation && !mutations.includes(operation.operationId)) continue;
     const run = needOperation(resolve, operation.operationId);
     const field = {
       type,
@@ -356,7 +365,7 @@ export function graphqlSchema<Context>(
   }
 
   const operationIds = new Set(api.operations.map((o) => o.operationId));
-  for (const name of options.mutations ?? []) {
+  for (const name of mutations) {
     if (operationIds.has(name)) {
       const operation = api.operations.find((o) => o.operationId === name);
       if (operation?.kind !== 'resource-oriented' && operation?.kind !== 'composite') {
@@ -364,6 +373,7 @@ export function graphqlSchema<Context>(
           OPTION_ERROR_CODES.invalidOption,
           'graphqlSchema',
           `mutations name "${name}", a ${operation?.kind} operation: it changes nothing, so it is a query field already.`,
+          'mutations',
         );
       }
       continue;
@@ -374,7 +384,7 @@ export function graphqlSchema<Context>(
     if (actionOf) {
       const { resource, action } = actionOf;
       const perform = need(
-        options.resolvers[resource.name]?.actions?.[action.name],
+        own(resolverSets.get(resource.name)?.actions, action.name),
         resource,
         `actions["${action.name}"]`,
       );
@@ -401,9 +411,10 @@ export function graphqlSchema<Context>(
         OPTION_ERROR_CODES.invalidOption,
         'graphqlSchema',
         `mutations name "${name}", which is neither a resource with a described create, an action nor a complex operation.`,
+        'mutations',
       );
     }
-    const create = need(options.resolvers[name]?.create, resource, 'create');
+    const create = need(resolverSets.get(name)?.create, resource, 'create');
     const inputType = new GraphQLNonNull(builder.input(`${name}CreateInput`, resource.create));
     const source = resource.createSource;
     addField(mutationFields, `create_${snake(name)}`, {
@@ -426,12 +437,98 @@ export function graphqlSchema<Context>(
   });
 }
 
+const FACTORY = 'graphqlSchema';
+
+/** What a resource's resolvers may hold. */
+const RESOLVER_KEYS = ['read', 'list', 'create', 'subCollections', 'search', 'actions'] as const;
+
+/** `record[key]` when `record` has it as its own: an operation id or action named `constructor` finds nothing. */
+function own<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** An optional option that is a plain object of entries by name; `{}` when absent. */
+function recordOption<T>(
+  option: string,
+  value: unknown,
+  expected: string,
+): Readonly<Record<string, T>> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    invalidOption(FACTORY, option, expected, value);
+  }
+  return value as Readonly<Record<string, T>>;
+}
+
+/**
+ * The `resolvers` option, by resource name: required, each entry a plain object of the known
+ * resolver kinds (an unknown one is a typo: "did you mean"), each kind given a function, or for
+ * `subCollections` and `actions` an object of them. Whether a described operation has its
+ * resolver is checked where the schema needs it.
+ */
+function checkedResolvers<Context>(
+  value: unknown,
+  byName: ReadonlyMap<string, DescribedResource>,
+): ReadonlyMap<string, ResourceResolvers<Context>> {
+  const expected = 'an object of resolvers by resource name ({ CreditCard: { read, list } })';
+  if (value === undefined) {
+    missingOption(FACTORY, 'resolvers', expected);
+  }
+  const sets = new Map<string, ResourceResolvers<Context>>();
+  for (const [name, set] of Object.entries(recordOption<unknown>('resolvers', value, expected))) {
+    const option = `resolvers.${name}`;
+    if (!byName.has(name))
+      throw optionError(
+        OPTION_ERROR_CODES.invalidOption,
+        FACTORY,
+        `resolvers name "${name}", which is not a described resource.`,
+        option,
+      );
+    const resolvers = recordOption<unknown>(
+      option,
+      set,
+      `an object of ${RESOLVER_KEYS.join(', ')}`,
+    );
+    assertKnownOptions(FACTORY, resolvers, RESOLVER_KEYS, option);
+    for (const kind of ['read', 'list', 'create', 'search'] as const) {
+      functionOption(FACTORY, `${option}.${kind}`, resolvers[kind] as never);
+    }
+    for (const kind of ['subCollections', 'actions'] as const) {
+      const functions = recordOption<unknown>(
+        `${option}.${kind}`,
+        resolvers[kind],
+        'an object of functions by name',
+      );
+      for (const [key, resolver] of Object.entries(functions)) {
+        functionOption(FACTORY, `${option}.${kind}.${key}`, resolver as never);
+      }
+    }
+    sets.set(name, resolvers as ResourceResolvers<Context>);
+  }
+  return sets;
+}
+
+/** The `mutations` option: an array of names; `[]` (mutations are opt-in) when absent. */
+function mutationsOption(value: unknown): readonly string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((name) => typeof name === 'string')) {
+    invalidOption(
+      FACTORY,
+      'mutations',
+      'an array of resource names, action or operation ids',
+      value,
+    );
+  }
+  return value;
+}
+
 function needOperation<F>(resolver: F | undefined, operationId: string): F {
   if (typeof resolver !== 'function') {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
       'graphqlSchema',
       `operation "${operationId}" is described, so operations.${operationId} must be a function.`,
+      `operations.${operationId}`,
     );
   }
   return resolver;
@@ -443,6 +540,7 @@ function need<F>(resolver: F | undefined, resource: DescribedResource, what: str
       OPTION_ERROR_CODES.invalidOption,
       'graphqlSchema',
       `resource "${resource.name}" is described with ${what}, so resolvers.${resource.name}.${what} must be a function.`,
+      `resolvers.${resource.name}.${what}`,
     );
   }
   return resolver;

@@ -43,7 +43,22 @@ export const LinkMethodType = new GraphQLEnumType({
   ),
 });
 
-export const LinkType = new GraphQLObjectType({
+/** A link as the `Link` type reads it (spec: "Link object"): what resolvers put in `links`. */
+export interface LinkSource {
+  readonly href: string;
+  readonly rel: string;
+  /** One of `LinkMethodType`'s values, when the link names its method. */
+  readonly method?: string;
+}
+
+/**
+ * The `Link` type. Its fields are read from the link itself, so it needs no context: it serves
+ * in a schema of any context type.
+ */
+export const LinkType: GraphQLObjectType<LinkSource, unknown> = new GraphQLObjectType<
+  LinkSource,
+  unknown
+>({
   name: 'Link',
   description: 'A hypermedia link (spec: "Link object").',
   fields: {

@@ -82,6 +82,11 @@ describeEachExpress('graphqlEndpoint', (express) => {
     const res = await fetch(url, { headers: { accept: 'application/graphql-response+json' } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
+    // graphql-http gives this answer's JSON body no media type; the endpoint names it.
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await res.json()).toEqual({
+      errors: [{ message: 'Cannot perform mutations over GET' }],
+    });
   });
 
   describe('refusals before GraphQL (the error envelope, not GraphQL errors)', () => {
@@ -193,6 +198,35 @@ describeEachExpress('graphqlEndpoint', (express) => {
           { code: 'METHOD_NOT_ALLOWED' },
         );
         expect(res.headers.get('allow')).toBe(allow);
+      }
+    });
+
+    it('answers a context function that throws with the 500 envelope', async () => {
+      const app = express();
+      app.use(
+        '/graphql',
+        graphqlEndpoint({
+          schema,
+          context: () => {
+            throw new Error('the session store is down');
+          },
+        }),
+      );
+      app.use(errorHandler({ onError: () => undefined }));
+      const other = await listen(app);
+      try {
+        const res = await fetch(
+          `${other.url}/graphql?query=${encodeURIComponent('{ __typename }')}`,
+        );
+        const body = await res.json();
+        expectErrorEnvelope(
+          { status: res.status, body, headers: Object.fromEntries(res.headers) },
+          500,
+          { code: 'INTERNAL_SERVER_ERROR' },
+        );
+        expect(JSON.stringify(body)).not.toContain('session store');
+      } finally {
+        await other.close();
       }
     });
 

@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 
 it('exports exactly the public API', async () => {
   expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
+    'DEFAULT_MAX_BODY_BYTES',
     'DEFAULT_MAX_NESTING',
     'DEFAULT_QUERY_LIMITS',
     'DateTimeScalar',

@@ -153,7 +153,11 @@ describeEachExpress('graphqlEndpoint and deeply nested documents', (express) => 
   it('refuses a maxNesting that is not a positive integer', () => {
     for (const maxNesting of [0, -1, 1.5, Number.NaN]) {
       expect(() => graphqlEndpoint({ schema, maxNesting })).toThrow(
-        /maxNesting must be a positive integer/,
+        expect.objectContaining({
+          code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+          option: 'maxNesting',
+          message: expect.stringMatching(/"maxNesting" must be a positive integer/),
+        }),
       );
     }
   });

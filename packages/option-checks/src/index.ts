@@ -21,6 +21,7 @@ export {
   compareAndSetOption,
   functionOption,
   invalidOption,
+  missingOption,
   oneOfOption,
   positiveIntegerOption,
   requiredFunctionOption,

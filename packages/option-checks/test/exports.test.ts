@@ -14,6 +14,7 @@ it('exports exactly the helpers the packages bundle', async () => {
     'helpLinkOption',
     'invalidOption',
     'isOptionError',
+    'missingOption',
     'oneOfOption',
     'optionError',
     'positiveIntegerOption',

@@ -5,6 +5,7 @@ import {
   booleanOption,
   functionOption,
   isOptionError,
+  missingOption,
   OPTION_ERROR_CODES,
   oneOfOption,
   positiveIntegerOption,
@@ -139,6 +140,17 @@ describe('value checks', () => {
   it('say what a missing option must be', () => {
     expect(() => requiredFunctionOption('jsonPatchUpdate', 'save', undefined)).toThrow(
       'jsonPatchUpdate: "save" is required and must be a function.',
+    );
+  });
+
+  it('say what a missing option of any kind must be, naming it', () => {
+    expect(() => missingOption('graphqlEndpoint', 'schema', 'a GraphQLSchema')).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_MISSING_OPTION',
+        factory: 'graphqlEndpoint',
+        option: 'schema',
+        message: 'graphqlEndpoint: "schema" is required and must be a GraphQLSchema.',
+      }),
     );
   });
 });
