@@ -22,6 +22,14 @@ export {
   rawRequestOnce,
 } from './raw-http.js';
 export {
+  connectedRedisClient,
+  type RedisClient,
+  type RedisClientOptions,
+  type RedisClients,
+  redisClient,
+  redisClients,
+} from './redis-client.js';
+export {
   findRedisCli,
   hasRedisCluster,
   type RedisCluster,
