@@ -45,6 +45,7 @@ export {
 } from './redis-server.js';
 export { answerHeaders, expectReplayOf, PER_RESPONSE_HEADERS } from './replay-assertions.js';
 export {
+  acceptsConnections,
   closeServer,
   freePort,
   listen,
