@@ -40,6 +40,7 @@ import { GRAPHQL_PATH, graphqlRoutes, onlyGraphqlPaths } from './description/gra
 import { describePaymentsApi } from './description/index.js';
 import { keysetListDefaults, listDefaults } from './lists.js';
 import { oneRequestAtATimePerConnection } from './pipelining.js';
+import { refuseForbiddenQueryNames } from './query-keys.js';
 import { README_PATH, sendReadme } from './readme.js';
 import { oneContentType, requireJson } from './require-json.js';
 import { mountBillingAgreements } from './resources/billing-agreements.js';
@@ -169,6 +170,8 @@ export function createApp(options: AppOptions = {}): Express {
   app.use(allowedMethods({ help }));
   // Two Content-Type lines on a request with a body: a 400 before any path reads the body.
   app.use(oneContentType);
+  // `__proto__`, `constructor`, `prototype` in a query parameter name: a 400, as in a body.
+  app.use(refuseForbiddenQueryNames);
   // Mounted before content negotiation (its own media type): compressed as it would compress.
   app.get(README_PATH, compressAnswers(), sendReadme);
 
