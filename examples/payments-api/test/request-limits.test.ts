@@ -8,7 +8,6 @@
  */
 import { gzipSync } from 'node:zlib';
 import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/test-support';
-import type { Express } from 'express';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -17,77 +16,19 @@ import { OPENAPI_PATH } from '../src/description/docs.js';
 import { LIMITS_DESCRIPTION, REQUEST_LIMITS } from '../src/description/request-limits.js';
 import { createPaymentsServer, MAX_BODY_BYTES } from '../src/server-limits.js';
 import { MAX_URL_LENGTH } from '../src/url-length.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: the tests walk the served JSON document
-type Json = Record<string, any>;
-
-const VERBS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-type Verb = (typeof VERBS)[number];
-
-/** Links name this base, not the port each supertest request is sent to. */
-const publicBaseUrl = 'http://api.test';
-
-/** Records the documented paths' parameters stand for (seeded). */
-const IDS: Readonly<Record<string, string>> = {
-  credit_card_id: 'CARD-SEED1',
-  customer_id: 'CUST-SEED1',
-  webhook_id: 'WH-SEED1',
-  billing_agreement_id: 'AGREEMENT-SEED01',
-  payment_id: 'PAY-SEED1',
-  capture_id: 'CAPTURE-SEED2',
-};
-
-interface DocumentedOperation {
-  readonly verb: Verb;
-  readonly path: string;
-  readonly operation: Json;
-}
-
-function operationsOf(document: Json): DocumentedOperation[] {
-  return Object.entries(document.paths as Json).flatMap(([path, item]) =>
-    VERBS.filter((verb) => verb in item).map((verb) => ({ verb, path, operation: item[verb] })),
-  );
-}
-
-/**
- * The operation's URL with seeded ids, and its required query parameters from their examples;
- * undefined for a path whose record the seed does not have (a refund, a decision).
- */
-function urlOf({ path, operation }: DocumentedOperation): string | undefined {
-  let missing = false;
-  const filled = path.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
-    const id = IDS[name];
-    if (id === undefined) missing = true;
-    return id ?? '';
-  });
-  if (missing) return undefined;
-  const query = new URLSearchParams();
-  for (const parameter of operation.parameters ?? []) {
-    if (parameter.in === 'query' && parameter.required === true) {
-      query.set(parameter.name, String(parameter.example));
-    }
-  }
-  return query.size > 0 ? `${filled}?${query}` : filled;
-}
+import {
+  type Json,
+  operationsOf,
+  PUBLIC_BASE_URL as publicBaseUrl,
+  reachableOperations,
+  snapshot,
+} from './documented-operations.js';
 
 /** `json` followed by spaces (JSON allows them) up to exactly `bytes` bytes. */
 function padded(json: string, bytes: number): string {
   const length = Buffer.byteLength(json);
   expect(length).toBeLessThanOrEqual(bytes);
   return json + ' '.repeat(bytes - length);
-}
-
-/** Everything a refused request could have changed: every list, whole, and every seeded record. */
-async function snapshot(app: Express, document: Json): Promise<string> {
-  const answers: string[] = [];
-  for (const { verb, path } of operationsOf(document)) {
-    if (verb !== 'get' || path.includes('{') || path.endsWith('refund-summary')) continue;
-    const res = await request(app).get(path).query({ page_size: 100 });
-    expect(res.status, path).toBe(200);
-    answers.push(JSON.stringify(res.body));
-  }
-  for (const [name, id] of Object.entries(IDS)) answers.push(`${name}=${id}`);
-  return answers.join('\n');
 }
 
 describeEachExpress('the request limits the OpenAPI document states', (express) => {
@@ -149,10 +90,8 @@ describeEachExpress('the request limits the OpenAPI document states', (express) 
       const app = createApp({ express, publicBaseUrl });
       const maxBytes = document['x-request-limits'].max_body_bytes as number;
       let sent = 0;
-      for (const documented of operationsOf(document)) {
-        const { verb, operation } = documented;
-        const url = urlOf(documented);
-        if (operation.requestBody === undefined || url === undefined) continue;
+      for (const { verb, url, operation } of reachableOperations(document)) {
+        if (operation.requestBody === undefined) continue;
         let body: string;
         let type = 'application/json';
         if (verb === 'put') body = JSON.stringify((await request(app).get(url)).body);
@@ -174,10 +113,7 @@ describeEachExpress('the request limits the OpenAPI document states', (express) 
       const app = createApp({ express, publicBaseUrl });
       const maxBytes = document['x-request-limits'].max_body_bytes as number;
       const before = await snapshot(app, document);
-      for (const documented of operationsOf(document)) {
-        const { verb } = documented;
-        const url = urlOf(documented);
-        if (url === undefined) continue;
+      for (const { verb, url } of reachableOperations(document)) {
         // A JSON body is read whatever the method: a DELETE with one over the bound deletes nothing.
         for (const type of verb === 'patch'
           ? ['application/json-patch+json', 'application/merge-patch+json']
@@ -238,10 +174,7 @@ describeEachExpress('the request limits the OpenAPI document states', (express) 
       // with a 431 before the app sees them.
       const running = await listen(createPaymentsServer(app));
       try {
-        for (const documented of operationsOf(document)) {
-          const { verb, path } = documented;
-          const url = urlOf(documented);
-          if (url === undefined) continue;
+        for (const { verb, path, url } of reachableOperations(document)) {
           const glue = url.includes('?') ? '&' : '?';
           const filler = (length: number) =>
             `${url}${glue}x=${'a'.repeat(length - url.length - glue.length - 2)}`;
