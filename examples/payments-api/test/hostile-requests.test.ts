@@ -16,7 +16,7 @@ import {
 } from '@resourceful/test-support';
 import type { Express } from 'express';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { OPENAPI_PATH } from '../src/description/docs.js';
 import { GRAPHQL_PATH } from '../src/description/graphql.js';
