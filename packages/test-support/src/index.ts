@@ -5,6 +5,7 @@ export {
   type ExpressVersion,
   expressVersions,
 } from './express-versions.js';
+export { type PostgresPool, startPostgresPool } from './postgres-pool.js';
 export {
   findPostgresBinDir,
   hasPostgresServer,
