@@ -32,6 +32,7 @@ import {
 import { versionedRouter } from '@resourceful/versioned-router';
 import express5, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { ANSWER_COMPRESSION, compressAnswers } from './answer-compression.js';
+import { nameBodyLimit } from './body-limit.js';
 import { type AppDatabase, databaseFromEnvironment } from './database/app-database.js';
 import { DOCS_PATH, mountApiDocs, OPENAPI_PATH } from './description/docs.js';
 import { checkFilterValues } from './description/filter-values.js';
@@ -39,6 +40,7 @@ import { GRAPHQL_PATH, graphqlRoutes, onlyGraphqlPaths } from './description/gra
 import { describePaymentsApi } from './description/index.js';
 import { keysetListDefaults, listDefaults } from './lists.js';
 import { oneRequestAtATimePerConnection } from './pipelining.js';
+import { refuseForbiddenQueryNames } from './query-keys.js';
 import { README_PATH, sendReadme } from './readme.js';
 import { oneContentType, requireJson } from './require-json.js';
 import { mountBillingAgreements } from './resources/billing-agreements.js';
@@ -48,7 +50,7 @@ import { mountRefunds } from './resources/refunds.js';
 import { riskOperations } from './resources/risk.js';
 import { EVENT_TYPE_LANGUAGES, mountWebhooks } from './resources/webhooks.js';
 import { seed } from './seed.js';
-import { BODY_LIMITS } from './server-limits.js';
+import { MAX_BODY_BYTES } from './server-limits.js';
 import { createStores, prepareStores } from './stores.js';
 import { limitUrlLength } from './url-length.js';
 
@@ -168,6 +170,8 @@ export function createApp(options: AppOptions = {}): Express {
   app.use(allowedMethods({ help }));
   // Two Content-Type lines on a request with a body: a 400 before any path reads the body.
   app.use(oneContentType);
+  // `__proto__`, `constructor`, `prototype` in a query parameter name: a 400, as in a body.
+  app.use(refuseForbiddenQueryNames);
   // Mounted before content negotiation (its own media type): compressed as it would compress.
   app.get(README_PATH, compressAnswers(), sendReadme);
 
@@ -241,7 +245,7 @@ export function createApp(options: AppOptions = {}): Express {
   graphql.use(onlyGraphqlPaths);
   graphql.use(
     compressAnswers(),
-    express.json({ limit: BODY_LIMITS.json }),
+    express.json({ limit: MAX_BODY_BYTES }),
     serviceRequestIdempotency({ store: idempotencyStore }),
     graphqlRoutes(
       stores,
@@ -261,13 +265,14 @@ export function createApp(options: AppOptions = {}): Express {
     contentNegotiation({
       jsonp: true,
       languages: EVENT_TYPE_LANGUAGES,
+      maxBodyBytes: MAX_BODY_BYTES,
       compression: ANSWER_COMPRESSION,
     }),
   );
   // (end of content negotiation)
 
   app.use(requireJson());
-  app.use(express.json({ limit: BODY_LIMITS.json }));
+  app.use(express.json({ limit: MAX_BODY_BYTES }));
   // Strong ETags on every resource answer, 304 on reads, 412 on failed preconditions.
   app.use(conditionalRequests());
 
@@ -275,6 +280,8 @@ export function createApp(options: AppOptions = {}): Express {
   app.use(versionedRouter({ versions: { v1 }, help }));
 
   app.use(notFoundHandler());
+  // A body over MAX_BODY_BYTES: one 413 naming the bound, whichever reader refused it.
+  app.use(nameBodyLimit);
   app.use(errorHandler({ onError: options.onError }));
   // A wrong middleware order stops the service here, at start-up, not at its first request.
   assertContentNegotiationOrder(app);

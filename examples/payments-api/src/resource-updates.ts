@@ -8,7 +8,7 @@ import { asyncHandler } from '@resourceful/error-envelope';
 import type { ResourceUpdateOptions, StandardSchemaV1 } from '@resourceful/json-patch-update';
 import type { NextFunction, Request, Response } from 'express';
 import type { RecordStore, StoredRecord } from './record-store.js';
-import { BODY_LIMITS } from './server-limits.js';
+import { MAX_BODY_BYTES } from './server-limits.js';
 
 export interface UpdatableResource<T extends StoredRecord> {
   collection: RecordStore<T>;
@@ -35,7 +35,7 @@ export function updateOptions<T extends StoredRecord>(
     readOnly,
     represent: (record, req) => represent(req as Request, record),
     now,
-    maxBodyBytes: BODY_LIMITS.patchBytes,
+    maxBodyBytes: MAX_BODY_BYTES,
   };
 }
 

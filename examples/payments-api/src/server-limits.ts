@@ -48,13 +48,14 @@ export const SERVER_LIMITS: ServerLimits = Object.freeze({
   maxRequestsPerSocket: 1_000,
 });
 
-/** Body size limits per media type of request body (413 `PAYLOAD_TOO_LARGE` beyond). */
-export const BODY_LIMITS = Object.freeze({
-  /** `application/json`: POST and PUT bodies, read by express.json(). */
-  json: '100kb',
-  /** JSON Patch and merge patch bodies of PATCH, read by json-patch-update. */
-  patchBytes: 100 * 1024,
-});
+/**
+ * The largest request body read, in bytes (100 KiB), whoever reads it: express.json() (POST and
+ * PUT bodies, GraphQL's), content-negotiation (a Latin-1 or compressed body, counted decoded and
+ * inflated) and json-patch-update (JSON Patch and merge patch bodies of PATCH). Beyond it, 413
+ * `PAYLOAD_TOO_LARGE` naming the bound (`tooLargeBody`, src/body-limit.ts); the OpenAPI document
+ * states it (src/description/request-limits.ts).
+ */
+export const MAX_BODY_BYTES = 100 * 1024;
 
 /**
  * The example's HTTP server: the app, its limits, and envelopes for what Node answers itself.

@@ -8,18 +8,18 @@ import {
   describeEachExpress,
   expectErrorEnvelope,
   hasPostgresServer,
-  startPostgresServer,
+  startPostgresPool,
 } from '@resourceful/test-support';
 import { listRoutes } from '@resourceful/versioned-router/check-routes';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import pg from 'pg';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AppOptions, appReady, createApp } from '../src/app.js';
 import { DOCS_PATH, OPENAPI_PATH, openApiFor } from '../src/description/docs.js';
 import { describePaymentsApi, paymentsApi } from '../src/description/index.js';
 import { type IdempotencyWiring, idempotencyFromEnvironment } from '../src/redis-idempotency.js';
+import { SEEDED_IDS } from './documented-operations.js';
 
 type Json = Record<string, unknown>;
 interface Operation {
@@ -345,16 +345,7 @@ describeEachExpress('the API description', (express) => {
 
     it('answers a stale If-Match with the documented 412 wherever the document takes If-Match, reads and lists too', async () => {
       const server = app();
-      const ids: Record<string, string> = {
-        credit_card_id: 'CARD-SEED1',
-        customer_id: 'CUST-SEED1',
-        webhook_id: 'WH-SEED1',
-        billing_agreement_id: 'AGREEMENT-SEED01',
-        payment_id: 'PAY-SEED1',
-        capture_id: 'CAPTURE-SEED2',
-        refund_id: 'REFUND-NONE',
-        payment_decision_id: 'DECISION-NONE',
-      };
+      const ids: Record<string, string> = { ...IDS_OR_NONE };
       const conditional = Object.entries(document.paths).flatMap(([path, item]) =>
         VERBS.filter((verb) =>
           (item[verb]?.parameters ?? []).some((p) => p.$ref === '#/components/parameters/IfMatch'),
@@ -464,14 +455,7 @@ describeEachExpress('the API description', (express) => {
     it('sends one request per documented operation, built from the document, and checks each answer', async () => {
       const server = app();
       // Path parameters: seeded records, and what the document's own create examples make.
-      const ids: Record<string, string> = {
-        credit_card_id: 'CARD-SEED1',
-        customer_id: 'CUST-SEED1',
-        webhook_id: 'WH-SEED1',
-        billing_agreement_id: 'AGREEMENT-SEED01',
-        payment_id: 'PAY-SEED1',
-        capture_id: 'CAPTURE-SEED2',
-      };
+      const ids: Record<string, string> = { ...SEEDED_IDS };
       const all = Object.entries(document.paths).flatMap(([path, item]) =>
         VERBS.filter((verb) => verb in item).map(
           (verb) => [verb, path, item[verb] as Operation] as const,
@@ -584,14 +568,9 @@ describe('the OpenAPI document of the example', () => {
 /** 32+ characters, as collection-pagination's `continuation.secrets` asks. */
 const PAGE_TOKEN_SECRET = 'api-description-test-secret-0123456789';
 
-/** Path parameters: seeded records. */
-const SEEDED_IDS: Record<string, string> = {
-  credit_card_id: 'CARD-SEED1',
-  customer_id: 'CUST-SEED1',
-  webhook_id: 'WH-SEED1',
-  billing_agreement_id: 'AGREEMENT-SEED01',
-  payment_id: 'PAY-SEED1',
-  capture_id: 'CAPTURE-SEED2',
+/** Path parameters: seeded records, and ids of records that do not exist. */
+const IDS_OR_NONE: Record<string, string> = {
+  ...SEEDED_IDS,
   refund_id: 'REFUND-NONE',
   payment_decision_id: 'DECISION-NONE',
 };
@@ -604,7 +583,7 @@ function operationsOf(document: Document) {
     VERBS.filter((verb) => verb in item).map((verb) => ({
       verb,
       path,
-      url: path.replace(/\{([a-z_]+)\}/g, (_, name: string) => SEEDED_IDS[name] as string),
+      url: path.replace(/\{([a-z_]+)\}/g, (_, name: string) => IDS_OR_NONE[name] as string),
       operation: item[verb] as Operation,
     })),
   );
@@ -751,9 +730,7 @@ describeEachExpress('the OpenAPI document and 503', (express) => {
 
   describe.skipIf(!hasPostgresServer())('on PostgreSQL', () => {
     it('documents 503 with Retry-After everywhere, and every operation answers a documented status while the database is down', async () => {
-      const server = await startPostgresServer();
-      const pool = new pg.Pool({ connectionString: server.url, max: 2 });
-      pool.on('error', () => {});
+      const { server, pool, close } = await startPostgresPool({ max: 2 });
       try {
         const app = createApp({
           express,
@@ -816,8 +793,7 @@ describeEachExpress('the OpenAPI document and 503', (express) => {
             .sort(),
         );
       } finally {
-        await pool.end();
-        await server.close();
+        await close();
       }
     });
   });

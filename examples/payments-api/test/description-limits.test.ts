@@ -9,11 +9,10 @@ import {
   describeEachExpress,
   expectErrorEnvelope,
   hasPostgresServer,
-  type PostgresServer,
-  startPostgresServer,
+  type PostgresPool,
+  startPostgresPool,
 } from '@resourceful/test-support';
 import type { Express } from 'express';
-import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appReady, createApp } from '../src/app.js';
@@ -25,21 +24,14 @@ type Json = Record<string, any>;
 type App = Parameters<typeof request>[0];
 
 const postgresAvailable = hasPostgresServer();
-let postgres: PostgresServer | undefined;
-let pool: pg.Pool | undefined;
+let postgres: PostgresPool | undefined;
 let schemas = 0;
 
 beforeAll(async () => {
-  if (!postgresAvailable) return;
-  postgres = await startPostgresServer();
-  pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
-  pool.on('error', () => {});
+  if (postgresAvailable) postgres = await startPostgresPool();
 });
 
-afterAll(async () => {
-  await pool?.end();
-  await postgres?.close();
-});
+afterAll(() => postgres?.close());
 
 /** A `$ref`'d parameter resolved from the document's components. */
 function resolved(document: Json, parameter: Json): Json {
@@ -98,7 +90,7 @@ describeEachExpress('the OpenAPI document and the service agree', (express) => {
         database:
           name === 'memory'
             ? false
-            : { pool: pool as pg.Pool, schema: `description_limits_${++schemas}` },
+            : { pool: (postgres as PostgresPool).pool, schema: `description_limits_${++schemas}` },
       });
       await appReady(app);
       document = (await request(app).get(OPENAPI_PATH)).body;

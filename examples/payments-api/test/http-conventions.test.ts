@@ -9,11 +9,12 @@ import {
   describeEachExpress,
   exactRequest,
   expectErrorEnvelope,
-  freePort,
   listen,
+  type RedisClient,
   type RunningServer,
+  redisClient,
+  refusedPort,
 } from '@resourceful/test-support';
-import { createClient } from 'redis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -318,15 +319,13 @@ describeEachExpress('the example’s HTTP conventions', (express) => {
 describeEachExpress(
   'Retry-After on every 503 of an idempotent POST while Redis is down',
   (express) => {
-    let client: ReturnType<typeof createClient>;
-    let port: number;
+    let client: RedisClient;
 
     beforeAll(async () => {
-      // A port nothing listens on: the Redis the store talks to is down.
-      port = await freePort();
+      // A port that refuses connections for the whole test: the Redis the store talks to is down.
+      const port = await refusedPort();
       // As server.ts does: no offline queue, reconnecting in the background.
-      client = createClient({ url: `redis://127.0.0.1:${port}`, disableOfflineQueue: true });
-      client.on('error', () => undefined);
+      client = redisClient(`redis://127.0.0.1:${port}`);
       client.connect().catch(() => undefined);
     });
 

@@ -6,14 +6,15 @@
  */
 import { type IdempotencyStore, redisStore } from '@resourceful/service-request-idempotency';
 import {
+  connectedRedisClient,
   describeEachExpress,
   expectReplayOf,
   hasRedisServer,
+  type RedisClient,
   type RedisServer,
   startRedisServer,
 } from '@resourceful/test-support';
 import { listRoutes } from '@resourceful/versioned-router/check-routes';
-import { createClient } from 'redis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -113,7 +114,7 @@ describe('the replay table', () => {
 describeEachExpress('Service-Request-Id replays', (express) => {
   const stores: [string, () => IdempotencyStore | undefined][] = [['memory', () => undefined]];
   let redis: RedisServer | undefined;
-  let client: ReturnType<typeof createClient> | undefined;
+  let client: RedisClient | undefined;
   // One store for the suite, on a test Redis without appendonly: its warning is expected.
   let shared: IdempotencyStore | undefined;
   if (redisAvailable) {
@@ -129,8 +130,7 @@ describeEachExpress('Service-Request-Id replays', (express) => {
   beforeAll(async () => {
     if (!redisAvailable) return;
     redis = await startRedisServer();
-    client = createClient({ url: redis.url });
-    await client.connect();
+    client = await connectedRedisClient(redis.url);
     shared = redisStore({ client, onWarning: () => undefined });
   }, 30_000);
 

@@ -9,10 +9,10 @@
 import {
   describeEachExpress,
   hasPostgresServer,
-  type PostgresServer,
-  startPostgresServer,
+  type PostgresPool,
+  startPostgresPool,
 } from '@resourceful/test-support';
-import pg from 'pg';
+import type pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appReady, createApp } from '../src/app.js';
@@ -33,20 +33,16 @@ function answerOf(res: request.Response) {
 }
 
 describe.skipIf(!hasPostgresServer())('the example in memory and on PostgreSQL', () => {
-  let server: PostgresServer;
+  let postgres: PostgresPool;
   let pool: pg.Pool;
   let schemas = 0;
 
   beforeAll(async () => {
-    server = await startPostgresServer();
-    pool = new pg.Pool({ connectionString: server.url, max: 4 });
-    pool.on('error', () => {});
+    postgres = await startPostgresPool();
+    pool = postgres.pool;
   });
 
-  afterAll(async () => {
-    await pool?.end();
-    await server?.close();
-  });
+  afterAll(() => postgres?.close());
 
   describeEachExpress('answer alike', (express) => {
     async function pair(pageTokenSecrets?: string[]) {

@@ -4,12 +4,8 @@
  * `next` links visits every record once whichever instance answers, and hostile list parameters
  * are refused without reaching the SQL.
  */
-import {
-  hasPostgresServer,
-  type PostgresServer,
-  startPostgresServer,
-} from '@resourceful/test-support';
-import pg from 'pg';
+import { hasPostgresServer, type PostgresPool, startPostgresPool } from '@resourceful/test-support';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startService } from './service-process.js';
 
@@ -24,16 +20,15 @@ const statusCounts = (statuses: readonly number[]) =>
   }, {});
 
 describe.skipIf(!hasPostgresServer())('two example processes on one PostgreSQL', () => {
-  let database: PostgresServer;
+  let database: PostgresPool;
   let pool: pg.Pool;
   let instances: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    database = await startPostgresServer();
-    pool = new pg.Pool({ connectionString: database.url, max: 2 });
-    pool.on('error', () => {});
+    database = await startPostgresPool({ max: 2 });
+    pool = database.pool;
     const env = {
-      DATABASE_URL: database.url,
+      DATABASE_URL: database.server.url,
       DATABASE_SCHEMA: 'public',
       // The PostgreSQL pass of the suites sets it for in-process apps; these share one schema.
       DATABASE_SCHEMA_PER_APP: 'false',
@@ -46,7 +41,6 @@ describe.skipIf(!hasPostgresServer())('two example processes on one PostgreSQL',
 
   afterAll(async () => {
     await Promise.all(instances.map((instance) => instance.stop()));
-    await pool?.end();
     await database?.close();
   });
 

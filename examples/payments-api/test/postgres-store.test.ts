@@ -6,9 +6,10 @@ import type { ErrorReport } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
   expectErrorEnvelope,
-  freePort,
   hasPostgresServer,
-  type PostgresServer,
+  type PostgresPool,
+  refusedPort,
+  startPostgresPool,
   startPostgresServer,
 } from '@resourceful/test-support';
 import pg from 'pg';
@@ -22,19 +23,15 @@ import { MIGRATIONS } from '../src/database/migrations.js';
 const BASE = 'http://api.test';
 
 describe.skipIf(!hasPostgresServer())('the PostgreSQL store', () => {
-  let server: PostgresServer;
+  let postgres: PostgresPool;
   let pool: pg.Pool;
 
   beforeAll(async () => {
-    server = await startPostgresServer();
-    pool = new pg.Pool({ connectionString: server.url, max: 4 });
-    pool.on('error', () => {});
+    postgres = await startPostgresPool();
+    pool = postgres.pool;
   });
 
-  afterAll(async () => {
-    await pool?.end();
-    await server?.close();
-  });
+  afterAll(() => postgres?.close());
 
   describe('migrations', () => {
     it('applies each version once, also when two instances start together', async () => {
@@ -177,14 +174,12 @@ describe.skipIf(!hasPostgresServer())('the PostgreSQL store', () => {
 
   describeEachExpress('when the database goes away', (express) => {
     it('answers 503 with Retry-After for every stored resource, and serves what needs none', async () => {
-      const own = await startPostgresServer();
-      const ownPool = new pg.Pool({ connectionString: own.url, max: 2 });
-      ownPool.on('error', () => {});
+      const own = await startPostgresPool({ max: 2 });
       try {
-        const app = createApp({ express, database: { pool: ownPool, schema: 'public' } });
+        const app = createApp({ express, database: { pool: own.pool, schema: 'public' } });
         await appReady(app);
         expect((await request(app).get('/v1/customers/customers')).status).toBe(200);
-        await own.close();
+        await own.server.close();
         const res = await request(app).get('/v1/customers/customers/CUST-SEED1');
         expectErrorEnvelope(res, 503, { code: 'SERVICE_UNAVAILABLE' });
         expect(res.headers['retry-after']).toBe('1');
@@ -202,14 +197,13 @@ describe.skipIf(!hasPostgresServer())('the PostgreSQL store', () => {
         const evaluation = await request(app).post('/v1/risk/evaluate').send({ code: 'ok' });
         expect(evaluation.status).toBe(200);
       } finally {
-        await ownPool.end();
         await own.close();
       }
     });
 
     it('answers 503 to every request when the database was never reachable', async () => {
       const closed = new pg.Pool({
-        connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/postgres`,
+        connectionString: `postgres://postgres@127.0.0.1:${await refusedPort()}/postgres`,
         connectionTimeoutMillis: 2_000,
       });
       closed.on('error', () => {});

@@ -7,7 +7,7 @@ import {
   waitFor,
 } from '@resourceful/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, startService } from './service-process.js';
+import { customersAcross, type ServiceProcess, startService } from './service-process.js';
 
 const available = hasRedisCluster();
 
@@ -65,13 +65,7 @@ describe.skipIf(!available)('two example processes on one Redis Cluster', () => 
       ),
     );
     expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
-    let created = 0;
-    for (const service of services) {
-      const res = await fetch(`${service.url}/v1/customers/customers?page_size=100`);
-      const { items } = (await res.json()) as { items: { merchant_customer_id: string }[] };
-      created += items.filter((item) => item.merchant_customer_id === 'cluster-1').length;
-    }
-    expect(created).toBe(1);
+    expect(await customersAcross(services, 'cluster-1')).toBe(1);
   });
 
   it('answer 503 envelopes with Retry-After while a primary fails over, then recover without a restart', async () => {

@@ -64,3 +64,20 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     },
   };
 }
+
+/**
+ * How many customers with this `merchant_customer_id` the services hold together: each keeps
+ * its own in-memory data, so a create that ran once is in exactly one of them.
+ */
+export async function customersAcross(
+  services: readonly ServiceProcess[],
+  merchantCustomerId: string,
+): Promise<number> {
+  let found = 0;
+  for (const service of services) {
+    const res = await fetch(`${service.url}/v1/customers/customers?page_size=100`);
+    const { items } = (await res.json()) as { items: { merchant_customer_id: string }[] };
+    found += items.filter((item) => item.merchant_customer_id === merchantCustomerId).length;
+  }
+  return found;
+}

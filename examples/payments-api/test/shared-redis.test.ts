@@ -5,7 +5,7 @@ import {
   waitFor,
 } from '@resourceful/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, startService } from './service-process.js';
+import { customersAcross, type ServiceProcess, startService } from './service-process.js';
 
 const available = hasRedisServer();
 
@@ -44,14 +44,7 @@ describe.skipIf(!available)('two example processes sharing one Redis', () => {
     expect(statuses.filter((status) => status === 201).length).toBeGreaterThanOrEqual(1);
     expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
 
-    // Each process keeps its own in-memory data: the customer exists in exactly one of them.
-    let created = 0;
-    for (const service of services) {
-      const res = await fetch(`${service.url}/v1/customers/customers?page_size=100`);
-      const { items } = (await res.json()) as { items: { merchant_customer_id: string }[] };
-      created += items.filter((item) => item.merchant_customer_id === 'shared-redis-1').length;
-    }
-    expect(created).toBe(1);
+    expect(await customersAcross(services, 'shared-redis-1')).toBe(1);
   });
 
   it('replay the stored response from the other process', async () => {

@@ -238,6 +238,42 @@ describeEachExpress('updates with ETags', (express) => {
 
   // A write that leaves a resource equal changes neither update_time nor the ETag (see
   // json-patch-update's README), so other clients' If-Match still holds.
+  describe('key order', () => {
+    // Clients must not depend on it (the conventions, "Error body"), but a record that reads
+    // back with its keys moved after every update looks changed to a person or a diff.
+    it.each([
+      ['a card', '/v1/vault/credit-cards/CARD-SEED1', { first_name: 'Liz' }],
+      ['a customer', '/v1/customers/customers/CUST-SEED1', { first_name: 'Liz' }],
+      ['a webhook', '/v1/notifications/webhooks/WH-SEED1', { url: 'https://hooks.test/x' }],
+      ['an agreement', '/v1/payments/billing-agreements/AGREEMENT-SEED01', { description: 'x' }],
+    ])(
+      'keeps %s’s keys in the order it was created with, after a PATCH and a PUT',
+      async (_, path, change) => {
+        const server = app();
+        const keys = async () => Object.keys((await request(server).get(path)).body);
+        const created = await keys();
+        expect(created[0]).toBe('id');
+        const patched = await request(server)
+          .patch(path)
+          .set('Content-Type', 'application/merge-patch+json')
+          .send(change);
+        expect(patched.status).toBe(204);
+        expect(await keys()).toEqual(created);
+        if (!path.includes('billing-agreements') && !path.includes('webhooks')) {
+          const read = (await request(server).get(path)).body;
+          expect(
+            (
+              await request(server)
+                .put(path)
+                .send({ ...read, first_name: 'Max' })
+            ).status,
+          ).toBe(204);
+          expect(await keys()).toEqual(created);
+        }
+      },
+    );
+  });
+
   describe('writes that change nothing', () => {
     const paths = [
       cardPath,

@@ -3,43 +3,31 @@ import {
   describeEachExpress,
   expectErrorEnvelope,
   hasRedisServer,
+  type RedisClient,
   type RedisServer,
+  redisClients,
   startRedisServer,
   waitFor,
 } from '@resourceful/test-support';
-import { createClient } from 'redis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStore } from '../src/index.js';
 import { startApp } from './helpers.js';
-
-type Client = ReturnType<typeof createClient>;
 
 const available = hasRedisServer();
 const quiet = () => undefined;
 
 describe.skipIf(!available)('a Redis that loses what the store kept', () => {
   let redis: RedisServer;
-  const clients: Client[] = [];
-
-  async function connect(): Promise<Client> {
-    const client = createClient({
-      url: redis.url,
-      disableOfflineQueue: true,
-      socket: { reconnectStrategy: (retries) => Math.min(20 * (retries + 1), 200) },
-    });
-    client.on('error', () => undefined);
-    await client.connect();
-    clients.push(client);
-    return client;
-  }
+  const clients = redisClients(() => redis.url, { quickReconnect: true });
+  const connect = clients.connect;
 
   beforeAll(async () => {
     redis = await startRedisServer();
   });
 
   afterAll(async () => {
-    for (const client of clients) client.destroy();
+    clients.destroyAll();
     await redis?.close();
   });
 
@@ -64,7 +52,7 @@ describe.skipIf(!available)('a Redis that loses what the store kept', () => {
       expect((await post(one.url, 'created-before')).status).toBe(201);
       expect((await post(two.url, 'also-before')).status).toBe(201);
       await redis.restart({ empty: true });
-      await waitFor(() => clients.every((client) => client.isReady), {
+      await waitFor(() => clients.all().every((client) => client.isReady), {
         what: 'the clients to reconnect',
       });
 
@@ -95,7 +83,7 @@ describe.skipIf(!available)('a Redis that loses what the store kept', () => {
   });
 
   describeEachExpress('one window from the first detection, for every id', (express) => {
-    const losses: [string, (admin: Client) => Promise<void>][] = [
+    const losses: [string, (admin: RedisClient) => Promise<void>][] = [
       ['redis-server restarted empty', () => redis.restart({ empty: true })],
       [
         'FLUSHALL',

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import {
   hasRedisServer,
+  type RedisClient,
   type RedisServer,
+  redisClients,
   startRedisServer,
   waitFor,
 } from '@resourceful/test-support';
-import { createClient, createCluster } from 'redis';
+import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IdempotencyStore, redisStore, serviceRequestIdempotency } from '../src/index.js';
-
-type Client = ReturnType<typeof createClient>;
 
 const quiet = () => undefined;
 
@@ -32,7 +32,7 @@ async function warningsDuring(work: () => Promise<void>): Promise<string[]> {
 }
 
 /** The listeners `client` has for each of the events the store listens to. */
-function listenerCounts(client: Client): Record<string, number> {
+function listenerCounts(client: RedisClient): Record<string, number> {
   return Object.fromEntries(
     ['error', 'ready', 'connect'].map((event) => [event, client.listenerCount(event)]),
   );
@@ -40,27 +40,20 @@ function listenerCounts(client: Client): Record<string, number> {
 
 describe.skipIf(!hasRedisServer())('many stores on one Redis client', () => {
   let redis: RedisServer;
-  const clients: { destroy(): void }[] = [];
-
-  async function connect(): Promise<Client> {
-    const client = createClient({ url: redis.url, disableOfflineQueue: true });
-    client.on('error', () => undefined);
-    await client.connect();
-    clients.push(client);
-    return client;
-  }
+  const clients = redisClients(() => redis.url);
+  const connect = clients.connect;
 
   beforeAll(async () => {
     redis = await startRedisServer();
   });
 
   afterAll(async () => {
-    for (const client of clients) client.destroy();
+    clients.destroyAll();
     await redis?.close();
   });
 
   /** `count` stores (and middlewares over them) on `client`, each started. */
-  async function stores(client: Client, count: number): Promise<IdempotencyStore[]> {
+  async function stores(client: RedisClient, count: number): Promise<IdempotencyStore[]> {
     const made: IdempotencyStore[] = [];
     for (let index = 0; index < count; index++) {
       // Each store writes 1024 epoch markers when it starts: time enough on a busy machine.
@@ -114,9 +107,7 @@ describe.skipIf(!hasRedisServer())('many stores on one Redis client', () => {
   it(
     'starts a store made before its client connects once the client is ready',
     async () => {
-      const client = createClient({ url: redis.url, disableOfflineQueue: true });
-      client.on('error', () => undefined);
-      clients.push(client);
+      const client = clients.create();
       const prefix = `late:${randomUUID()}:`;
       const made = Array.from({ length: 12 }, (_, index) =>
         redisStore({

@@ -3,19 +3,18 @@ import {
   describeEachExpress,
   expectErrorEnvelope,
   hasRedisServer,
+  type RedisClient,
   type RedisServer,
+  redisClients,
   startRedisServer,
   waitFor,
 } from '@resourceful/test-support';
-import { createClient } from 'redis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStore, type ServiceRequestIdempotencyOptions } from '../src/index.js';
 import { countingStore, deferred, startApp } from './helpers.js';
 import { lockRenewalScenarios } from './lock-renewal-scenarios.js';
 import { storeContract } from './store-contract.js';
-
-type Client = ReturnType<typeof createClient>;
 
 const available = hasRedisServer();
 
@@ -24,32 +23,21 @@ const quiet = () => undefined;
 
 describe.skipIf(!available)('redisStore against a real redis-server', () => {
   let redis: RedisServer;
-  const clients: Client[] = [];
-
-  /** A client as an app instance would make one: no offline queue, quick reconnects. */
-  async function connect(): Promise<Client> {
-    const client = createClient({
-      url: redis.url,
-      disableOfflineQueue: true,
-      socket: { reconnectStrategy: (retries) => Math.min(20 * (retries + 1), 200) },
-    });
-    client.on('error', () => undefined);
-    await client.connect();
-    clients.push(client);
-    return client;
-  }
+  /** Clients as an app instance would make one: no offline queue, quick reconnects. */
+  const clients = redisClients(() => redis.url, { quickReconnect: true });
+  const connect = clients.connect;
 
   beforeAll(async () => {
     redis = await startRedisServer();
   });
 
   afterAll(async () => {
-    for (const client of clients) client.destroy();
+    clients.destroyAll();
     await redis?.close();
   });
 
   describe('store contract', () => {
-    let client: Client;
+    let client: RedisClient;
     beforeAll(async () => {
       client = await connect();
     });
@@ -117,7 +105,7 @@ describe.skipIf(!available)('redisStore against a real redis-server', () => {
 
   describeEachExpress('lock renewal on Redis', (express) => {
     const prefixes = new WeakMap<object, string>();
-    let client: Client;
+    let client: RedisClient;
     beforeAll(async () => {
       client = await connect();
     });

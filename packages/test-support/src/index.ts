@@ -5,6 +5,7 @@ export {
   type ExpressVersion,
   expressVersions,
 } from './express-versions.js';
+export { type PostgresPool, startPostgresPool } from './postgres-pool.js';
 export {
   findPostgresBinDir,
   hasPostgresServer,
@@ -22,6 +23,14 @@ export {
   rawRequestOnce,
 } from './raw-http.js';
 export {
+  connectedRedisClient,
+  type RedisClient,
+  type RedisClientOptions,
+  type RedisClients,
+  redisClient,
+  redisClients,
+} from './redis-client.js';
+export {
   findRedisCli,
   hasRedisCluster,
   type RedisCluster,
@@ -37,6 +46,7 @@ export {
 } from './redis-server.js';
 export { answerHeaders, expectReplayOf, PER_RESPONSE_HEADERS } from './replay-assertions.js';
 export {
+  acceptsConnections,
   closeServer,
   freePort,
   listen,

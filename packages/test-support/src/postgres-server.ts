@@ -4,12 +4,17 @@
  * server refuse to run as root, so as root both run as the package's `postgres` system user,
  * which then owns the temp dir. No system service needed.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { accessSync, chownSync, constants, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { freePort, waitFor } from './servers.js';
+import {
+  installedOrSkipped,
+  isExecutable,
+  spawnServer,
+  waitUntilServing,
+} from './child-processes.js';
+import { acceptsConnections, freePort } from './servers.js';
 
 export interface PostgresServer {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` (trust authentication on loopback). */
@@ -22,27 +27,6 @@ export interface PostgresServer {
 }
 
 const DEBIAN_ROOT = '/usr/lib/postgresql';
-
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // A crashed or interrupted test run must not leave servers behind.
-  process.once('exit', () => {
-    for (const child of running) child.kill('SIGKILL');
-  });
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The directory holding `initdb` and `postgres`: `POSTGRES_BIN_DIR`, else the newest
@@ -67,22 +51,17 @@ export function findPostgresBinDir(): string | undefined {
   );
 }
 
-let warned = false;
-
 /**
  * Whether the PostgreSQL suites can run. Throws when PostgreSQL is missing and `CI` is set (CI
  * must run them); otherwise warns once and returns false, for
  * `describe.skipIf(!hasPostgresServer())`.
  */
 export function hasPostgresServer(): boolean {
-  if (findPostgresBinDir() !== undefined) return true;
-  const message = `PostgreSQL was not found in ${DEBIAN_ROOT}/<version>/bin (or POSTGRES_BIN_DIR); install it (Debian: apt-get install postgresql)`;
-  if (process.env.CI) throw new Error(`${message}. CI must run the PostgreSQL suites.`);
-  if (!warned) {
-    warned = true;
-    console.warn(`${message}. Skipping the PostgreSQL suites.`);
-  }
-  return false;
+  return installedOrSkipped(
+    findPostgresBinDir() !== undefined,
+    `PostgreSQL was not found in ${DEBIAN_ROOT}/<version>/bin (or POSTGRES_BIN_DIR); install it (Debian: apt-get install postgresql)`,
+    'PostgreSQL suites',
+  );
 }
 
 /** The uid and gid of the `postgres` user when running as root, so the cluster is not root's. */
@@ -99,17 +78,6 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   }
 }
 
-function acceptsConnections(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /**
  * Creates a cluster in a temp dir (`initdb`, trust auth, C locale, UTF-8) and starts `postgres`
  * on 127.0.0.1 on a free port with fsync off (test data is thrown away). Resolves once the
@@ -118,7 +86,6 @@ function acceptsConnections(port: number): Promise<boolean> {
 export async function startPostgresServer(): Promise<PostgresServer> {
   const binDir = findPostgresBinDir();
   if (binDir === undefined) throw new Error('PostgreSQL is not installed');
-  installExitHook();
   const owner = postgresUser();
   const dir = mkdtempSync(join(tmpdir(), 'resourceful-postgres-'));
   if (owner !== undefined) chownSync(dir, owner.uid, owner.gid);
@@ -149,7 +116,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     throw error;
   }
 
-  const proc = spawn(
+  const server = spawnServer(
     join(binDir, 'postgres'),
     [
       '-D',
@@ -168,20 +135,15 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       '-c',
       'full_page_writes=off',
     ],
-    { ...asOwner, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
+    { ...asOwner, cwd: dir, maxStderr: 8_000 },
   );
-  let stderr = '';
-  proc.stderr?.on('data', (data: Buffer) => {
-    if (stderr.length < 8_000) stderr += data.toString('utf8');
-  });
-  running.add(proc);
-  proc.once('exit', () => running.delete(proc));
+  const proc = server.process;
 
   let closed = false;
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
-    if (proc.exitCode === null && proc.signalCode === null) {
+    if (!server.exited()) {
       const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
       // SIGINT is PostgreSQL's fast shutdown: open sessions are ended, no waiting on clients.
       proc.kill('SIGINT');
@@ -193,15 +155,12 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   }
 
   try {
-    await waitFor(
-      async () => {
-        if (proc.exitCode !== null || proc.signalCode !== null) {
-          throw new Error(`postgres exited on start: ${stderr.trim()}`);
-        }
-        // The port opens before recovery ends; "ready to accept connections" is logged after.
-        return stderr.includes('ready to accept connections') && (await acceptsConnections(port));
-      },
-      { timeoutMs: 30_000, intervalMs: 50, what: `postgres on port ${port}` },
+    await waitUntilServing(
+      server,
+      // The port opens before recovery ends; "ready to accept connections" is logged after.
+      async () =>
+        server.stderr().includes('ready to accept connections') && (await acceptsConnections(port)),
+      { name: `postgres on port ${port}`, timeoutMs: 30_000, intervalMs: 50 },
     );
   } catch (error) {
     await close();

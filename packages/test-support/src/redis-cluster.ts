@@ -4,11 +4,19 @@
  * each node in its own temp dir, stopped by PID. A short `cluster-node-timeout` makes a failover
  * take about a second, so tests can kill a primary and watch its replica take over.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
+import {
+  firstExecutable,
+  installedOrSkipped,
+  redisServerArgs,
+  type ServerProcess,
+  spawnServer,
+  waitUntilServing,
+} from './child-processes.js';
 import { findRedisServer } from './redis-server.js';
 import { freePort, waitFor } from './servers.js';
 
@@ -52,17 +60,6 @@ export interface RedisCluster {
   close(): Promise<void>;
 }
 
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const child of running) child.kill('SIGKILL');
-  });
-}
-
 /** The `redis-cli` binary beside `redis-server` (or on PATH), or undefined. */
 export function findRedisCli(): string | undefined {
   const server = findRedisServer();
@@ -72,34 +69,19 @@ export function findRedisCli(): string | undefined {
     '/usr/bin',
     '/usr/local/bin',
   ].filter((dir) => dir !== '');
-  for (const dir of dirs) {
-    const candidate = join(dir, 'redis-cli');
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
+  return firstExecutable(dirs.map((dir) => join(dir, 'redis-cli')));
 }
-
-let warned = false;
 
 /**
  * Whether the Redis Cluster suites can run (`redis-server` and `redis-cli` installed). Under
  * `CI` their absence throws (CI must run them); elsewhere it warns once and returns false.
  */
 export function hasRedisCluster(): boolean {
-  if (findRedisServer() !== undefined && findRedisCli() !== undefined) return true;
-  const message =
-    'redis-server and redis-cli were not both found on PATH (or REDIS_SERVER_BIN); install them (Debian: apt-get install redis-server)';
-  if (process.env.CI) throw new Error(`${message}. CI must run the Redis Cluster suites.`);
-  if (!warned) {
-    warned = true;
-    console.warn(`${message}. Skipping the Redis Cluster suites.`);
-  }
-  return false;
+  return installedOrSkipped(
+    findRedisServer() !== undefined && findRedisCli() !== undefined,
+    'redis-server and redis-cli were not both found on PATH (or REDIS_SERVER_BIN); install them (Debian: apt-get install redis-server)',
+    'Redis Cluster suites',
+  );
 }
 
 export interface StartRedisClusterOptions {
@@ -114,7 +96,6 @@ export async function startRedisCluster(
   const server = findRedisServer();
   const cli = findRedisCli();
   if (server === undefined || cli === undefined) throw new Error('redis-server is not installed');
-  installExitHook();
   const nodeTimeoutMs = options.nodeTimeoutMs ?? 500;
   const root = mkdtempSync(join(tmpdir(), 'resourceful-redis-cluster-'));
   // Six client ports and six cluster bus ports, all distinct. The bus port is set explicitly
@@ -143,62 +124,36 @@ export async function startRedisCluster(
   const nodes = ports.map((port, index) => {
     const dir = join(root, String(port));
     mkdirSync(dir);
-    let child: ChildProcess | undefined;
+    let child: ServerProcess | undefined;
 
     async function start(): Promise<void> {
-      const proc = spawn(
-        server!,
-        [
-          '--port',
-          String(port),
-          '--cluster-port',
-          String(busPorts[index]),
-          '--bind',
-          '127.0.0.1',
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          'nodes.conf',
-          '--cluster-node-timeout',
-          String(nodeTimeoutMs),
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--dir',
-          dir,
-          '--daemonize',
-          'no',
-          '--loglevel',
-          'warning',
-          // DEBUG SLEEP lets a test stall a replica to stand for replication lag.
-          '--enable-debug-command',
-          'local',
-        ],
-        { stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      let stderr = '';
-      proc.stderr?.on('data', (data: Buffer) => {
-        if (stderr.length < 4_000) stderr += data.toString('utf8');
-      });
-      running.add(proc);
-      proc.once('exit', () => running.delete(proc));
-      child = proc;
-      await waitFor(
-        async () => {
-          if (proc.exitCode !== null || proc.signalCode !== null) {
-            throw new Error(`redis-server (cluster node ${port}) exited: ${stderr.trim()}`);
-          }
-          return (await redisCli(port, 'PING').catch(() => '')).trim() === 'PONG';
-        },
-        { timeoutMs: 10_000, intervalMs: 25, what: `cluster node on port ${port}` },
+      const started = spawnServer(server!, [
+        ...redisServerArgs(port, dir),
+        '--cluster-port',
+        String(busPorts[index]),
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-node-timeout',
+        String(nodeTimeoutMs),
+        // DEBUG SLEEP lets a test stall a replica to stand for replication lag.
+        '--enable-debug-command',
+        'local',
+      ]);
+      child = started;
+      await waitUntilServing(
+        started,
+        async () => (await redisCli(port, 'PING').catch(() => '')).trim() === 'PONG',
+        { name: `redis-server (cluster node ${port})`, timeoutMs: 10_000, intervalMs: 25 },
       );
     }
 
     async function kill(): Promise<void> {
-      const proc = child;
+      const killed = child;
       child = undefined;
-      if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
+      if (killed === undefined || killed.exited()) return;
+      const proc = killed.process;
       const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
       if (proc.pid !== undefined) process.kill(proc.pid, 'SIGKILL');
       await exited;
@@ -208,7 +163,7 @@ export async function startRedisCluster(
       port,
       url: `redis://127.0.0.1:${port}`,
       get pid() {
-        return child?.pid;
+        return child?.process.pid;
       },
       kill,
       start,

@@ -2,12 +2,19 @@
  * @module A real `redis-server` for tests: started on a free loopback port with its own temp
  * dir, stopped and restarted on the same port to simulate an outage. No system service needed.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { freePort, waitFor } from './servers.js';
+import {
+  firstExecutable,
+  installedOrSkipped,
+  redisServerArgs,
+  type ServerProcess,
+  spawnServer,
+  waitUntilServing,
+} from './child-processes.js';
+import { freePort } from './servers.js';
 
 export interface RedisServer {
   /** `redis://127.0.0.1:PORT`. */
@@ -28,18 +35,6 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // A crashed or interrupted test run must not leave servers behind.
-  process.once('exit', () => {
-    for (const child of running) child.kill('SIGKILL');
-  });
-}
-
 /** The `redis-server` binary (`REDIS_SERVER_BIN`, else found on PATH), or undefined. */
 export function findRedisServer(): string | undefined {
   const candidates = process.env.REDIS_SERVER_BIN
@@ -47,33 +42,19 @@ export function findRedisServer(): string | undefined {
     : [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/sbin', '/usr/local/bin']
         .filter((dir) => dir !== '')
         .map((dir) => join(dir, 'redis-server'));
-  for (const candidate of candidates) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
+  return firstExecutable(candidates);
 }
-
-let warned = false;
 
 /**
  * Whether the Redis suites can run. Throws when `redis-server` is missing and `CI` is set (CI
  * must run them); otherwise warns once and returns false, for `describe.skipIf(!hasRedisServer())`.
  */
 export function hasRedisServer(): boolean {
-  if (findRedisServer() !== undefined) return true;
-  const message =
-    'redis-server was not found on PATH (or REDIS_SERVER_BIN); install it (Debian: apt-get install redis-server)';
-  if (process.env.CI) throw new Error(`${message}. CI must run the Redis suites.`);
-  if (!warned) {
-    warned = true;
-    console.warn(`${message}. Skipping the Redis suites.`);
-  }
-  return false;
+  return installedOrSkipped(
+    findRedisServer() !== undefined,
+    'redis-server was not found on PATH (or REDIS_SERVER_BIN); install it (Debian: apt-get install redis-server)',
+    'Redis suites',
+  );
 }
 
 /** Sends one RESP command on a fresh connection and resolves with the first reply line. */
@@ -119,60 +100,31 @@ async function answersPing(port: number): Promise<boolean> {
 export async function startRedisServer(): Promise<RedisServer> {
   const bin = findRedisServer();
   if (bin === undefined) throw new Error('redis-server is not installed');
-  installExitHook();
   const dir = mkdtempSync(join(tmpdir(), 'resourceful-redis-'));
   const port = await freePort();
-  let child: ChildProcess | undefined;
+  let child: ServerProcess | undefined;
   let closed = false;
 
   async function start(): Promise<void> {
-    const proc = spawn(
-      bin!,
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        dir,
-        '--daemonize',
-        'no',
-        '--loglevel',
-        'warning',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    proc.stderr?.on('data', (data: Buffer) => {
-      if (stderr.length < 4_000) stderr += data.toString('utf8');
-    });
-    running.add(proc);
-    proc.once('exit', () => running.delete(proc));
-    child = proc;
+    const started = spawnServer(bin!, redisServerArgs(port, dir));
+    child = started;
     try {
-      await waitFor(
-        async () => {
-          if (proc.exitCode !== null || proc.signalCode !== null) {
-            throw new Error(`redis-server exited on start: ${stderr.trim()}`);
-          }
-          return answersPing(port);
-        },
-        { timeoutMs: 10_000, intervalMs: 25, what: `redis-server on port ${port}` },
-      );
+      await waitUntilServing(started, () => answersPing(port), {
+        name: `redis-server on port ${port}`,
+        timeoutMs: 10_000,
+        intervalMs: 25,
+      });
     } catch (error) {
-      proc.kill('SIGKILL');
+      started.process.kill('SIGKILL');
       throw error;
     }
   }
 
   async function stop(save = true): Promise<void> {
-    const proc = child;
+    const stopping = child;
     child = undefined;
-    if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
+    if (stopping === undefined || stopping.exited()) return;
+    const proc = stopping.process;
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
     // SHUTDOWN closes the connection without a reply on success; a failure is fine, the
     // kill below is the fallback.

@@ -59,17 +59,21 @@ export async function freePort(): Promise<number> {
  */
 export async function refusedPort(): Promise<number> {
   for (const port of [9, 7, 13, 19, 37]) {
-    const refused = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port });
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(false);
-      });
-      socket.once('error', () => resolve(true));
-    });
-    if (refused) return port;
+    if (!(await acceptsConnections(port))) return port;
   }
   throw new Error('refusedPort: every candidate port below 1024 accepts connections here.');
+}
+
+/** Whether a TCP connection to `port` on 127.0.0.1 is accepted (it is closed at once). */
+export function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /** Polls `check` until it returns true; rejects after `timeoutMs`. Every loop here is bounded. */

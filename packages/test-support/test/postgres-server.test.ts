@@ -1,18 +1,11 @@
 import { existsSync } from 'node:fs';
-import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findPostgresBinDir, hasPostgresServer, startPostgresServer } from '../src/index.js';
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
+import {
+  acceptsConnections as accepts,
+  findPostgresBinDir,
+  hasPostgresServer,
+  startPostgresServer,
+} from '../src/index.js';
 
 describe('hasPostgresServer', () => {
   const saved = { bin: process.env.POSTGRES_BIN_DIR, ci: process.env.CI };

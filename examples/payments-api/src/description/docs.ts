@@ -15,6 +15,7 @@ import {
 import type { Express, NextFunction, Request, Response } from 'express';
 import { compressAnswers } from '../answer-compression.js';
 import { openApiMediaType } from './openapi-media-type.js';
+import { withRequestLimits } from './request-limits.js';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 export const DOCS_PATH = '/v1/docs';
@@ -59,11 +60,14 @@ export function openApiFor(
   description: ApiDescription,
   publicBaseUrl: string | undefined,
 ): OpenApiDocument {
-  return openApiDocument(description, {
-    serverUrl: publicBaseUrl ?? '/',
-    documentationUrl: `${publicBaseUrl ?? ''}${DOCS_PATH}`,
-    license: { name: 'MIT', identifier: 'MIT' },
-  });
+  // The body and URL bounds the service holds every request to (request-limits.ts).
+  return withRequestLimits(
+    openApiDocument(description, {
+      serverUrl: publicBaseUrl ?? '/',
+      documentationUrl: `${publicBaseUrl ?? ''}${DOCS_PATH}`,
+      license: { name: 'MIT', identifier: 'MIT' },
+    }),
+  );
 }
 
 /** Sends one file of `swagger-ui-dist` (ETag, Last-Modified, ranges: `send`'s handling). */

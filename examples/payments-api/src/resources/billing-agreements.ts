@@ -74,10 +74,14 @@ export interface StoredAgreement extends StoredRecord, AgreementInput {
   state: AgreementState;
 }
 
-/** The whole stored agreement, as PATCH produces it; `state` is read-only. */
-export const StoredAgreementSchema = AgreementCreate.extend({
+/**
+ * The whole stored agreement, as PATCH produces it, in `newAgreement`'s key order; `state` is
+ * read-only.
+ */
+export const StoredAgreementSchema = z.object({
   id: z.string(),
   state: z.enum(['ACTIVE', 'SUSPENDED']),
+  ...AgreementCreate.shape,
   create_time: z.string(),
   update_time: z.string(),
 });

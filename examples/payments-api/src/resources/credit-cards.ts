@@ -54,17 +54,22 @@ export interface StoredCard extends StoredRecord, CreditCardInput {
 
 /**
  * The whole stored card, as PATCH and PUT produce it. `state` and `valid_until` are computed:
- * a PUT may leave them out, and `valid_until` follows the expiry date whatever was sent.
+ * a PUT may leave them out, and `valid_until` follows the expiry date whatever was sent. Its
+ * keys come in `newCard`'s order, so a card reads the same before and after an update.
  */
-export const StoredCardSchema = CreditCardCreate.extend({
-  id: z.string(),
-  state: z.literal('ok').default('ok'),
-  valid_until: z.string().optional(),
-  create_time: z.string(),
-  update_time: z.string(),
-}).transform(
-  (card): StoredCard => ({ ...card, valid_until: validUntil(card.expire_month, card.expire_year) }),
-);
+export const StoredCardSchema = z
+  .object({
+    id: z.string(),
+    state: z.literal('ok').default('ok'),
+    ...CreditCardCreate.shape,
+    valid_until: z.string().optional(),
+    create_time: z.string(),
+    update_time: z.string(),
+  })
+  .transform(({ create_time, update_time, ...card }): StoredCard => {
+    const valid_until = validUntil(card.expire_month, card.expire_year);
+    return { ...card, valid_until, create_time, update_time };
+  });
 
 /** The number is read-only after create (design: "masked on output and read-only after create"). */
 export const CARD_READ_ONLY = ['number', 'state', 'valid_until'] as const;

@@ -33,9 +33,10 @@ export const CUSTOMER_LIST = {
 } as const;
 export type StoredCustomer = StoredRecord & CustomerInput;
 
-/** The whole stored customer, as PATCH and PUT produce it. */
-export const StoredCustomerSchema = CustomerCreate.extend({
+/** The whole stored customer, as PATCH and PUT produce it, in `newCustomer`'s key order. */
+export const StoredCustomerSchema = z.object({
   id: z.string(),
+  ...CustomerCreate.shape,
   create_time: z.string(),
   update_time: z.string(),
 });

@@ -84,8 +84,9 @@ export function localizedEventType(eventType: z.infer<typeof EventType>, req: Re
 export type StoredWebhook = StoredRecord & WebhookInput;
 
 /** The whole stored webhook, as PATCH produces it. */
-export const StoredWebhookSchema = WebhookCreate.extend({
+export const StoredWebhookSchema = z.object({
   id: z.string(),
+  ...WebhookCreate.shape,
   create_time: z.string(),
   update_time: z.string(),
 });
