@@ -255,7 +255,7 @@ export function openApiDocument(
     }
     if (resource.search) {
       schemas[`${resource.name}SearchCriteria`] = resource.search.criteria;
-      paths[`${base}${resource.search.path}`] = { post: searchOperation(resource, store) };
+      paths[`${base}${resource.search.path}`] = { post: searchOperation(resource, postStore) };
       totalsOnRequest ||= resource.search.totals === 'on-request';
     }
   }
@@ -813,6 +813,7 @@ export function subCollectionOperationId(
   return `list${resource.name}${pascal(camel(sub.name))}`;
 }
 
+/** `store`: the statuses of a POST's stores (its resources' and the ids'). */
 function searchOperation(resource: DescribedResource, store: readonly ErrorStatus[]): Json {
   const search = resource.search as DescribedSearch;
   return {
@@ -821,7 +822,9 @@ function searchOperation(resource: DescribedResource, store: readonly ErrorStatu
     description:
       'The criteria are the body; paging is in the query. The links of the answer repeat the POST (`method: "POST"`) with other paging.',
     tags: [resource.name],
-    parameters: pagingParameters(search.paging, search.totals),
+    // Every POST is idempotent when it carries Service-Request-Id (the conventions' "Verbs and
+    // idempotency"), a search too: a repeat replays the first page instead of searching again.
+    parameters: [parameterRef('ServiceRequestId'), ...pagingParameters(search.paging, search.totals)],
     requestBody: {
       required: true,
       content: json(ref(`${resource.name}SearchCriteria`), search.example),
@@ -833,7 +836,7 @@ function searchOperation(resource: DescribedResource, store: readonly ErrorStatu
           content: json(ref(`${resource.name}Collection`)),
         },
       },
-      [...WITH_BODY, ...store],
+      [...WITH_BODY, ...IDEMPOTENT_POST, ...store],
     ),
   };
 }

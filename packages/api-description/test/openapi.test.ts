@@ -505,6 +505,7 @@ describe('openApiDocument', () => {
       additionalProperties: false,
     });
     expect(search.parameters.map((p: Json) => p.$ref.split('/').pop())).toEqual([
+      'ServiceRequestId',
       'page',
       'page_size',
       'limit',
@@ -514,6 +515,15 @@ describe('openApiDocument', () => {
       $ref: '#/components/schemas/CreditCardCollection',
     });
     expect(Object.keys(search.responses)).toEqual(expect.arrayContaining(['400', '413', '415']));
+  });
+
+  it('describes a search as idempotent through Service-Request-Id, as every POST: 409, 422 and the store of the ids', () => {
+    const inProcess = openApiDocument(
+      exampleApi({ storage: 'in-process', idempotencyStorage: 'external' }),
+    ) as Json;
+    const search = inProcess.paths['/v1/vault/search-credit-cards'].post;
+    expect(search.parameters[0]).toEqual({ $ref: '#/components/parameters/ServiceRequestId' });
+    expect(Object.keys(search.responses)).toEqual(expect.arrayContaining(['409', '422', '503']));
   });
 
   describe('with lists paged by continuation token', () => {
@@ -609,6 +619,7 @@ describe('openApiDocument', () => {
         'POST /v1/risk/evaluate',
         'POST /v1/vault/credit-cards',
         'POST /v1/vault/credit-cards/{credit_card_id}/re-validate',
+        'POST /v1/vault/search-credit-cards',
       ]);
     });
 
