@@ -824,7 +824,10 @@ function searchOperation(resource: DescribedResource, store: readonly ErrorStatu
     tags: [resource.name],
     // Every POST is idempotent when it carries Service-Request-Id (the conventions' "Verbs and
     // idempotency"), a search too: a repeat replays the first page instead of searching again.
-    parameters: [parameterRef('ServiceRequestId'), ...pagingParameters(search.paging, search.totals)],
+    parameters: [
+      parameterRef('ServiceRequestId'),
+      ...pagingParameters(search.paging, search.totals),
+    ],
     requestBody: {
       required: true,
       content: json(ref(`${resource.name}SearchCriteria`), search.example),
