@@ -49,7 +49,7 @@ describe('createClusterCredentials', () => {
 
   it('refuses a bad server URL, unknown options and credentials in the URL, without echoing secrets', () => {
     expect(() => createClusterCredentials({ server: 'not a url', token: SECRET })).toThrow(
-      /absolute URL/,
+      /"server" must be an absolute https: URL/,
     );
     expect(() => createClusterCredentials({ server: 'ftp://h', token: SECRET })).toThrow(/https:/);
     expect(() => createClusterCredentials({ server: `https://u:${SECRET}@h` })).toThrow(

@@ -39,13 +39,13 @@ afterAll(async () => {
 
 describe('serviceProxy options', () => {
   it('refuses missing credentials, unknown options and bad names at construction', () => {
-    expect(() => serviceProxy({} as ServiceProxyOptions)).toThrow(/credentials are required/);
+    expect(() => serviceProxy({} as ServiceProxyOptions)).toThrow(/"credentials" is required/);
     expect(() => serviceProxy({ credentials } as ServiceProxyOptions)).toThrow(
-      /service is required/,
+      /"service" is required/,
     );
-    expect(() => serviceProxy({ credentials, service: 'Ledger' })).toThrow(/service must be/);
+    expect(() => serviceProxy({ credentials, service: 'Ledger' })).toThrow(/"service" must be/);
     expect(() => serviceProxy({ credentials, service: 'ledger', namespace: 'a_b' })).toThrow(
-      /namespace must be/,
+      /"namespace" must be/,
     );
     expect(() =>
       serviceProxy({
@@ -57,7 +57,7 @@ describe('serviceProxy options', () => {
     expect(() => serviceProxy({ credentials, params: { service: 'svc' } })).toThrow(/allow list/);
     expect(() =>
       serviceProxy({ credentials, params: { service: 'svc' }, allow: ['payments'] }),
-    ).toThrow(/allow entry "payments"/);
+    ).toThrow(/"allow\[0\]" must be "namespace\/service"/);
     expect(() => serviceProxy({ credentials, service: 'ledger', timeoutMs: -1 })).toThrow(
       /timeoutMs/,
     );
@@ -67,22 +67,22 @@ describe('serviceProxy options', () => {
     const fromParams = { credentials, params: { service: 'svc' }, allow: ['payments/*'] };
     expect(() =>
       serviceProxy({ ...fromParams, scheme: 'ftp' } as unknown as ServiceProxyOptions),
-    ).toThrow(/scheme must be "http" or "https"/);
-    expect(() => serviceProxy({ ...fromParams, port: 'not a port' })).toThrow(/port must be/);
+    ).toThrow(/"scheme" must be "http" or "https"/);
+    expect(() => serviceProxy({ ...fromParams, port: 'not a port' })).toThrow(/"port" must be/);
     expect(() =>
       serviceProxy({
         credentials,
         params: { service: 'svc' },
         allow: 'payments/*',
       } as unknown as ServiceProxyOptions),
-    ).toThrow(/allow must be an array/);
+    ).toThrow(/"allow" must be an array/);
     expect(() =>
       serviceProxy({
         credentials,
         service: 'ledger',
         rewriteHtml: 'yes',
       } as unknown as ServiceProxyOptions),
-    ).toThrow(/rewriteHtml must be true or false/);
+    ).toThrow(/"rewriteHtml" must be true or false/);
   });
 
   it('does not mutate the options object', () => {
