@@ -151,7 +151,8 @@ const milliseconds =
     millisecondsOption(factory, option, value, 0, { positive });
   };
 
-const environment: Check = (factory, option, value) => {
+/** An `env` option: an object of strings, as `process.env`. */
+export const environmentOption: Check = (factory, option, value) => {
   if (value === undefined) return;
   if (
     typeof value !== 'object' ||
@@ -167,7 +168,7 @@ const inCluster: Check = (factory, option, value) => {
   if (value === undefined || value === false) return;
   nested(factory, option, value, ['dir', 'env']);
   stringOption(factory, `${option}.dir`, (value as Record<string, unknown>).dir);
-  environment(factory, `${option}.env`, (value as Record<string, unknown>).env);
+  environmentOption(factory, `${option}.env`, (value as Record<string, unknown>).env);
 };
 
 /** The type of every option `createClusterCredentials` takes. */
@@ -211,7 +212,7 @@ const FIND_CHECKS: Readonly<Record<string, Check>> = {
   user: string,
   inCluster,
   explicitServerAlone: boolean,
-  env: environment,
+  env: environmentOption,
   homeDir: string,
 };
 

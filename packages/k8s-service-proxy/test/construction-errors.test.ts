@@ -8,8 +8,19 @@ import {
   clusterServiceProxyOptions,
   controlPlaneRelay,
   createClusterCredentials,
+  fileTokenSource,
   findClusterCredentials,
+  getApiVersions,
+  isNamespaceName,
+  isPortName,
+  isServiceName,
+  kubeconfigPaths,
+  loadInCluster,
+  loadKubeconfig,
   serviceProxy,
+  serviceProxyPath,
+  serviceProxyUrl,
+  staticTokenSource,
 } from '../src/index.js';
 
 const credentials = createClusterCredentials({ server: 'https://127.0.0.1:6443', token: 't' });
@@ -308,5 +319,56 @@ describe('createClusterCredentials and findClusterCredentials construction error
       'createClusterCredentials',
       'clientKey',
     );
+  });
+});
+
+describe('the loaders, token sources and path builders refuse arguments of the wrong type', () => {
+  it.each([
+    ['loadKubeconfig', () => loadKubeconfig(null as never), 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT'],
+    ['loadKubeconfig', () => loadKubeconfig({ path: 5 } as never), INVALID],
+    ['kubeconfigPaths', () => kubeconfigPaths({ env: 'x' } as never), INVALID],
+    ['loadInCluster', () => loadInCluster({ dir: [] } as never), INVALID],
+    [
+      'loadInCluster',
+      () => loadInCluster({ dirr: '/' } as never),
+      'ERR_RESOURCEFUL_UNKNOWN_OPTION',
+    ],
+    ['staticTokenSource', () => staticTokenSource(5 as never), INVALID],
+    ['fileTokenSource', () => fileTokenSource(undefined as never), INVALID],
+    ['fileTokenSource', () => fileTokenSource('/t', { refreshMs: 0 }), INVALID],
+    [
+      'serviceProxyPath',
+      () => serviceProxyPath(null as never),
+      'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT',
+    ],
+    [
+      'serviceProxyUrl',
+      () => serviceProxyUrl('https://h', 5 as never),
+      'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT',
+    ],
+  ])('%s', (factory, build, code) => {
+    const error = thrown(build);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.code).toBe(code);
+    expect(error.message).toMatch(new RegExp(`^${factory}: `));
+  });
+
+  it('getApiVersions rejects bad credentials or timeout before any request', async () => {
+    await expect(getApiVersions({} as never)).rejects.toMatchObject({
+      code: INVALID,
+      option: 'credentials',
+    });
+    await expect(getApiVersions(credentials, { timeoutMs: -1 })).rejects.toMatchObject({
+      code: INVALID,
+      option: 'timeoutMs',
+    });
+  });
+
+  it('the name predicates answer false for what is not a string', () => {
+    for (const value of [undefined, null, 5, {}]) {
+      expect(isNamespaceName(value as never)).toBe(false);
+      expect(isServiceName(value as never)).toBe(false);
+      expect(isPortName(value as never)).toBe(false);
+    }
   });
 });
