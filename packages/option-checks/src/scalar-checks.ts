@@ -19,7 +19,12 @@ export function stringOption(
 ): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || (nonEmpty && value === '')) {
-    invalidOption(factory, option, expected ?? (nonEmpty ? 'a non-empty string' : 'a string'), value);
+    invalidOption(
+      factory,
+      option,
+      expected ?? (nonEmpty ? 'a non-empty string' : 'a string'),
+      value,
+    );
   }
   return value;
 }

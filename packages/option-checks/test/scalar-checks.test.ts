@@ -31,12 +31,17 @@ describe('millisecondsOption', () => {
     expect(millisecondsOption('f', 'timeoutMs', undefined, 5)).toBe(5);
   });
 
-  it.each([['x'], [null], [-1], [Number.NaN], [Number.POSITIVE_INFINITY], [1e300], [MAX_TIMER_MS + 1]])(
-    'refuses %j, which a timer cannot wait',
-    (value) => {
-      expect(() => millisecondsOption('f', 'timeoutMs', value, 5)).toThrow(invalid('timeoutMs'));
-    },
-  );
+  it.each([
+    ['x'],
+    [null],
+    [-1],
+    [Number.NaN],
+    [Number.POSITIVE_INFINITY],
+    [1e300],
+    [MAX_TIMER_MS + 1],
+  ])('refuses %j, which a timer cannot wait', (value) => {
+    expect(() => millisecondsOption('f', 'timeoutMs', value, 5)).toThrow(invalid('timeoutMs'));
+  });
 
   it('refuses 0 when the duration must be positive', () => {
     expect(() => millisecondsOption('f', 'refreshMs', 0, 5, { positive: true })).toThrow(
