@@ -9,6 +9,7 @@
  * serves; ours happens on the first request (a documented difference: start-up never waits for,
  * or fails on, a plugin). That call is left out of the comparisons.
  */
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -509,6 +510,30 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       }),
       /illegal base64 data at input byte 0/,
       /clusters\[double\]\.cluster\.certificate-authority-data is not valid base64 \(illegal base64 data at input byte 0/,
+    ],
+    [
+      'a certificate-authority file in DER, not PEM',
+      () => {
+        const derFile = join(dir, 'ca.der');
+        writeFileSync(derFile, new X509Certificate(certs.ca).raw);
+        return {
+          caFile: false as const,
+          clusterLines: [`    certificate-authority: ${derFile}`],
+          userLines: ['    token: test-token'],
+        };
+      },
+      /unable to load root certificates: unable to parse bytes as PEM block/,
+      /certificate authority file .*ca\.der .*holds no PEM certificate: unable to load root certificates: unable to parse bytes as PEM block/,
+    ],
+    [
+      'certificate-authority-data that holds random text',
+      () => ({
+        caFile: false as const,
+        clusterLines: [`    certificate-authority-data: ${base64('not a certificate')}`],
+        userLines: ['    token: test-token'],
+      }),
+      /unable to load root certificates: unable to parse bytes as PEM block/,
+      /certificate-authority-data\) holds no PEM certificate: unable to load root certificates: unable to parse bytes as PEM block/,
     ],
   ])('refuses to start with %s, as kubectl does', async (_what, options, theirs, ours) => {
     const kubeconfig = kubeconfigWith(options());

@@ -265,7 +265,9 @@ function checkCertificateAuthority(
           'caFile',
           `the certificate authority file ${options.caFile} (caFile, kubeconfig certificate-authority)`,
         ]
-      : ['ca', 'the certificate authority (ca, kubeconfig certificate-authority-data)'];
+      : options.source === 'in-cluster'
+        ? ['ca', "the service account's ca.crt"]
+        : ['ca', 'the certificate authority (ca, kubeconfig certificate-authority-data)'];
   throw optionError(
     OPTION_ERROR_CODES.invalidOption,
     factory,
@@ -681,7 +683,10 @@ function fromConfig(
   if (extra.impersonate !== undefined) {
     merged.impersonate = { ...config.impersonate, ...extra.impersonate };
   }
-  if (extra.caFile !== undefined && extra.ca === undefined) delete merged.ca;
+  // A CA from a file is read again by createClusterCredentials, so that a bad one is reported
+  // with its file; an explicit `ca` replaces any file.
+  if (extra.ca === undefined && merged.caFile !== undefined) delete merged.ca;
+  if (extra.ca !== undefined) delete merged.caFile;
   // clientcmd: an explicit CA also replaces the cluster's insecure-skip-tls-verify, so
   // --certificate-authority turns verification back on for an insecure kubeconfig cluster.
   if (
