@@ -269,6 +269,24 @@ describe.skipIf(!runDifferential)(
       });
     }
 
+    it.each([
+      [
+        '401 for a credential it refuses',
+        { path: '/api', headers: { Authorization: 'Bearer x' } },
+        401,
+      ],
+      ['503 for a service without endpoints', { path: `${SERVICE}/no-endpoints/proxy/items` }, 503],
+    ] as const)(
+      "relays the control plane's own Status answer, %s, status and body unchanged",
+      async (_what, request, status) => {
+        const [kubectlSaw, oursSaw] = await both(request);
+        expect(kubectlSaw.response.status).toBe(status);
+        expectSameAnswer(kubectlSaw, oursSaw);
+        expect(JSON.parse(oursSaw.response.body)).toMatchObject({ kind: 'Status', code: status });
+        expect(oursSaw.response.body).toBe(kubectlSaw.response.body);
+      },
+    );
+
     it('relays an upgrade and splices both connections (101)', async () => {
       const path = `${SERVICE}/web/proxy/socket`;
       const before = plane.requests.length;

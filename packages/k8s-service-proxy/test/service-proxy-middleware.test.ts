@@ -128,6 +128,37 @@ describeEachExpress('serviceProxy', (express) => {
     return plane.requests.at(-1);
   }
 
+  describe('when the control plane answers with its own Status', () => {
+    it('relays a 401 (the relay credential refused) with its Status body, as kubectl proxy does', async () => {
+      const refused = createClusterCredentials({
+        server: plane.url,
+        token: 'revoked',
+        ca: certs.ca,
+      });
+      try {
+        const { url } = await start({ credentials: refused });
+        const res = await request(url).get('/ledger/v1/entries');
+        expect(res.status).toBe(401);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        expect(res.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+      } finally {
+        refused.close();
+      }
+    });
+
+    it('relays a 503 for a service without endpoints with its Status body, as kubectl proxy does', async () => {
+      const { url } = await start({ service: 'no-endpoints' });
+      const res = await request(url).get('/ledger/v1/entries');
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({
+        kind: 'Status',
+        reason: 'ServiceUnavailable',
+        message: 'no endpoints available for service "no-endpoints"',
+        code: 503,
+      });
+    });
+  });
+
   it('relays method, suffix and query with the proxy token, not the client credentials', async () => {
     const { url } = await start();
     const res = await request(url)
