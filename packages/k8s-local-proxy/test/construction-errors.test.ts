@@ -3,6 +3,7 @@
  * with an option-checks error: a TypeError with a stable `code` naming the option.
  */
 import { createClusterCredentials } from '@resourceful/k8s-service-proxy';
+import { thrownBy } from '@resourceful/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalProxy, createRequestFilter, runProxyCommand } from '../src/index.js';
 
@@ -11,18 +12,9 @@ afterAll(() => credentials.close());
 
 const INVALID = 'ERR_RESOURCEFUL_INVALID_OPTION';
 
-function thrown(build: () => unknown): Error & { code?: string; option?: string } {
-  try {
-    build();
-  } catch (error) {
-    return error as Error & { code?: string; option?: string };
-  }
-  throw new Error('expected a construction error, nothing was thrown');
-}
-
 describe('createLocalProxy construction errors', () => {
   it('names missing credentials', () => {
-    const error = thrown(() => createLocalProxy({} as never));
+    const error = thrownBy(() => createLocalProxy({} as never));
     expect(error).toBeInstanceOf(TypeError);
     expect(error).toMatchObject({ code: 'ERR_RESOURCEFUL_MISSING_OPTION', option: 'credentials' });
     expect(error.message).toMatch(/^createLocalProxy: "credentials" is required/);
@@ -52,7 +44,7 @@ describe('createLocalProxy construction errors', () => {
     ['rejectPaths', null],
     ['rejectMethods', '('],
   ])('refuses %s: %j, naming it', (option, value) => {
-    const error = thrown(() => createLocalProxy({ credentials, [option]: value } as never));
+    const error = thrownBy(() => createLocalProxy({ credentials, [option]: value } as never));
     expect(error).toBeInstanceOf(TypeError);
     expect({ code: error.code, option: error.option }).toEqual({ code: INVALID, option });
     expect(error.message).toMatch(new RegExp(`^createLocalProxy: "${option}" must be`));
@@ -60,7 +52,7 @@ describe('createLocalProxy construction errors', () => {
 
   it('refuses a key under __proto__ as an unknown option', () => {
     const options = JSON.parse('{"__proto__": {"port": 1}}');
-    expect(thrown(() => createLocalProxy({ credentials, ...options }))).toMatchObject({
+    expect(thrownBy(() => createLocalProxy({ credentials, ...options }))).toMatchObject({
       code: 'ERR_RESOURCEFUL_UNKNOWN_OPTION',
     });
   });
@@ -68,11 +60,11 @@ describe('createLocalProxy construction errors', () => {
 
 describe('createRequestFilter construction errors', () => {
   it('names the list that is not a string, and the invalid expression with its kubectl flag', () => {
-    expect(thrown(() => createRequestFilter({ acceptPaths: ['^/api'] } as never))).toMatchObject({
+    expect(thrownBy(() => createRequestFilter({ acceptPaths: ['^/api'] } as never))).toMatchObject({
       code: INVALID,
       option: 'acceptPaths',
     });
-    const error = thrown(() => createRequestFilter({ rejectPaths: '^/ok,(' }));
+    const error = thrownBy(() => createRequestFilter({ rejectPaths: '^/ok,(' }));
     expect(error).toMatchObject({ code: INVALID, option: 'rejectPaths' });
     expect(error.message).toMatch(/--reject-paths: "\(" is not a valid regular expression/);
   });

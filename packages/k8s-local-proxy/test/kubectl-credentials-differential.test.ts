@@ -9,12 +9,14 @@
  * serves; ours happens on the first request (a documented difference: start-up never waits for,
  * or fails on, a plugin). That call is left out of the comparisons.
  */
+
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ExecStanza, writeExecKubeconfig } from '@resourceful/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   makeCertificates,
@@ -25,11 +27,7 @@ import {
   type ControlPlaneDouble,
   startControlPlane,
 } from '../../k8s-service-proxy/test/support/control-plane-double.js';
-import {
-  type ExecStanza,
-  writeExecKubeconfig,
-  writeFakePlugin,
-} from '../../k8s-service-proxy/test/support/exec-plugin.js';
+import { writeFakePlugin } from '../../k8s-service-proxy/test/support/exec-plugin.js';
 import { rawRequest, rawUpgrade } from '../../k8s-service-proxy/test/support/raw-client.js';
 import { startSocks5Proxy } from '../../k8s-service-proxy/test/support/socks5-proxy.js';
 import {

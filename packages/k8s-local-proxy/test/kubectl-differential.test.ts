@@ -7,7 +7,9 @@
  * credential kinds (exec plugins, OIDC id-tokens, `--as*`, `--token` over a plugin) and
  * kubeconfigs both must refuse.
  */
+
 import { createServer } from 'node:net';
+import { writeKubeconfig } from '@resourceful/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   makeCertificates,
@@ -18,7 +20,6 @@ import {
   type RecordedRequest,
   startControlPlane,
 } from '../../k8s-service-proxy/test/support/control-plane-double.js';
-import { writeKubeconfig } from '../../k8s-service-proxy/test/support/kubeconfig.js';
 import {
   type RawRequest,
   type RawResponse,

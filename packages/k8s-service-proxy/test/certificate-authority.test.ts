@@ -4,14 +4,15 @@
  * ("unable to load root certificates"). Before, it was skipped by OpenSSL and every request
  * answered 502.
  */
+
 import { X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeKubeconfig } from '@resourceful/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClusterCredentials, findClusterCredentials } from '../src/index.js';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { writeKubeconfig } from './support/kubeconfig.js';
 
 let certs: TestCertificates;
 let dir: string;

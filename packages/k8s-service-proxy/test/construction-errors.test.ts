@@ -2,6 +2,7 @@
  * Every factory and credential function refuses a bad option at construction with an
  * option-checks error: a TypeError with a stable `code`, the factory, and the option at fault.
  */
+import { thrownBy } from '@resourceful/test-support';
 import { describe, expect, it } from 'vitest';
 import {
   type ClusterCredentials,
@@ -29,23 +30,13 @@ const INVALID = 'ERR_RESOURCEFUL_INVALID_OPTION';
 const MISSING = 'ERR_RESOURCEFUL_MISSING_OPTION';
 const CONFLICTING = 'ERR_RESOURCEFUL_CONFLICTING_OPTIONS';
 
-/** Calls `build` and returns what it threw. */
-function thrown(build: () => unknown): Error & { code?: string; option?: string } {
-  try {
-    build();
-  } catch (error) {
-    return error as Error & { code?: string; option?: string };
-  }
-  throw new Error('expected a construction error, nothing was thrown');
-}
-
 function expectOptionError(
   build: () => unknown,
   code: string,
   factory: string,
   option: string,
 ): void {
-  const error = thrown(build);
+  const error = thrownBy(build);
   expect(error).toBeInstanceOf(TypeError);
   expect({ code: error.code, option: error.option }).toEqual({ code, option });
   expect(error.message).toMatch(new RegExp(`^${factory}: `));
@@ -137,7 +128,7 @@ describe('serviceProxy construction errors', () => {
 
   it('refuses a credentials namespace that is not a namespace name, saying where it came from', () => {
     const odd = { ...credentials, namespace: 'Bad_NS' } as ClusterCredentials;
-    const error = thrown(() => serviceProxy({ credentials: odd, service: 'ledger' }));
+    const error = thrownBy(() => serviceProxy({ credentials: odd, service: 'ledger' }));
     expect(error).toMatchObject({ code: INVALID, option: 'namespace' });
     expect(error.message).toMatch(/taken from the credentials/);
   });
@@ -294,7 +285,7 @@ describe('createClusterCredentials and findClusterCredentials construction error
   });
 
   it('refuses a key under __proto__ as an unknown option', () => {
-    const error = thrown(() =>
+    const error = thrownBy(() =>
       createClusterCredentials(JSON.parse('{"server":"https://h","__proto__":{}}')),
     );
     expect(error).toMatchObject({ code: 'ERR_RESOURCEFUL_UNKNOWN_OPTION', option: '__proto__' });
@@ -347,7 +338,7 @@ describe('the loaders, token sources and path builders refuse arguments of the w
       'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT',
     ],
   ])('%s', (factory, build, code) => {
-    const error = thrown(build);
+    const error = thrownBy(build);
     expect(error).toBeInstanceOf(TypeError);
     expect(error.code).toBe(code);
     expect(error.message).toMatch(new RegExp(`^${factory}: `));

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
-import { waitFor } from '@resourceful/test-support';
+import { type KubeconfigUser, waitFor, writeKubeconfig } from '@resourceful/test-support';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   type ClusterCredentials,
@@ -16,7 +16,6 @@ import {
 } from '../src/index.js';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
 import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { type KubeconfigUser, writeKubeconfig } from './support/kubeconfig.js';
 
 const SECRET = 'sekret-token-value-123';
 

@@ -6,6 +6,15 @@ export {
   expressVersions,
 } from './express-versions.js';
 export {
+  type ExecStanza,
+  type KubeconfigDocument,
+  type KubeconfigUser,
+  kubeconfigYaml,
+  writeExecKubeconfig,
+  writeKubeconfig,
+  writeKubeconfigDocument,
+} from './kubeconfig.js';
+export {
   findPostgresBinDir,
   hasPostgresServer,
   type PostgresServer,
@@ -44,4 +53,5 @@ export {
   refusedPort,
   waitFor,
 } from './servers.js';
+export { thrownBy } from './thrown.js';
 export { parseXmlMirror } from './xml-mirror.js';
