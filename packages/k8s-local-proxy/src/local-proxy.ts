@@ -15,8 +15,7 @@ import {
   functionOption,
   invalidOption,
   millisecondsOption,
-  OPTION_ERROR_CODES,
-  optionError,
+  missingOption,
   stringOption,
 } from '@resourceful/option-checks';
 import { createFailureLog } from './failure-log.js';
@@ -144,12 +143,7 @@ const CREDENTIALS_EXPECTED =
 
 function credentialsOption(value: unknown): ClusterCredentials {
   if (value === undefined) {
-    throw optionError(
-      OPTION_ERROR_CODES.missingOption,
-      FACTORY,
-      `"credentials" is required and must be ${CREDENTIALS_EXPECTED}.`,
-      'credentials',
-    );
+    missingOption(FACTORY, 'credentials', CREDENTIALS_EXPECTED);
   }
   const candidate = value as { requestAuth?: unknown; server?: unknown } | null;
   if (

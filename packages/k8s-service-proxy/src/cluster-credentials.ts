@@ -14,6 +14,7 @@ import { ApiError } from '@resourceful/error-envelope';
 import {
   invalidOption,
   millisecondsOption,
+  missingOption,
   OPTION_ERROR_CODES,
   optionError,
 } from '@resourceful/option-checks';
@@ -212,12 +213,7 @@ const SERVER_EXPECTED = 'an absolute https: URL such as "https://10.0.0.1:6443"'
 /** The `server` option as a URL: https (or http for an unauthenticated local plane), no user. */
 function serverOption(factory: string, value: string | undefined): URL {
   if (value === undefined) {
-    throw optionError(
-      OPTION_ERROR_CODES.missingOption,
-      factory,
-      `"server" is required and must be ${SERVER_EXPECTED}.`,
-      'server',
-    );
+    missingOption(factory, 'server', SERVER_EXPECTED);
   }
   let server: URL;
   try {

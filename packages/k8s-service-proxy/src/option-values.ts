@@ -3,12 +3,7 @@
  * the service a relay targets. Every failure is an option-checks `OptionError` (a `TypeError`
  * with a stable `code`) naming the option.
  */
-import {
-  invalidOption,
-  OPTION_ERROR_CODES,
-  oneOfOption,
-  optionError,
-} from '@resourceful/option-checks';
+import { invalidOption, missingOption, oneOfOption } from '@resourceful/option-checks';
 import type { ClusterCredentials } from './cluster-credentials.js';
 import { isNamespaceName, isPortName, isServiceName } from './kubernetes-names.js';
 import type { ServiceScheme } from './service-proxy-path.js';
@@ -19,12 +14,7 @@ const CREDENTIALS_EXPECTED =
 /** The `credentials` option: required, and shaped as the resolver this package builds. */
 export function credentialsOption(factory: string, value: unknown): ClusterCredentials {
   if (value === undefined) {
-    throw optionError(
-      OPTION_ERROR_CODES.missingOption,
-      factory,
-      `"credentials" is required and must be ${CREDENTIALS_EXPECTED}.`,
-      'credentials',
-    );
+    missingOption(factory, 'credentials', CREDENTIALS_EXPECTED);
   }
   const candidate = value as Partial<Record<keyof ClusterCredentials, unknown>> | null;
   if (
@@ -90,12 +80,7 @@ export function targetOptions(
   }
   if (options.service === undefined) {
     if (fromParams.service === undefined) {
-      throw optionError(
-        OPTION_ERROR_CODES.missingOption,
-        factory,
-        `"service" is required and must be ${SERVICE_EXPECTED}.`,
-        'service',
-      );
+      missingOption(factory, 'service', SERVICE_EXPECTED);
     }
   } else if (typeof options.service !== 'string' || !isServiceName(options.service)) {
     invalidOption(factory, 'service', SERVICE_EXPECTED, options.service);

@@ -22,6 +22,7 @@ export {
   compareAndSetOption,
   functionOption,
   invalidOption,
+  missingOption,
   oneOfOption,
   positiveIntegerOption,
   requiredFunctionOption,

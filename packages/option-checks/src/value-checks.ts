@@ -37,6 +37,16 @@ export function functionOption<F extends (...args: never[]) => unknown>(
   return value;
 }
 
+/** Throws `ERR_RESOURCEFUL_MISSING_OPTION`: `factory: "option" is required and must be <expected>.` */
+export function missingOption(factory: string, option: string, expected: string): never {
+  throw optionError(
+    OPTION_ERROR_CODES.missingOption,
+    factory,
+    `"${option}" is required and must be ${expected}.`,
+    option,
+  );
+}
+
 /** A function option that must be given (`ERR_RESOURCEFUL_MISSING_OPTION` when absent). */
 export function requiredFunctionOption<F extends (...args: never[]) => unknown>(
   factory: string,
@@ -44,14 +54,7 @@ export function requiredFunctionOption<F extends (...args: never[]) => unknown>(
   value: F | undefined,
   expected = 'a function',
 ): F {
-  if (value === undefined) {
-    throw optionError(
-      OPTION_ERROR_CODES.missingOption,
-      factory,
-      `"${option}" is required and must be ${expected}.`,
-      option,
-    );
-  }
+  if (value === undefined) missingOption(factory, option, expected);
   return functionOption(factory, option, value, expected) as F;
 }
 

@@ -16,6 +16,7 @@ it('exports exactly the helpers the packages bundle', async () => {
     'invalidOption',
     'isOptionError',
     'millisecondsOption',
+    'missingOption',
     'oneOfOption',
     'optionError',
     'positiveIntegerOption',
