@@ -714,6 +714,11 @@ export function findClusterCredentials(
   options: FindCredentialsOptions = {},
 ): ClusterCredentials | undefined {
   checkCredentialOptions('findClusterCredentials', options, true);
+  // An explicit server is checked before anything else is looked at: "notaurl" is a typo to
+  // name, not a reason to go and read the kubeconfig.
+  if (options.server !== undefined && options.server !== '') {
+    serverOption('findClusterCredentials', options.server);
+  }
   const extra = overrides(options);
   const env = options.env ?? process.env;
   const explicitAuth =

@@ -219,6 +219,12 @@ describe('createClusterCredentials and findClusterCredentials construction error
       'server',
     );
     expectOptionError(
+      () => findClusterCredentials({ server: 'notaurl' }),
+      INVALID,
+      'findClusterCredentials',
+      'server',
+    );
+    expectOptionError(
       () => find({ server: 'ftp://h', token: 't' }),
       INVALID,
       'findClusterCredentials',
