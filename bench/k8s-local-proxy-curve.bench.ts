@@ -64,9 +64,7 @@ async function serveControlPlane(): Promise<void> {
   const { startControlPlane } = await import(
     '../packages/k8s-service-proxy/test/support/control-plane-double.js'
   );
-  const { writeKubeconfig } = await import(
-    '../packages/k8s-service-proxy/test/support/kubeconfig.js'
-  );
+  const { writeKubeconfig } = await import('../packages/test-support/src/kubeconfig.js');
   const certs = makeCertificates();
   const plane = await startControlPlane(certs, { http2: HTTP2 });
   const kubeconfig = writeKubeconfig(certs.dir, {

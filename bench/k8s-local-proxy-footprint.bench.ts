@@ -23,7 +23,7 @@ import {
 } from '../packages/k8s-local-proxy/test/support/proxy-processes.js';
 import { makeCertificates } from '../packages/k8s-service-proxy/test/support/certificates.js';
 import { startControlPlane } from '../packages/k8s-service-proxy/test/support/control-plane-double.js';
-import { writeKubeconfig } from '../packages/k8s-service-proxy/test/support/kubeconfig.js';
+import { writeKubeconfig } from '../packages/test-support/src/kubeconfig.js';
 import type { Comparison } from './harness.js';
 
 const BUILT_BIN = join(REPO_ROOT, 'packages', 'k8s-local-proxy', 'bin', 'k8s-local-proxy.cjs');

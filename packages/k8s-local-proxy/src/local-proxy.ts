@@ -11,11 +11,16 @@ import { type ClusterCredentials, controlPlaneRelay } from '@resourceful/k8s-ser
 import {
   assertKnownOptions,
   assertOptionsObject,
+  booleanOption,
   functionOption,
+  invalidOption,
+  millisecondsOption,
+  missingOption,
+  stringOption,
 } from '@resourceful/option-checks';
 import { createFailureLog } from './failure-log.js';
 import { cleanPath, decodePath, movedPermanently, plainError } from './go-http.js';
-import { createRequestFilter, type RequestFilterOptions } from './request-filter.js';
+import { type RequestFilterOptions, requestFilter } from './request-filter.js';
 import { responseOnSocket } from './socket-response.js';
 import { createStaticHandler } from './static-files.js';
 
@@ -131,42 +136,67 @@ function splitTarget(
   };
 }
 
+const FACTORY = 'createLocalProxy';
+
+const CREDENTIALS_EXPECTED =
+  'the ClusterCredentials that findClusterCredentials() or createClusterCredentials() of @resourceful/k8s-service-proxy return';
+
+function credentialsOption(value: unknown): ClusterCredentials {
+  if (value === undefined) {
+    missingOption(FACTORY, 'credentials', CREDENTIALS_EXPECTED);
+  }
+  const candidate = value as { requestAuth?: unknown; server?: unknown } | null;
+  if (
+    typeof candidate !== 'object' ||
+    candidate === null ||
+    typeof candidate.requestAuth !== 'function' ||
+    !(candidate.server instanceof URL)
+  ) {
+    invalidOption(FACTORY, 'credentials', CREDENTIALS_EXPECTED, value);
+  }
+  return value as ClusterCredentials;
+}
+
+/** `apiPrefix` / `wwwPrefix`: a path starting with `/`, as Go's ServeMux patterns. */
+function pathPrefixOption(option: string, value: unknown, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !value.startsWith('/')) {
+    invalidOption(FACTORY, option, 'a path starting with "/"', value);
+  }
+  return value;
+}
+
 export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
-  assertOptionsObject('createLocalProxy', options);
-  assertKnownOptions('createLocalProxy', options, OPTION_NAMES);
-  if (options.credentials === undefined) {
-    throw new TypeError('createLocalProxy needs credentials (see findClusterCredentials)');
-  }
-  const credentials = options.credentials;
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, OPTION_NAMES);
+  const credentials = credentialsOption(options.credentials);
   const port = options.port ?? DEFAULT_PROXY_PORT;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError('port must be an integer from 0 to 65535');
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
+    invalidOption(FACTORY, 'port', 'an integer from 0 (a free port) to 65535', port);
   }
-  const address = options.address ?? '127.0.0.1';
-  const apiPrefix = options.apiPrefix ?? '/';
-  if (!apiPrefix.startsWith('/')) throw new RangeError('apiPrefix must start with "/"');
-  const wwwPrefix = options.wwwPrefix ?? '/static/';
+  const address = stringOption(FACTORY, 'address', options.address) ?? '127.0.0.1';
+  const unixSocket = stringOption(FACTORY, 'unixSocket', options.unixSocket);
+  const apiPrefix = pathPrefixOption('apiPrefix', options.apiPrefix, '/');
+  const www = stringOption(FACTORY, 'www', options.www);
+  const wwwPrefix = pathPrefixOption('wwwPrefix', options.wwwPrefix, '/static/');
+  const disableFilter = booleanOption(FACTORY, 'disableFilter', options.disableFilter, false);
+  const appendServerPath = booleanOption(
+    FACTORY,
+    'appendServerPath',
+    options.appendServerPath,
+    false,
+  );
+  const timeoutMs = millisecondsOption(FACTORY, 'timeoutMs', options.timeoutMs, 0);
   const stripPrefix = !apiPrefix.startsWith('/api');
-  const filter = options.disableFilter
-    ? undefined
-    : createRequestFilter({
-        acceptHosts: options.acceptHosts,
-        acceptPaths: options.acceptPaths,
-        rejectPaths: options.rejectPaths,
-        rejectMethods: options.rejectMethods,
-      });
+  // Checked even when the filter is disabled: a bad list is a mistake either way.
+  const checkedFilter = requestFilter(options, FACTORY);
+  const filter = disableFilter ? undefined : checkedFilter;
   const serveStatic =
-    options.www !== undefined && options.www !== ''
-      ? createStaticHandler(options.www, wwwPrefix)
-      : undefined;
+    www !== undefined && www !== '' ? createStaticHandler(www, wwwPrefix) : undefined;
   const patterns = serveStatic ? [apiPrefix, wwwPrefix] : [apiPrefix];
-  const serverPath = options.appendServerPath ? credentials.server.pathname : undefined;
-  const relay = controlPlaneRelay({
-    credentials,
-    clientCredentials: 'pass-through',
-    timeoutMs: options.timeoutMs ?? 0,
-  });
-  const log = functionOption('createLocalProxy', 'log', options.log, 'a function taking a line');
+  const serverPath = appendServerPath ? credentials.server.pathname : undefined;
+  const relay = controlPlaneRelay({ credentials, clientCredentials: 'pass-through', timeoutMs });
+  const log = functionOption(FACTORY, 'log', options.log, 'a function taking a line');
   const logFailure = createFailureLog(log ?? ((line) => process.stderr.write(line)));
   const envelopeOptions = { onError: logFailure };
 
@@ -279,8 +309,8 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
           server.off('error', reject);
           resolve(formatAddress(server.address()));
         };
-        if (options.unixSocket !== undefined && options.unixSocket !== '') {
-          server.listen(options.unixSocket, done);
+        if (unixSocket !== undefined && unixSocket !== '') {
+          server.listen(unixSocket, done);
         } else {
           server.listen(port, address, done);
         }

@@ -3,7 +3,7 @@
  * expressions (comma-separated lists, unanchored, as Go's `MatchString`). A rejected request
  * gets `403 Forbidden` in plain text and nothing goes upstream.
  */
-import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import { assertKnownOptions, assertOptionsObject, invalidOption } from '@resourceful/option-checks';
 
 /** kubectl proxy's defaults, flag for flag. */
 export const DEFAULT_ACCEPT_HOSTS = '^localhost$,^127\\.0\\.0\\.1$,^\\[::1\\]$';
@@ -26,16 +26,31 @@ export interface RequestFilter {
 /**
  * Compiles a comma-separated list as kubectl does (`strings.Split(s, ",")`; an empty string is
  * one empty pattern, which matches everything). Go's leading `(?i)`-style flags become JS flags.
+ * A list that is not a string, or holds an invalid expression, is refused naming the option
+ * and kubectl's flag.
  */
-export function compilePatterns(list: string, flagName: string): RegExp[] {
+export function compilePatterns(
+  list: unknown,
+  option: string,
+  flagName: string,
+  factory = 'createRequestFilter',
+): RegExp[] {
+  const expected = `a comma-separated list of regular expressions (kubectl's --${flagName})`;
+  if (typeof list !== 'string') invalidOption(factory, option, expected, list);
   return list.split(',').map((source) => {
     const flags = /^\(\?([imsU]+)\)/.exec(source);
     const body = flags ? source.slice(flags[0].length) : source;
     const jsFlags = (flags?.[1] ?? '').replace(/[^ims]/g, '');
     try {
       return new RegExp(body, jsFlags);
-    } catch {
-      throw new SyntaxError(`--${flagName}: "${source}" is not a valid regular expression`);
+    } catch (error) {
+      return invalidOption(
+        factory,
+        option,
+        expected,
+        list,
+        ` --${flagName}: "${source.slice(0, 40)}" is not a valid regular expression (${(error as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '')}).`,
+      );
     }
   });
 }
@@ -64,13 +79,22 @@ const FILTER_OPTION_NAMES = ['acceptHosts', 'acceptPaths', 'rejectPaths', 'rejec
 export function createRequestFilter(options: RequestFilterOptions = {}): RequestFilter {
   assertOptionsObject('createRequestFilter', options);
   assertKnownOptions('createRequestFilter', options, FILTER_OPTION_NAMES);
-  const acceptHosts = compilePatterns(options.acceptHosts ?? DEFAULT_ACCEPT_HOSTS, 'accept-hosts');
-  const acceptPaths = compilePatterns(options.acceptPaths ?? DEFAULT_ACCEPT_PATHS, 'accept-paths');
-  const rejectPaths = compilePatterns(options.rejectPaths ?? DEFAULT_REJECT_PATHS, 'reject-paths');
-  const rejectMethods = compilePatterns(
-    options.rejectMethods ?? DEFAULT_REJECT_METHODS,
-    'reject-methods',
-  );
+  return requestFilter(options, 'createRequestFilter');
+}
+
+/** The filter of checked options; `factory` names the caller in construction errors. */
+export function requestFilter(options: RequestFilterOptions, factory: string): RequestFilter {
+  const compile = (option: keyof RequestFilterOptions, flag: string, fallback: string) =>
+    compilePatterns(
+      options[option] === undefined ? fallback : options[option],
+      option,
+      flag,
+      factory,
+    );
+  const acceptHosts = compile('acceptHosts', 'accept-hosts', DEFAULT_ACCEPT_HOSTS);
+  const acceptPaths = compile('acceptPaths', 'accept-paths', DEFAULT_ACCEPT_PATHS);
+  const rejectPaths = compile('rejectPaths', 'reject-paths', DEFAULT_REJECT_PATHS);
+  const rejectMethods = compile('rejectMethods', 'reject-methods', DEFAULT_REJECT_METHODS);
   const any = (patterns: readonly RegExp[], text: string) =>
     patterns.some((pattern) => pattern.test(text));
   return {

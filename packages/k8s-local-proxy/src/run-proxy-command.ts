@@ -3,6 +3,7 @@
  * flags, find credentials as kubectl would, listen, print `Starting to serve on HOST:PORT`.
  */
 import { findClusterCredentials } from '@resourceful/k8s-service-proxy';
+import { invalidOption } from '@resourceful/option-checks';
 import { parseProxyArgs, UsageError, usage } from './cli-options.js';
 import { createLocalProxy, type LocalProxy } from './local-proxy.js';
 
@@ -24,6 +25,18 @@ export async function runProxyCommand(
   argv: readonly string[],
   io: CommandIo,
 ): Promise<RunningCommand> {
+  // Checked outside the try: a wrong call is the caller's mistake, not the command line's.
+  if (!Array.isArray(argv) || !argv.every((arg) => typeof arg === 'string')) {
+    invalidOption('runProxyCommand', 'argv', 'an array of strings (the flags)', argv);
+  }
+  if (
+    typeof io !== 'object' ||
+    io === null ||
+    typeof io.stdout !== 'function' ||
+    typeof io.stderr !== 'function'
+  ) {
+    invalidOption('runProxyCommand', 'io', 'an object with stdout and stderr functions', io);
+  }
   try {
     const options = parseProxyArgs(argv);
     if (options.help) {

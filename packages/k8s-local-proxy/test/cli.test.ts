@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { writeKubeconfig } from '@resourceful/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   makeCertificates,
@@ -9,7 +10,6 @@ import {
   type ControlPlaneDouble,
   startControlPlane,
 } from '../../k8s-service-proxy/test/support/control-plane-double.js';
-import { writeKubeconfig } from '../../k8s-service-proxy/test/support/kubeconfig.js';
 import { rawRequest } from '../../k8s-service-proxy/test/support/raw-client.js';
 import { parseProxyArgs, usage } from '../src/cli-options.js';
 import { runProxyCommand } from '../src/run-proxy-command.js';

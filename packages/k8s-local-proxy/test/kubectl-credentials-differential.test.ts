@@ -9,11 +9,14 @@
  * serves; ours happens on the first request (a documented difference: start-up never waits for,
  * or fails on, a plugin). That call is left out of the comparisons.
  */
+
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ExecStanza, writeExecKubeconfig } from '@resourceful/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   makeCertificates,
@@ -24,11 +27,7 @@ import {
   type ControlPlaneDouble,
   startControlPlane,
 } from '../../k8s-service-proxy/test/support/control-plane-double.js';
-import {
-  type ExecStanza,
-  writeExecKubeconfig,
-  writeFakePlugin,
-} from '../../k8s-service-proxy/test/support/exec-plugin.js';
+import { writeFakePlugin } from '../../k8s-service-proxy/test/support/exec-plugin.js';
 import { rawRequest, rawUpgrade } from '../../k8s-service-proxy/test/support/raw-client.js';
 import { startSocks5Proxy } from '../../k8s-service-proxy/test/support/socks5-proxy.js';
 import {
@@ -509,6 +508,30 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       }),
       /illegal base64 data at input byte 0/,
       /clusters\[double\]\.cluster\.certificate-authority-data is not valid base64 \(illegal base64 data at input byte 0/,
+    ],
+    [
+      'a certificate-authority file in DER, not PEM',
+      () => {
+        const derFile = join(dir, 'ca.der');
+        writeFileSync(derFile, new X509Certificate(certs.ca).raw);
+        return {
+          caFile: false as const,
+          clusterLines: [`    certificate-authority: ${derFile}`],
+          userLines: ['    token: test-token'],
+        };
+      },
+      /unable to load root certificates: unable to parse bytes as PEM block/,
+      /certificate authority file .*ca\.der .*holds no PEM certificate: unable to load root certificates: unable to parse bytes as PEM block/,
+    ],
+    [
+      'certificate-authority-data that holds random text',
+      () => ({
+        caFile: false as const,
+        clusterLines: [`    certificate-authority-data: ${base64('not a certificate')}`],
+        userLines: ['    token: test-token'],
+      }),
+      /unable to load root certificates: unable to parse bytes as PEM block/,
+      /certificate-authority-data\) holds no PEM certificate: unable to load root certificates: unable to parse bytes as PEM block/,
     ],
   ])('refuses to start with %s, as kubectl does', async (_what, options, theirs, ours) => {
     const kubeconfig = kubeconfigWith(options());

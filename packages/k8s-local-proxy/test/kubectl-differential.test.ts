@@ -7,7 +7,9 @@
  * credential kinds (exec plugins, OIDC id-tokens, `--as*`, `--token` over a plugin) and
  * kubeconfigs both must refuse.
  */
+
 import { createServer } from 'node:net';
+import { writeKubeconfig } from '@resourceful/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   makeCertificates,
@@ -18,7 +20,6 @@ import {
   type RecordedRequest,
   startControlPlane,
 } from '../../k8s-service-proxy/test/support/control-plane-double.js';
-import { writeKubeconfig } from '../../k8s-service-proxy/test/support/kubeconfig.js';
 import {
   type RawRequest,
   type RawResponse,
@@ -268,6 +269,24 @@ describe.skipIf(!runDifferential)(
         }
       });
     }
+
+    it.each([
+      [
+        '401 for a credential it refuses',
+        { path: '/api', headers: { Authorization: 'Bearer x' } },
+        401,
+      ],
+      ['503 for a service without endpoints', { path: `${SERVICE}/no-endpoints/proxy/items` }, 503],
+    ] as const)(
+      "relays the control plane's own Status answer, %s, status and body unchanged",
+      async (_what, request, status) => {
+        const [kubectlSaw, oursSaw] = await both(request);
+        expect(kubectlSaw.response.status).toBe(status);
+        expectSameAnswer(kubectlSaw, oursSaw);
+        expect(JSON.parse(oursSaw.response.body)).toMatchObject({ kind: 'Status', code: status });
+        expect(oursSaw.response.body).toBe(kubectlSaw.response.body);
+      },
+    );
 
     it('relays an upgrade and splices both connections (101)', async () => {
       const path = `${SERVICE}/web/proxy/socket`;

@@ -11,7 +11,14 @@ import { readFileSync } from 'node:fs';
 import type { Agent as HttpAgent } from 'node:http';
 import { inspect } from 'node:util';
 import { ApiError } from '@resourceful/error-envelope';
-import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import {
+  invalidOption,
+  millisecondsOption,
+  missingOption,
+  OPTION_ERROR_CODES,
+  optionError,
+} from '@resourceful/option-checks';
+import { certificateAuthorityProblem } from './certificate-authority.js';
 import { createClusterAgent } from './cluster-agent.js';
 import type {
   ClusterConfig,
@@ -19,6 +26,7 @@ import type {
   ExecConfig,
   Impersonation,
 } from './cluster-config.js';
+import { checkCredentialOptions } from './credential-options.js';
 import {
   DEFAULT_EXEC_TIMEOUT_MS,
   type ExecCredential,
@@ -152,8 +160,6 @@ const OVERRIDABLE_OPTIONS = [
   'onWarning',
 ] as const satisfies readonly (keyof ClusterCredentialsOptions)[];
 
-const OPTION_NAMES: readonly string[] = [...OVERRIDABLE_OPTIONS, 'source'];
-
 /** client-go's impersonation headers (k8s.io/client-go/transport). */
 function impersonationHeaders(
   impersonate: Impersonation | undefined,
@@ -198,30 +204,86 @@ function warnToStderr(message: string): void {
 
 /** Builds credentials from explicit values. Throws (without echoing secrets) when invalid. */
 export function createClusterCredentials(options: ClusterCredentialsOptions): ClusterCredentials {
-  assertOptionsObject('createClusterCredentials', options);
-  assertKnownOptions('createClusterCredentials', options, OPTION_NAMES);
+  checkCredentialOptions('createClusterCredentials', options, false);
+  return buildCredentials(options, 'createClusterCredentials');
+}
+
+const SERVER_EXPECTED = 'an absolute https: URL such as "https://10.0.0.1:6443"';
+
+/** The `server` option as a URL: https (or http for an unauthenticated local plane), no user. */
+function serverOption(factory: string, value: string | undefined): URL {
+  if (value === undefined) {
+    missingOption(factory, 'server', SERVER_EXPECTED);
+  }
   let server: URL;
   try {
-    server = new URL(options.server);
+    server = new URL(value);
   } catch {
-    throw new TypeError('server must be an absolute URL such as https://10.0.0.1:6443');
+    invalidOption(factory, 'server', SERVER_EXPECTED, value);
   }
   if (server.protocol !== 'https:' && server.protocol !== 'http:') {
-    throw new TypeError('server must use https: (or http: for an unauthenticated local plane)');
+    invalidOption(
+      factory,
+      'server',
+      'an https: URL (or http: for an unauthenticated local plane)',
+      `${server.protocol}//…`,
+    );
   }
   if (server.username !== '' || server.password !== '') {
-    throw new TypeError('server must not carry credentials in the URL; use username/password');
+    // The value is not echoed: it holds a password.
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      factory,
+      '"server" must not carry credentials in the URL; use username/password.',
+      'server',
+    );
   }
+  return server;
+}
+
+/** A construction error of two options that exclude each other (or one that needs another). */
+function conflict(factory: string, option: string, message: string): never {
+  throw optionError(OPTION_ERROR_CODES.conflictingOptions, factory, message, option);
+}
+
+/** The certificate authority, refused (as kubectl refuses it) when no certificate in it parses. */
+function checkCertificateAuthority(
+  factory: string,
+  options: ClusterCredentialsOptions,
+  ca: string | Buffer | undefined,
+): void {
+  if (ca === undefined || ca.length === 0) return;
+  const problem = certificateAuthorityProblem(ca);
+  if (problem === undefined) return;
+  const [option, what] =
+    options.ca === undefined
+      ? [
+          'caFile',
+          `the certificate authority file ${options.caFile} (caFile, kubeconfig certificate-authority)`,
+        ]
+      : options.source === 'in-cluster'
+        ? ['ca', "the service account's ca.crt"]
+        : ['ca', 'the certificate authority (ca, kubeconfig certificate-authority-data)'];
+  throw optionError(
+    OPTION_ERROR_CODES.invalidOption,
+    factory,
+    `${what} holds no PEM certificate: unable to load root certificates: ${problem} (kubectl refuses it too). Give PEM text ("-----BEGIN CERTIFICATE-----"); convert a DER file with "openssl x509 -inform DER -in ca.der -out ca.pem".`,
+    option,
+  );
+}
+
+function buildCredentials(options: ClusterCredentialsOptions, factory: string): ClusterCredentials {
+  const server = serverOption(factory, options.server);
   const onWarning = options.onWarning ?? warnToStderr;
   const insecure = options.insecureSkipTlsVerify === true;
-  const keepAliveMs = options.keepAliveMs ?? 0;
-  if (!Number.isFinite(keepAliveMs) || keepAliveMs < 0) {
-    throw new RangeError('keepAliveMs must be 0 or a positive number of milliseconds');
-  }
-  const execTimeoutMs = options.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
-  if (!Number.isFinite(execTimeoutMs) || execTimeoutMs <= 0) {
-    throw new RangeError('execTimeoutMs must be a positive number of milliseconds');
-  }
+  const keepAliveMs = millisecondsOption(factory, 'keepAliveMs', options.keepAliveMs, 0);
+  const execTimeoutMs = millisecondsOption(
+    factory,
+    'execTimeoutMs',
+    options.execTimeoutMs,
+    DEFAULT_EXEC_TIMEOUT_MS,
+    { positive: true },
+  );
   const hasToken =
     (options.token !== undefined && options.token !== '') || options.tokenFile !== undefined;
   // client-go sends basic credentials only with a username; a password alone is ignored beside
@@ -231,11 +293,13 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
     options.username === undefined &&
     !identifiesUser(options)
   ) {
-    throw new TypeError('password needs username: basic authentication sends both');
+    conflict(factory, 'password', '"password" needs "username": basic authentication sends both.');
   }
   if (hasToken && options.username !== undefined) {
-    throw new TypeError(
-      'more than one authentication method: a token and a username/password (kubectl refuses both)',
+    conflict(
+      factory,
+      'username',
+      'more than one authentication method: a token and a username/password (kubectl refuses both).',
     );
   }
   // client-go's validateAuthInfo: a certificate is useless without its key. A key alone is
@@ -245,15 +309,22 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
   const hasCert = clientCert !== undefined && clientCert.length > 0;
   const hasKey = clientKey !== undefined && clientKey.length > 0;
   if (hasCert && !hasKey) {
-    throw new TypeError(
-      'clientCert needs clientKey: a client certificate cannot be used without its key (kubectl refuses it too)',
+    throw optionError(
+      OPTION_ERROR_CODES.missingOption,
+      factory,
+      'clientCert needs clientKey: a client certificate cannot be used without its key (kubectl refuses it too).',
+      'clientKey',
     );
   }
   // kubectl starts with a pair TLS refuses and fails each request; refusing at start says why
   // once, where the credential is configured.
   const pairProblem = hasCert && hasKey ? keyPairProblem(clientCert, clientKey) : undefined;
   if (pairProblem !== undefined) {
-    throw new TypeError(`the client certificate and key cannot be used together (${pairProblem})`);
+    conflict(
+      factory,
+      'clientKey',
+      `the client certificate and key cannot be used together (${pairProblem}).`,
+    );
   }
   if (
     hasKey &&
@@ -263,22 +334,28 @@ export function createClusterCredentials(options: ClusterCredentialsOptions): Cl
     options.exec === undefined &&
     options.oidcIdToken === undefined
   ) {
-    throw new TypeError(
-      'clientKey needs clientCert: a client key cannot be used without its certificate, and there is no other credential',
+    throw optionError(
+      OPTION_ERROR_CODES.missingOption,
+      factory,
+      'clientKey needs clientCert: a client key cannot be used without its certificate, and there is no other credential.',
+      'clientCert',
     );
   }
   const cleartext = server.protocol === 'http:';
   const ca = pemOf(options.ca, options.caFile, 'certificate-authority');
   if (insecure) {
     if (ca !== undefined) {
-      throw new TypeError(
-        'insecureSkipTlsVerify and a certificate authority exclude each other (kubectl refuses both)',
+      conflict(
+        factory,
+        'insecureSkipTlsVerify',
+        'insecureSkipTlsVerify and a certificate authority exclude each other (kubectl refuses both).',
       );
     }
     onWarning(
       'TLS verification of the control plane is disabled (insecureSkipTlsVerify); a man-in-the-middle can read the credentials',
     );
   }
+  checkCertificateAuthority(factory, options, ca);
 
   // As kubectl: a plain-http control plane gets no credential at all (no token, no plugin run,
   // no basic auth), so a secret never crosses the network in clear. Impersonation still goes.
@@ -457,18 +534,6 @@ export interface FindCredentialsOptions extends Partial<Omit<ClusterCredentialsO
   homeDir?: string;
 }
 
-const FIND_OPTION_NAMES: readonly string[] = [
-  ...OVERRIDABLE_OPTIONS,
-  'kubeconfig',
-  'context',
-  'cluster',
-  'user',
-  'inCluster',
-  'explicitServerAlone',
-  'env',
-  'homeDir',
-];
-
 /**
  * Explicit values override those found in files, as kubectl's flags override the kubeconfig.
  * An empty string is no value, as an empty kubectl flag (`--token=`) is no flag.
@@ -614,7 +679,10 @@ function fromConfig(
   if (extra.impersonate !== undefined) {
     merged.impersonate = { ...config.impersonate, ...extra.impersonate };
   }
-  if (extra.caFile !== undefined && extra.ca === undefined) delete merged.ca;
+  // A CA from a file is read again by createClusterCredentials, so that a bad one is reported
+  // with its file; an explicit `ca` replaces any file.
+  if (extra.ca === undefined && merged.caFile !== undefined) delete merged.ca;
+  if (extra.ca !== undefined) delete merged.caFile;
   // clientcmd: an explicit CA also replaces the cluster's insecure-skip-tls-verify, so
   // --certificate-authority turns verification back on for an insecure kubeconfig cluster.
   if (
@@ -632,7 +700,7 @@ function fromConfig(
     delete merged.caFile;
   }
   if (config.source === 'kubeconfig') checkMergedUser(config, extra, merged);
-  return createClusterCredentials(merged);
+  return buildCredentials(merged, 'findClusterCredentials');
 }
 
 /**
@@ -645,8 +713,12 @@ function fromConfig(
 export function findClusterCredentials(
   options: FindCredentialsOptions = {},
 ): ClusterCredentials | undefined {
-  assertOptionsObject('findClusterCredentials', options);
-  assertKnownOptions('findClusterCredentials', options, FIND_OPTION_NAMES);
+  checkCredentialOptions('findClusterCredentials', options, true);
+  // An explicit server is checked before anything else is looked at: "notaurl" is a typo to
+  // name, not a reason to go and read the kubeconfig.
+  if (options.server !== undefined && options.server !== '') {
+    serverOption('findClusterCredentials', options.server);
+  }
   const extra = overrides(options);
   const env = options.env ?? process.env;
   const explicitAuth =
@@ -666,12 +738,10 @@ export function findClusterCredentials(
             : 'no token, tokenFile, username or client certificate and key';
       throw new Error(`no credential for ${server}: ${given}; ${NO_TERMINAL}`);
     }
-    return createClusterCredentials({
-      ...extra,
-      server,
-      proxyUrl: proxyFor(server, extra.proxyUrl, env),
-      source: 'options',
-    });
+    return buildCredentials(
+      { ...extra, server, proxyUrl: proxyFor(server, extra.proxyUrl, env), source: 'options' },
+      'findClusterCredentials',
+    );
   };
   const alone = extra.server !== undefined && explicitAuth && options.kubeconfig === undefined;
   if (alone && options.explicitServerAlone !== false) return direct(extra.server as string);

@@ -7,8 +7,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type ApiError, sendError } from '@resourceful/error-envelope';
-import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  millisecondsOption,
+  oneOfOption,
+} from '@resourceful/option-checks';
 import type { ClusterCredentials } from './cluster-credentials.js';
+import { credentialsOption } from './option-values.js';
 import { relayRequest, relayUpgrade } from './relay.js';
 import { responseOnSocket } from './socket-response.js';
 
@@ -51,23 +57,21 @@ export interface ControlPlaneRelay {
   ): void;
 }
 
+const FACTORY = 'controlPlaneRelay';
 const OPTION_NAMES = ['credentials', 'clientCredentials', 'timeoutMs'];
 
 export function controlPlaneRelay(options: ControlPlaneRelayOptions): ControlPlaneRelay {
-  assertOptionsObject('controlPlaneRelay', options);
-  assertKnownOptions('controlPlaneRelay', options, OPTION_NAMES);
-  const { credentials } = options;
-  if (credentials === undefined || typeof credentials.requestAuth !== 'function') {
-    throw new TypeError('controlPlaneRelay: credentials are required (see findClusterCredentials)');
-  }
-  const clientCredentials = options.clientCredentials ?? 'strip';
-  if (clientCredentials !== 'strip' && clientCredentials !== 'pass-through') {
-    throw new TypeError('controlPlaneRelay: clientCredentials must be "strip" or "pass-through"');
-  }
-  const timeoutMs = options.timeoutMs ?? 0;
-  if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
-    throw new RangeError('controlPlaneRelay: timeoutMs must be 0 or a positive number of ms');
-  }
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, OPTION_NAMES);
+  const credentials = credentialsOption(FACTORY, options.credentials);
+  const clientCredentials = oneOfOption(
+    FACTORY,
+    'clientCredentials',
+    options.clientCredentials,
+    ['strip', 'pass-through'] as const,
+    'strip',
+  );
+  const timeoutMs = millisecondsOption(FACTORY, 'timeoutMs', options.timeoutMs, 0);
   const policy = { credentials, clientCredentials, timeoutMs } as const;
   return {
     request(req, res, path, onError) {

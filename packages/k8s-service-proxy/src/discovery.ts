@@ -4,7 +4,13 @@
  * `serverAddressByClientCIDRs`.
  */
 
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  millisecondsOption,
+} from '@resourceful/option-checks';
 import type { ClusterCredentials } from './cluster-credentials.js';
+import { credentialsOption } from './option-values.js';
 import { UPSTREAM_TIMEOUT } from './upstream-errors.js';
 import { callUpstream } from './upstream-transport.js';
 
@@ -76,7 +82,12 @@ export async function getApiVersions(
   credentials: ClusterCredentials,
   options: GetApiVersionsOptions = {},
 ): Promise<ApiVersions> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  credentialsOption('getApiVersions', credentials);
+  assertOptionsObject('getApiVersions', options);
+  assertKnownOptions('getApiVersions', options, ['timeoutMs']);
+  const timeoutMs = millisecondsOption('getApiVersions', 'timeoutMs', options.timeoutMs, 10_000, {
+    positive: true,
+  });
   const { server } = credentials;
   const auth = await credentials.requestAuth();
   const headers: Record<string, string | readonly string[]> = {

@@ -12,10 +12,15 @@
 import type { Agent, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError, sendError } from '@resourceful/error-envelope';
-import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import { assertKnownOptions, assertOptionsObject, booleanOption } from '@resourceful/option-checks';
 import type { ClusterCredentials, UpstreamAuth } from './cluster-credentials.js';
+import { credentialsOption, targetOptions } from './option-values.js';
 import { suffixProblem } from './safe-suffix.js';
-import { type ServiceScheme, serviceProxyPrefix } from './service-proxy-path.js';
+import {
+  type ServiceProxyPathOptions,
+  type ServiceScheme,
+  serviceProxyPrefix,
+} from './service-proxy-path.js';
 import { upstreamError } from './upstream-errors.js';
 
 export interface ClusterServiceProxyOptions {
@@ -52,6 +57,7 @@ export interface ClusterServiceProxyMiddlewareOptions {
   plugins: ((proxyServer: ProxyServerEvents) => void)[];
 }
 
+const FACTORY = 'clusterServiceProxyOptions';
 const OPTION_NAMES = ['credentials', 'namespace', 'service', 'port', 'scheme', 'rewriteLocation'];
 
 function isClientIdentityHeader(name: string): boolean {
@@ -70,23 +76,13 @@ function escapeRegExp(text: string): string {
 export function clusterServiceProxyOptions(
   options: ClusterServiceProxyOptions,
 ): ClusterServiceProxyMiddlewareOptions {
-  assertOptionsObject('clusterServiceProxyOptions', options);
-  assertKnownOptions('clusterServiceProxyOptions', options, OPTION_NAMES);
-  const { credentials } = options;
-  if (credentials === undefined || typeof credentials.requestAuth !== 'function') {
-    throw new TypeError(
-      'clusterServiceProxyOptions: credentials are required (see findClusterCredentials)',
-    );
-  }
-  if (options.rewriteLocation !== undefined && typeof options.rewriteLocation !== 'boolean') {
-    throw new TypeError('clusterServiceProxyOptions: rewriteLocation must be true or false');
-  }
-  const prefix = serviceProxyPrefix({
-    namespace: options.namespace ?? credentials.namespace ?? 'default',
-    service: options.service,
-    port: options.port,
-    scheme: options.scheme,
-  });
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, OPTION_NAMES);
+  const credentials = credentialsOption(FACTORY, options.credentials);
+  const rewriteLocation = booleanOption(FACTORY, 'rewriteLocation', options.rewriteLocation, true);
+  const prefix = serviceProxyPrefix(
+    targetOptions(FACTORY, options, credentials) as ServiceProxyPathOptions,
+  );
   const serverPath = credentials.server.pathname.replace(/\/+$/, '');
   const target = credentials.server.origin;
   const upstreamPrefix = serverPath + prefix;
@@ -100,7 +96,7 @@ export function clusterServiceProxyOptions(
       const auth = sent.get(req);
       if (proxyRes.statusCode === 401 && auth !== undefined) credentials.rejected(auth);
       const location = proxyRes.headers.location;
-      if (options.rewriteLocation !== false && typeof location === 'string') {
+      if (rewriteLocation && typeof location === 'string') {
         const mount = ((req as IncomingMessage & { baseUrl?: string }).baseUrl ?? '').replace(
           /\/+$/,
           '',

@@ -5,7 +5,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { assertKnownOptions, assertOptionsObject, stringOption } from '@resourceful/option-checks';
 import type { ClusterConfig } from './cluster-config.js';
+import { environmentOption } from './credential-options.js';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -21,6 +23,10 @@ export interface InClusterOptions {
  * variables or the token file are missing). The token is referenced by path so it can rotate.
  */
 export function loadInCluster(options: InClusterOptions = {}): ClusterConfig | undefined {
+  assertOptionsObject('loadInCluster', options);
+  assertKnownOptions('loadInCluster', options, ['dir', 'env']);
+  stringOption('loadInCluster', 'dir', options.dir);
+  environmentOption('loadInCluster', 'env', options.env);
   const env = options.env ?? process.env;
   const dir = options.dir ?? SERVICE_ACCOUNT_DIR;
   const host = env.KUBERNETES_SERVICE_HOST;

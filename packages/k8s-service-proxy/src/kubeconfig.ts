@@ -9,7 +9,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { assertKnownOptions, assertOptionsObject, stringOption } from '@resourceful/option-checks';
 import type { ClusterConfig, ExecConfig, ExecInteractiveMode } from './cluster-config.js';
+import { environmentOption } from './credential-options.js';
 import { base64ErrorOffset, decodeBase64 } from './go-base64.js';
 import { goTypeOf, parseKubeconfigYaml } from './kubeconfig-yaml.js';
 
@@ -74,8 +76,21 @@ function stringList(entry: Entry, key: string, where: string): string[] | undefi
   });
 }
 
+const KUBECONFIG_OPTION_NAMES = ['path', 'context', 'cluster', 'user', 'env', 'homeDir'];
+
+function checkKubeconfigOptions(factory: string, options: unknown): void {
+  assertOptionsObject(factory, options);
+  assertKnownOptions(factory, options, KUBECONFIG_OPTION_NAMES);
+  const given = options as Record<string, unknown>;
+  for (const name of ['path', 'context', 'cluster', 'user', 'homeDir']) {
+    stringOption(factory, name, given[name]);
+  }
+  environmentOption(factory, 'env', given.env);
+}
+
 /** The kubeconfig files kubectl would read, in precedence order. */
 export function kubeconfigPaths(options: KubeconfigOptions = {}): string[] {
+  checkKubeconfigOptions('kubeconfigPaths', options);
   if (options.path !== undefined) return [options.path];
   const env = options.env ?? process.env;
   const list = env.KUBECONFIG;
@@ -186,6 +201,7 @@ function fileOrData(
  * exists (an explicit `path` that does not exist is an error, as in kubectl).
  */
 export function loadKubeconfig(options: KubeconfigOptions = {}): ClusterConfig | undefined {
+  checkKubeconfigOptions('loadKubeconfig', options);
   const paths = kubeconfigPaths(options);
   if (options.path !== undefined && !existsSync(options.path)) {
     throw new Error(`kubeconfig ${options.path} does not exist`);

@@ -13,15 +13,16 @@ const IANA_SVC_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 export const MAX_LABEL_LENGTH = 63;
 
 export function isNamespaceName(value: string): boolean {
-  return value.length <= MAX_LABEL_LENGTH && DNS1123_LABEL.test(value);
+  return typeof value === 'string' && value.length <= MAX_LABEL_LENGTH && DNS1123_LABEL.test(value);
 }
 
 export function isServiceName(value: string): boolean {
-  return value.length <= MAX_LABEL_LENGTH && DNS1035_LABEL.test(value);
+  return typeof value === 'string' && value.length <= MAX_LABEL_LENGTH && DNS1035_LABEL.test(value);
 }
 
 /** A port name (`http`, `metrics`) or number (`1`–`65535`). */
 export function isPortName(value: string): boolean {
+  if (typeof value !== 'string') return false;
   if (/^[0-9]+$/.test(value)) {
     const port = Number(value);
     return !value.startsWith('0') && port >= 1 && port <= 65535;

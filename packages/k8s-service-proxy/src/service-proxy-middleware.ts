@@ -7,9 +7,19 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError, sendError } from '@resourceful/error-envelope';
-import { assertKnownOptions, assertOptionsObject } from '@resourceful/option-checks';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  booleanOption,
+  invalidOption,
+  millisecondsOption,
+  OPTION_ERROR_CODES,
+  optionError,
+  stringOption,
+} from '@resourceful/option-checks';
 import type { ClusterCredentials } from './cluster-credentials.js';
 import { isNamespaceName, isPortName, isServiceName } from './kubernetes-names.js';
+import { credentialsOption, targetOptions } from './option-values.js';
 import { type RelayPolicy, relayRequest, relayUpgrade } from './relay.js';
 import { suffixProblem } from './safe-suffix.js';
 import { type ServiceScheme, serviceProxyPrefix } from './service-proxy-path.js';
@@ -91,90 +101,94 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function parseAllowEntry(entry: string): { namespace: string; service: string; port?: string } {
-  const match = /^([^/]+)\/([^:]+)(?::(.+))?$/.exec(entry);
+function parseAllowEntry(
+  entry: unknown,
+  index: number,
+): { namespace: string; service: string; port?: string } {
+  const match = typeof entry === 'string' ? /^([^/]+)\/([^:]+)(?::(.+))?$/.exec(entry) : null;
   if (
     !match ||
     !isNamespaceName(match[1] ?? '') ||
     (match[2] !== '*' && !isServiceName(match[2] ?? '')) ||
     (match[3] !== undefined && !isPortName(match[3]))
   ) {
-    throw new TypeError(
-      `allow entry "${entry}" must be "namespace/service", "namespace/service:port" or "namespace/*"`,
+    invalidOption(
+      FACTORY,
+      `allow[${index}]`,
+      '"namespace/service", "namespace/service:port" or "namespace/*" (Kubernetes names)',
+      entry,
     );
   }
   return { namespace: match[1] as string, service: match[2] as string, port: match[3] };
 }
 
+const FACTORY = 'serviceProxy';
+const PARAM_NAMES = ['namespace', 'service', 'port'];
+
+/** `params`: route parameter names, each a non-empty string. */
+function paramsOption(value: unknown): ServiceProxyParams {
+  if (value === undefined) return {};
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+  ) {
+    invalidOption(FACTORY, 'params', 'an object such as { service: "service" }', value);
+  }
+  assertKnownOptions(FACTORY, value, PARAM_NAMES, 'params');
+  const params = value as Record<string, unknown>;
+  for (const name of PARAM_NAMES) {
+    stringOption(FACTORY, `params.${name}`, params[name], {
+      nonEmpty: true,
+      expected: 'the name of a route parameter',
+    });
+  }
+  return params as ServiceProxyParams;
+}
+
 /** Builds the relay middleware. Options are checked here, once. */
 export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddleware {
-  assertOptionsObject('serviceProxy', options);
-  assertKnownOptions('serviceProxy', options, OPTION_NAMES);
-  const { credentials } = options;
-  if (credentials === undefined || typeof credentials.requestAuth !== 'function') {
-    throw new TypeError('serviceProxy: credentials are required (see findClusterCredentials)');
-  }
-  const params = options.params ?? {};
+  assertOptionsObject(FACTORY, options);
+  assertKnownOptions(FACTORY, options, OPTION_NAMES);
+  const credentials = credentialsOption(FACTORY, options.credentials);
+  const params = paramsOption(options.params);
   const fromParams =
     params.namespace !== undefined || params.service !== undefined || params.port !== undefined;
   if (options.allow !== undefined && !Array.isArray(options.allow)) {
-    throw new TypeError('serviceProxy: allow must be an array such as ["namespace/service"]');
+    invalidOption(FACTORY, 'allow', 'an array such as ["namespace/service"]', options.allow);
   }
-  for (const name of ['rewriteLocation', 'rewriteHtml'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'boolean') {
-      throw new TypeError(`serviceProxy: ${name} must be true or false`);
-    }
-  }
-  if (options.scheme !== undefined && options.scheme !== 'http' && options.scheme !== 'https') {
-    throw new TypeError('serviceProxy: scheme must be "http" or "https"');
-  }
-  if (
-    options.port !== undefined &&
-    params.port === undefined &&
-    !(
-      (typeof options.port === 'string' || typeof options.port === 'number') &&
-      isPortName(String(options.port))
-    )
-  ) {
-    throw new TypeError('serviceProxy: port must be a port name or a number from 1 to 65535');
-  }
+  const rewriteLocation = booleanOption(FACTORY, 'rewriteLocation', options.rewriteLocation, true);
+  const rewriteHtml = booleanOption(FACTORY, 'rewriteHtml', options.rewriteHtml, false);
+  // Validates the fixed parts now, so a typo fails at start-up rather than per request.
+  const fixedTarget = targetOptions(
+    FACTORY,
+    { ...options, port: params.port === undefined ? options.port : undefined },
+    credentials,
+    params,
+  );
   const allow = (options.allow ?? []).map(parseAllowEntry);
   if (fromParams && allow.length === 0) {
-    throw new TypeError(
-      'serviceProxy: a target taken from route parameters needs an allow list (allow: ["namespace/service"])',
+    throw optionError(
+      OPTION_ERROR_CODES.conflictingOptions,
+      FACTORY,
+      'a target taken from route parameters ("params") needs an allow list (allow: ["namespace/service"]).',
+      'allow',
     );
   }
-  if (params.service === undefined && options.service === undefined) {
-    throw new TypeError('serviceProxy: service is required (or params.service with allow)');
+  const namespace = fixedTarget.namespace as string;
+  const timeoutMs = millisecondsOption(
+    FACTORY,
+    'timeoutMs',
+    options.timeoutMs,
+    DEFAULT_SERVICE_PROXY_TIMEOUT_MS,
+  );
+  const mountPathOption = stringOption(FACTORY, 'mountPath', options.mountPath, {
+    expected: 'a path starting with "/" (or "")',
+  });
+  if (mountPathOption !== undefined && mountPathOption !== '' && !mountPathOption.startsWith('/')) {
+    invalidOption(FACTORY, 'mountPath', 'a path starting with "/" (or "")', mountPathOption);
   }
-  const namespace = options.namespace ?? credentials.namespace ?? 'default';
-  // Validates the fixed parts now, so a typo fails at start-up rather than per request.
-  if (params.namespace === undefined && params.service === undefined && params.port === undefined) {
-    serviceProxyPrefix({
-      namespace,
-      service: options.service as string,
-      port: options.port,
-      scheme: options.scheme,
-    });
-  } else {
-    if (params.namespace === undefined && !isNamespaceName(namespace)) {
-      throw new TypeError('serviceProxy: namespace must be a Kubernetes namespace name');
-    }
-    if (
-      options.service !== undefined &&
-      params.service === undefined &&
-      !isServiceName(options.service)
-    ) {
-      throw new TypeError('serviceProxy: service must be a Kubernetes service name');
-    }
-  }
-  const timeoutMs = options.timeoutMs ?? DEFAULT_SERVICE_PROXY_TIMEOUT_MS;
-  if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
-    throw new RangeError('serviceProxy: timeoutMs must be 0 or a positive number of milliseconds');
-  }
-  const rewriteLocation = options.rewriteLocation ?? true;
-  const rewriteHtml = options.rewriteHtml ?? false;
-  const fixedPort = options.port === undefined ? undefined : String(options.port);
+  const fixedPort = fixedTarget.port;
   const serverOrigin = credentials.server.origin;
   const serverPath = credentials.server.pathname.replace(/\/+$/, '');
 
@@ -202,7 +216,7 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
     };
     const target: Target = {
       namespace: read(params.namespace, namespace, 'namespace') as string,
-      service: read(params.service, options.service, 'service') as string,
+      service: read(params.service, fixedTarget.service, 'service') as string,
       port: read(params.port, fixedPort, 'port'),
     };
     if (fromParams) {
@@ -300,7 +314,7 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
           innererror: { code: 'PATH_OUTSIDE_SERVICE' },
         });
       }
-      const prefix = serviceProxyPrefix({ ...target, scheme: options.scheme });
+      const prefix = serviceProxyPrefix({ ...target, scheme: fixedTarget.scheme });
       relayRequest(
         req,
         res,
@@ -314,7 +328,7 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
     }
   };
 
-  const mountPath = (options.mountPath ?? '').replace(/\/+$/, '');
+  const mountPath = (mountPathOption ?? '').replace(/\/+$/, '');
   const upgrade = function serviceProxyUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
     // Upgrades have no `next`: the envelope is written by error-envelope, on the socket.
     const fail = (error: ApiError) => {
@@ -337,9 +351,9 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
       }
       const prefix = serviceProxyPrefix({
         namespace,
-        service: options.service as string,
-        port: options.port,
-        scheme: options.scheme,
+        service: fixedTarget.service as string,
+        port: fixedPort,
+        scheme: fixedTarget.scheme,
       });
       const query = queryAt === -1 ? '' : url.slice(queryAt);
       relayUpgrade(

@@ -2,6 +2,7 @@
  * @module Builds `{base}/api/v1/namespaces/{namespace}/services/{[scheme:]service[:port]}/proxy
  * [/{suffix}][?{query}]` (spec: "Cluster control-plane interface").
  */
+import { assertOptionsObject } from '@resourceful/option-checks';
 import { isNamespaceName, isPortName, isServiceName } from './kubernetes-names.js';
 import { encodeSuffixSegments, hasControlCharacter, suffixProblem } from './safe-suffix.js';
 
@@ -49,6 +50,7 @@ function check(ok: boolean, message: string, target: keyof ServiceProxyPathOptio
 export function serviceReference(
   options: Pick<ServiceProxyPathOptions, 'service' | 'port' | 'scheme'>,
 ) {
+  assertOptionsObject('serviceReference', options);
   const { service, port, scheme } = options;
   check(
     typeof service === 'string' && isServiceName(service),
@@ -74,6 +76,7 @@ export function serviceReference(
 export function serviceProxyPrefix(
   options: Pick<ServiceProxyPathOptions, 'namespace' | 'service' | 'port' | 'scheme'>,
 ): string {
+  assertOptionsObject('serviceProxyPrefix', options);
   check(
     typeof options.namespace === 'string' && isNamespaceName(options.namespace),
     'namespace must be a Kubernetes namespace name (RFC 1123 label: lower-case letters, digits and "-", 63 characters at most)',
@@ -139,6 +142,7 @@ function encodeQuery(query: QueryInput | undefined): string {
  * // → '/api/v1/namespaces/payments/services/ledger:http/proxy/v1/entries?page=2'
  */
 export function serviceProxyPath(options: ServiceProxyPathOptions): string {
+  assertOptionsObject('serviceProxyPath', options);
   return serviceProxyPrefix(options) + encodeSuffix(options.suffix) + encodeQuery(options.query);
 }
 
@@ -147,6 +151,7 @@ export function serviceProxyPath(options: ServiceProxyPathOptions): string {
  * suffix is checked before the `URL` is built, so it cannot climb out of the proxy prefix.
  */
 export function serviceProxyUrl(base: string | URL, options: ServiceProxyPathOptions): URL {
+  assertOptionsObject('serviceProxyUrl', options);
   const path = serviceProxyPath(options);
   const baseUrl = new URL(String(base));
   const basePath = baseUrl.pathname.replace(/\/+$/, '');

@@ -4,6 +4,14 @@
  * (client-go: one minute), never through a held file descriptor.
  */
 import { readFileSync } from 'node:fs';
+import {
+  assertKnownOptions,
+  assertOptionsObject,
+  functionOption,
+  invalidOption,
+  millisecondsOption,
+  stringOption,
+} from '@resourceful/option-checks';
 
 /** Where a relay gets the bearer token for the next request. */
 export interface TokenSource {
@@ -17,6 +25,7 @@ export interface TokenSource {
 export const DEFAULT_TOKEN_REFRESH_MS = 60_000;
 
 export function staticTokenSource(token: string): TokenSource {
+  if (typeof token !== 'string') invalidOption('staticTokenSource', 'token', 'a string', token);
   const value = token.trim();
   return { current: () => (value === '' ? undefined : value), close: () => {} };
 }
@@ -40,11 +49,21 @@ export interface FileTokenSourceOptions {
  * token. The timer does not keep the process alive.
  */
 export function fileTokenSource(path: string, options: FileTokenSourceOptions = {}): TokenSource {
-  const refreshMs = options.refreshMs ?? DEFAULT_TOKEN_REFRESH_MS;
-  if (!Number.isFinite(refreshMs) || refreshMs <= 0) {
-    throw new RangeError('refreshMs must be a positive number of milliseconds');
+  const factory = 'fileTokenSource';
+  if (typeof path !== 'string' || path === '') {
+    invalidOption(factory, 'path', 'the path of a token file', path);
   }
-  const fallback = options.fallback?.trim() || undefined;
+  assertOptionsObject(factory, options);
+  assertKnownOptions(factory, options, ['refreshMs', 'onWarning', 'fallback']);
+  const refreshMs = millisecondsOption(
+    factory,
+    'refreshMs',
+    options.refreshMs,
+    DEFAULT_TOKEN_REFRESH_MS,
+    { positive: true },
+  );
+  functionOption(factory, 'onWarning', options.onWarning, 'a function taking a message');
+  const fallback = stringOption(factory, 'fallback', options.fallback)?.trim() || undefined;
   const read = (): string => {
     let text: string;
     try {

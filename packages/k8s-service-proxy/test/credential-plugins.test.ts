@@ -9,7 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, expectErrorEnvelope, waitFor } from '@resourceful/test-support';
+import {
+  describeEachExpress,
+  type ExecStanza,
+  expectErrorEnvelope,
+  waitFor,
+  writeExecKubeconfig,
+} from '@resourceful/test-support';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -21,7 +27,7 @@ import {
 } from '../src/index.js';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
 import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { type ExecStanza, writeExecKubeconfig, writeFakePlugin } from './support/exec-plugin.js';
+import { writeFakePlugin } from './support/exec-plugin.js';
 
 let certs: TestCertificates;
 let plane: ControlPlaneDouble;

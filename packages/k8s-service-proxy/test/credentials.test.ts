@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
-import { waitFor } from '@resourceful/test-support';
+import { type KubeconfigUser, waitFor, writeKubeconfig } from '@resourceful/test-support';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   type ClusterCredentials,
@@ -16,7 +16,6 @@ import {
 } from '../src/index.js';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
 import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { type KubeconfigUser, writeKubeconfig } from './support/kubeconfig.js';
 
 const SECRET = 'sekret-token-value-123';
 
@@ -49,7 +48,7 @@ describe('createClusterCredentials', () => {
 
   it('refuses a bad server URL, unknown options and credentials in the URL, without echoing secrets', () => {
     expect(() => createClusterCredentials({ server: 'not a url', token: SECRET })).toThrow(
-      /absolute URL/,
+      /"server" must be an absolute https: URL/,
     );
     expect(() => createClusterCredentials({ server: 'ftp://h', token: SECRET })).toThrow(/https:/);
     expect(() => createClusterCredentials({ server: `https://u:${SECRET}@h` })).toThrow(

@@ -9,7 +9,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, expectErrorEnvelope, waitFor } from '@resourceful/test-support';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  waitFor,
+  writeExecKubeconfig,
+} from '@resourceful/test-support';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +26,7 @@ import {
 } from '../src/index.js';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
 import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { writeExecKubeconfig, writeFakePlugin } from './support/exec-plugin.js';
+import { writeFakePlugin } from './support/exec-plugin.js';
 
 const TOKEN = 'hpm-token';
 const MAJOR = Number(process.env.HTTP_PROXY_MIDDLEWARE_MAJOR ?? 3);

@@ -7,11 +7,13 @@
  * what is checked. `test/kubectl-credentials-differential.test.ts` in k8s-local-proxy runs the
  * same cases through kubectl.
  */
+
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ExecStanza, writeExecKubeconfig } from '@resourceful/test-support';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type ClusterCredentials,
@@ -22,7 +24,7 @@ import {
 } from '../src/index.js';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
 import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { type ExecStanza, writeExecKubeconfig, writeFakePlugin } from './support/exec-plugin.js';
+import { writeFakePlugin } from './support/exec-plugin.js';
 
 let certs: TestCertificates;
 let plane: ControlPlaneDouble;

@@ -39,13 +39,13 @@ afterAll(async () => {
 
 describe('serviceProxy options', () => {
   it('refuses missing credentials, unknown options and bad names at construction', () => {
-    expect(() => serviceProxy({} as ServiceProxyOptions)).toThrow(/credentials are required/);
+    expect(() => serviceProxy({} as ServiceProxyOptions)).toThrow(/"credentials" is required/);
     expect(() => serviceProxy({ credentials } as ServiceProxyOptions)).toThrow(
-      /service is required/,
+      /"service" is required/,
     );
-    expect(() => serviceProxy({ credentials, service: 'Ledger' })).toThrow(/service must be/);
+    expect(() => serviceProxy({ credentials, service: 'Ledger' })).toThrow(/"service" must be/);
     expect(() => serviceProxy({ credentials, service: 'ledger', namespace: 'a_b' })).toThrow(
-      /namespace must be/,
+      /"namespace" must be/,
     );
     expect(() =>
       serviceProxy({
@@ -57,7 +57,7 @@ describe('serviceProxy options', () => {
     expect(() => serviceProxy({ credentials, params: { service: 'svc' } })).toThrow(/allow list/);
     expect(() =>
       serviceProxy({ credentials, params: { service: 'svc' }, allow: ['payments'] }),
-    ).toThrow(/allow entry "payments"/);
+    ).toThrow(/"allow\[0\]" must be "namespace\/service"/);
     expect(() => serviceProxy({ credentials, service: 'ledger', timeoutMs: -1 })).toThrow(
       /timeoutMs/,
     );
@@ -67,22 +67,22 @@ describe('serviceProxy options', () => {
     const fromParams = { credentials, params: { service: 'svc' }, allow: ['payments/*'] };
     expect(() =>
       serviceProxy({ ...fromParams, scheme: 'ftp' } as unknown as ServiceProxyOptions),
-    ).toThrow(/scheme must be "http" or "https"/);
-    expect(() => serviceProxy({ ...fromParams, port: 'not a port' })).toThrow(/port must be/);
+    ).toThrow(/"scheme" must be "http" or "https"/);
+    expect(() => serviceProxy({ ...fromParams, port: 'not a port' })).toThrow(/"port" must be/);
     expect(() =>
       serviceProxy({
         credentials,
         params: { service: 'svc' },
         allow: 'payments/*',
       } as unknown as ServiceProxyOptions),
-    ).toThrow(/allow must be an array/);
+    ).toThrow(/"allow" must be an array/);
     expect(() =>
       serviceProxy({
         credentials,
         service: 'ledger',
         rewriteHtml: 'yes',
       } as unknown as ServiceProxyOptions),
-    ).toThrow(/rewriteHtml must be true or false/);
+    ).toThrow(/"rewriteHtml" must be true or false/);
   });
 
   it('does not mutate the options object', () => {
@@ -127,6 +127,37 @@ describeEachExpress('serviceProxy', (express) => {
   function lastUpstream() {
     return plane.requests.at(-1);
   }
+
+  describe('when the control plane answers with its own Status', () => {
+    it('relays a 401 (the relay credential refused) with its Status body, as kubectl proxy does', async () => {
+      const refused = createClusterCredentials({
+        server: plane.url,
+        token: 'revoked',
+        ca: certs.ca,
+      });
+      try {
+        const { url } = await start({ credentials: refused });
+        const res = await request(url).get('/ledger/v1/entries');
+        expect(res.status).toBe(401);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        expect(res.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+      } finally {
+        refused.close();
+      }
+    });
+
+    it('relays a 503 for a service without endpoints with its Status body, as kubectl proxy does', async () => {
+      const { url } = await start({ service: 'no-endpoints' });
+      const res = await request(url).get('/ledger/v1/entries');
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({
+        kind: 'Status',
+        reason: 'ServiceUnavailable',
+        message: 'no endpoints available for service "no-endpoints"',
+        code: 503,
+      });
+    });
+  });
 
   it('relays method, suffix and query with the proxy token, not the client credentials', async () => {
     const { url } = await start();

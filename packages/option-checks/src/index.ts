@@ -16,6 +16,7 @@ export {
   type OptionErrorCode,
   optionError,
 } from './option-error.js';
+export { MAX_TIMER_MS, millisecondsOption, stringOption } from './scalar-checks.js';
 export {
   booleanOption,
   compareAndSetOption,

@@ -5,6 +5,15 @@ export {
   type ExpressVersion,
   expressVersions,
 } from './express-versions.js';
+export {
+  type ExecStanza,
+  type KubeconfigDocument,
+  type KubeconfigUser,
+  kubeconfigYaml,
+  writeExecKubeconfig,
+  writeKubeconfig,
+  writeKubeconfigDocument,
+} from './kubeconfig.js';
 export { type PostgresPool, startPostgresPool } from './postgres-pool.js';
 export {
   findPostgresBinDir,
@@ -54,4 +63,5 @@ export {
   refusedPort,
   waitFor,
 } from './servers.js';
+export { thrownBy } from './thrown.js';
 export { parseXmlMirror } from './xml-mirror.js';

@@ -112,7 +112,10 @@ function clientCertificateOf(req: AnyRequest): string | undefined {
   return Array.isArray(name) ? name[0] : name;
 }
 
-/** What the double, playing the service behind the proxy path, answers for a suffix. */
+/**
+ * What the double, playing the service behind the proxy path, answers for a suffix; a service
+ * named `no-endpoints` gets the control plane's own 503 `Status`.
+ */
 function answerService(
   req: AnyRequest,
   res: AnyResponse,
@@ -122,6 +125,11 @@ function answerService(
   body: string,
 ): void {
   const prefix = `/api/v1/namespaces/${namespace}/services/${service}/proxy`;
+  if (service.split(':').includes('no-endpoints')) {
+    // What an API server answers for a service whose pods are all gone.
+    status(res, 503, 'ServiceUnavailable', `no endpoints available for service "no-endpoints"`);
+    return;
+  }
   if (suffix === '/redirect') {
     res.writeHead(302, { Location: `${prefix}/landing?from=redirect` });
     res.end();
