@@ -110,15 +110,14 @@ export function resolveCompression(
   within: string | undefined,
   options: unknown,
 ): { readonly threshold: number; readonly level: number } {
-  const given: unknown = options ?? {};
+  // Only `undefined` means "the defaults": `null` is a mistake to name, as for every option.
+  const given: unknown = options === undefined ? {} : options;
   if (given === null || typeof given !== 'object' || Array.isArray(given)) {
     if (within === undefined) assertOptionsObject(factory, given);
     else invalidOption(factory, within, 'false or an object { threshold?, level? }', given);
   }
-  assertKnownOptions(within === undefined ? factory : `${factory} "${within}"`, given, [
-    'threshold',
-    'level',
-  ]);
+  // Inside `compression`, an unknown key is named by its path (`compression.thresold`).
+  assertKnownOptions(factory, given, ['threshold', 'level'], within);
   const {
     threshold = CONTENT_NEGOTIATION_DEFAULTS.threshold,
     level = CONTENT_NEGOTIATION_DEFAULTS.level,

@@ -183,13 +183,27 @@ describe('options', () => {
     [{ languages: ['en', 'not a tag'] }, /"languages" must be language tags such as "en"/],
     [{ compression: { threshold: -1 } }, /"compression.threshold"/],
     [{ compression: { level: 12 } }, /"compression.level"/],
-    [{ compression: { treshold: 1 } }, /unknown option "treshold".*Did you mean "threshold"/],
+    [
+      { compression: { treshold: 1 } },
+      /unknown option "compression.treshold".*Did you mean "compression.threshold"/,
+    ],
+    [{ compression: null }, /"compression" must be false or an object/],
     [{ maxBodyBytes: 0 }, /"maxBodyBytes" must be a positive integer/],
     [null, /options must be an object/],
   ])('refuses %j at construction, with a stable code', (options, message) => {
     expect(() => contentNegotiation(options as never)).toThrow(message);
     expect(() => contentNegotiation(options as never)).toThrow(
       expect.objectContaining({ code: expect.stringMatching(/^ERR_RESOURCEFUL_/) }),
+    );
+  });
+
+  it('names an unknown key inside "compression" by its path, in the factory\'s name', () => {
+    expect(() => contentNegotiation({ compression: { treshold: 1 } as never })).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_UNKNOWN_OPTION',
+        factory: 'contentNegotiation',
+        option: 'compression.treshold',
+      }),
     );
   });
 
