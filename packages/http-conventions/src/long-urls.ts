@@ -173,11 +173,12 @@ export function answerUrlOverflow<T extends Server>(
   const apiError = uriTooLong(
     positiveInteger('answerUrlOverflow', 'maxLength', checked.maxLength, 1),
   );
-  const codeHeader = checked.codeHeader ?? DEFAULT_CODE_HEADER;
+  const codeHeader = checked.codeHeader === undefined ? DEFAULT_CODE_HEADER : checked.codeHeader;
   if (codeHeader !== false && !isHeaderName(codeHeader)) {
     throw optionError('answerUrlOverflow', 'codeHeader', 'a header name, or false', codeHeader);
   }
-  const requestIdHeader = checked.requestIdHeader ?? DEFAULT_REQUEST_ID_HEADER;
+  const requestIdHeader =
+    checked.requestIdHeader === undefined ? DEFAULT_REQUEST_ID_HEADER : checked.requestIdHeader;
   if (requestIdHeader !== false && !isHeaderName(requestIdHeader)) {
     throw optionError(
       'answerUrlOverflow',
@@ -186,7 +187,7 @@ export function answerUrlOverflow<T extends Server>(
       requestIdHeader,
     );
   }
-  const dateFormat = checked.dateFormat ?? 'rfc3339';
+  const dateFormat = checked.dateFormat === undefined ? 'rfc3339' : checked.dateFormat;
   if (dateFormat !== false && !DATE_FORMATS.includes(dateFormat)) {
     throw optionError(
       'answerUrlOverflow',

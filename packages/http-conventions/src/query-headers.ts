@@ -381,11 +381,12 @@ export function queryHeadersStep(options: QueryHeadersOptions = {}): TakeRequest
     'allowCredentials',
     'maxLength',
   ]);
-  const allowCredentials = checked.allowCredentials ?? false;
+  const allowCredentials =
+    checked.allowCredentials === undefined ? false : checked.allowCredentials;
   if (typeof allowCredentials !== 'boolean') {
     throw optionError(factory, 'allowCredentials', 'true or false', allowCredentials);
   }
-  const headers = checked.headers ?? DEFAULT_QUERY_HEADERS;
+  const headers = checked.headers === undefined ? DEFAULT_QUERY_HEADERS : checked.headers;
   if (!Array.isArray(headers) || !headers.every(isHeaderName)) {
     throw optionError(factory, 'headers', 'an array of header names', headers);
   }

@@ -222,6 +222,12 @@ describe('long URL options', () => {
     ],
     [{ otherwise: ignore, maxLength: 10, dateFormat: 'iso' }, /"dateFormat" must be "rfc3339"/],
     [{ otherwise: ignore, maxLength: 10, dateFromat: 'iso' }, /Did you mean "dateFormat"/],
+    [{ otherwise: ignore, maxLength: 10, codeHeader: null }, /"codeHeader" must be .*got null/],
+    [
+      { otherwise: ignore, maxLength: 10, requestIdHeader: null },
+      /"requestIdHeader" must be .*got null/,
+    ],
+    [{ otherwise: ignore, maxLength: 10, dateFormat: null }, /"dateFormat" must be .*got null/],
   ])('answerUrlOverflow refuses %o', (options, message) => {
     expect(() => answerUrlOverflow(createServer(), options as AnswerUrlOverflowOptions)).toThrow(
       message,

@@ -150,6 +150,8 @@ describe('queryHeaders options', () => {
     [{ allowCredentials: 'yes' }, /"allowCredentials" must be true or false/],
     [{ maxLength: -1 }, /"maxLength" must be a positive integer/],
     [{ header: ['Prefer'] }, /Did you mean "headers"/],
+    [{ headers: null }, /"headers" must be an array of header names, got null/],
+    [{ allowCredentials: null }, /"allowCredentials" must be true or false, got null/],
   ])('refuses %o', (options, message) => {
     expect(() => queryHeaders(options as QueryHeadersOptions)).toThrow(message);
   });
