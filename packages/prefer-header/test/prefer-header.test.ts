@@ -289,6 +289,20 @@ describe('getPreferences', () => {
     expect(getPreferences(fakeRequest({}, '/a?x=1&Prefer=wait=7#Prefer=wait=8')).wait).toBe(7);
     expect(getPreferences(fakeRequest({}, '/a')).all.size).toBe(0);
   });
+
+  it.each([
+    [null, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT', undefined],
+    [5, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT', undefined],
+    [{ maxLenght: 10 }, 'ERR_RESOURCEFUL_UNKNOWN_OPTION', 'maxLenght'],
+    [{ maxLength: null }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'maxLength'],
+    [{ maxLength: 'x' }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'maxLength'],
+    [{ queryParameter: 5 }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'queryParameter'],
+  ])('refuses the options %j with %s, naming getPreferences', (options, code, option) => {
+    const req = fakeRequest({ prefer: 'return=minimal' });
+    expect(() => getPreferences(req, options as never)).toThrow(
+      expect.objectContaining({ code, factory: 'getPreferences', ...(option && { option }) }),
+    );
+  });
 });
 
 describe('preferHeader options', () => {
@@ -309,6 +323,8 @@ describe('preferHeader options', () => {
     [{ maxLength: '10' }, /"maxLength" must be a positive integer/],
     [{ queryParameter: true }, /"queryParameter" must be/],
     [{ queryParameter: 'a b' }, /"queryParameter" must be/],
+    [{ maxLength: null }, /"maxLength" must be a positive integer \(characters\), got null/],
+    [{ queryParameter: null }, /"queryParameter" must be .*got null/],
     [null, /options must be an object/],
     [[], /options must be an object/],
   ])('refuses %j', (options, message) => {
