@@ -68,4 +68,11 @@ describe('describeValue', () => {
     expect(describeValue(() => 1)).toBe('a function');
     expect(describeValue(5)).toBe('5');
   });
+
+  it('says "an object" for an object and marks a BigInt as one', () => {
+    expect(describeValue({})).toBe('an object');
+    expect(describeValue(new Map())).toBe('an object');
+    expect(describeValue(5n)).toBe('5n');
+    expect(describeValue(Symbol('s'))).toBe('Symbol(s)');
+  });
 });
