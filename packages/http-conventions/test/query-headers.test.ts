@@ -99,11 +99,21 @@ describeEachExpress('queryHeaders', (express) => {
     expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'If-Match' });
   });
 
-  it('ignores __proto__ and malformed escapes', async () => {
-    const res = await request(app()).get('/v1/echo?__proto__=1&Prefer=%E0%A4%A&constructor=2');
+  it('ignores __proto__, constructor and a malformed escape in a name it does not take', async () => {
+    const res = await request(app()).get('/v1/echo?__proto__=1&%E0%A4%A=2&Prefer=x&constructor=2');
     expect(res.status).toBe(200);
-    expect(res.body.prefer).toBe('%E0%A4%A');
+    expect(res.body.prefer).toBe('x');
+    expect(res.body.url).toBe('/echo?__proto__=1&%E0%A4%A=2&constructor=2');
   });
+
+  it.each(['%E0%A4%A', '%FF', '%zz', 'a%'])(
+    'answers 400 naming the parameter for a value %s that is not percent-encoded UTF-8',
+    async (value) => {
+      const res = await request(app()).get(`/v1/echo?If-Match=${value}&Prefer=wait=1`);
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'If-Match' });
+      expect(res.body.error.innererror.code).toBe('INVALID_QUERY_HEADER');
+    },
+  );
 });
 
 describe('takeQueryHeaders', () => {
@@ -131,6 +141,12 @@ describe('takeQueryHeaders', () => {
     const req = { headers: {}, url: '/x?Prefer=ok&If-Match=%00' };
     expect(() => takeQueryHeaders(req, ['Prefer', 'If-Match'])).toThrow(/If-Match/);
     expect(req).toEqual({ headers: {}, url: '/x?Prefer=ok&If-Match=%00' });
+  });
+
+  it('changes nothing when a value is not percent-encoded UTF-8', () => {
+    const req = { headers: {}, url: '/x?Prefer=ok&If-Match=%FF' };
+    expect(() => takeQueryHeaders(req, ['Prefer', 'If-Match'])).toThrow(/percent-encoded UTF-8/);
+    expect(req).toEqual({ headers: {}, url: '/x?Prefer=ok&If-Match=%FF' });
   });
 });
 
