@@ -45,6 +45,30 @@ describeEachExpress('hostile Accept* headers', (express) => {
     });
   });
 
+  // Names of Object.prototype's properties, looked up in the package's tables of names.
+  const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+
+  it.each(PROTOTYPE_NAMES)(
+    'answers 400 naming the accept parameter for ?accept=%s, never a 500',
+    async (value) => {
+      const res = await request(app).get(`/card?accept=${value}`);
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'accept' });
+    },
+  );
+
+  it.each(PROTOTYPE_NAMES)(
+    'answers 415 naming Content-Encoding for a JSON body with Content-Encoding: %s, and keeps serving',
+    async (coding) => {
+      const res = await request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', coding)
+        .send('{"a":1}');
+      expectErrorEnvelope(res, 415, { code: 'UNSUPPORTED_MEDIA_TYPE', target: 'Content-Encoding' });
+      expect((await request(app).get('/card')).status).toBe(200);
+    },
+  );
+
   // RFC 9110 §12.4.2: a weight is a qvalue; anything else is the client's bug, named.
   it.each([
     ['Accept', 'application/json;q=abc'],
