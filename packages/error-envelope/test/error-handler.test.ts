@@ -123,6 +123,33 @@ describeEachExpress('errorHandler', (express, version) => {
     app.get('/null-prototype', (_req, _res, next) => {
       next(Object.create(null));
     });
+    app.get('/unreadable/:kind', (req, _res, next) => {
+      const unreadable: Record<string, () => unknown> = {
+        getter: () => {
+          const error = new Error('x');
+          Object.defineProperty(error, 'status', {
+            get() {
+              throw new Error('getter');
+            },
+          });
+          return error;
+        },
+        proxy: () =>
+          new Proxy(
+            {},
+            {
+              get() {
+                throw new Error('trap');
+              },
+              getPrototypeOf() {
+                throw new Error('trap');
+              },
+            },
+          ),
+        'zod-shaped': () => ({ name: 'ZodError', issues: [null, 5] }),
+      };
+      next(unreadable[String(req.params.kind)]?.());
+    });
     app.post('/card-list', (req: Request, res: Response) => {
       res.json(z.array(cardSchema).parse(req.body));
     });
@@ -223,6 +250,16 @@ describeEachExpress('errorHandler', (express, version) => {
       expect(res.text).not.toContain('at ');
       expect(res.body.error.innererror).toBeUndefined();
     });
+
+    it.each(['getter', 'proxy', 'zod-shaped'])(
+      'answers the 500 envelope when reading the error throws (%s), and reports the cause',
+      async (kind) => {
+        const res = await request(app()).get(`/unreadable/${kind}`);
+        expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+        expect(reports).toHaveLength(1);
+        expect(reports[0]?.fault).toBe(true);
+      },
+    );
 
     it('handles a thrown non-Error', async () => {
       const res = await request(app()).get('/throws-string');
