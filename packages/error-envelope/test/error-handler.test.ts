@@ -293,6 +293,12 @@ describeEachExpress('errorHandler', (express, version) => {
     expect(res.text).not.toContain('internal detail');
   });
 
+  it("says what an unexposed 4xx is, with its catalogue code's meaning", async () => {
+    const res = await request(app()).get('/http-error-hidden');
+    expectErrorEnvelope(res, 403, { code: 'FORBIDDEN' });
+    expect(res.body.error.message).toBe('The caller may not do this to this resource.');
+  });
+
   it(`routes async rejections to the handler under ${version.name}`, async () => {
     const res = await request(app()).get('/async');
     expectErrorEnvelope(res, 409, { code: 'CONFLICT' });
