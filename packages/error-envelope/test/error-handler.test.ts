@@ -560,7 +560,10 @@ describe('errorHandler and notFoundHandler options', () => {
 
   it.each([
     [{ mesage: 'x' }, /unknown option "mesage"/, 'ERR_RESOURCEFUL_UNKNOWN_OPTION'],
-    [{ message: 42 }, /"message" must be a string/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ message: 42 }, /"message" must be a non-empty string/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ message: '' }, /"message" must be a non-empty string/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ message: '  ' }, /"message" must be a non-empty string/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ message: null }, /"message" must be a non-empty string/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
     [[], /options must be an object/, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT'],
   ])('notFoundHandler refuses %j', (options, message, code) => {
     expect(() => notFoundHandler(options as NotFoundHandlerOptions)).toThrow(message);
