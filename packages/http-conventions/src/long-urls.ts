@@ -31,6 +31,8 @@ export const DEFAULT_MAX_URL_LENGTH = 64 * 1024;
 
 /** The error for a URL over `maxLength`: 414 `URI_TOO_LONG`. */
 export function uriTooLong(maxLength: number): ApiError {
+  // A bound that is no positive integer would be sent to clients as `max_length`.
+  positiveInteger('uriTooLong', 'maxLength', maxLength, 1);
   return ApiError.uriTooLong(`The request URL is longer than ${maxLength} characters.`, {
     innererror: { code: 'URL_TOO_LONG', max_length: maxLength },
   });

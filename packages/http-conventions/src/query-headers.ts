@@ -340,7 +340,14 @@ export function takeQueryHeaders(
   names: readonly QueryHeaderName[],
   options: TakeQueryHeadersOptions = {},
 ): QueryHeader[] {
-  const maxLength = options.maxLength ?? DEFAULT_QUERY_HEADER_MAX_LENGTH;
+  // Checked on each call, as packages call it per request: one comparison when the default is
+  // used. A bound that is no number (`'8192'`) would compare false and bound nothing.
+  const maxLength = positiveInteger(
+    'takeQueryHeaders',
+    'maxLength',
+    options.maxLength,
+    DEFAULT_QUERY_HEADER_MAX_LENGTH,
+  );
   take(
     req,
     wantedOf(names, (req as QueryHeaderRequest & WithRecords)[QUERY_HEADERS_KEY]),

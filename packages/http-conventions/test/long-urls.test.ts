@@ -12,6 +12,7 @@ import {
   answerUrlOverflow,
   type LimitUrlLengthOptions,
   limitUrlLength,
+  uriTooLong,
 } from '../src/index.js';
 
 const MAX_URL = 40 * 1024;
@@ -200,6 +201,21 @@ describeEachExpress('long URLs', (express) => {
     );
     expect(res.status).toBe(200);
     expect(res.body.match(/HTTP\/1\.1 200/g)).toHaveLength(1);
+  });
+});
+
+describe('uriTooLong', () => {
+  it('builds the 414 with the bound as max_length', () => {
+    expect(uriTooLong(10).toJSON().error.innererror).toEqual({
+      code: 'URL_TOO_LONG',
+      max_length: 10,
+    });
+  });
+
+  it.each([[0], [-1], [Number.NaN], ['10']])('refuses a bound of %j', (maxLength) => {
+    expect(() => uriTooLong(maxLength as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_RESOURCEFUL_INVALID_OPTION', factory: 'uriTooLong' }),
+    );
   });
 });
 

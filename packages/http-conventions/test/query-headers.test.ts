@@ -143,6 +143,21 @@ describe('takeQueryHeaders', () => {
     expect(req).toEqual({ headers: {}, url: '/x?Prefer=ok&If-Match=%00' });
   });
 
+  it.each([['8192'], [null], [0], [Number.NaN]])(
+    'refuses a maxLength of %j, which would bound nothing, naming takeQueryHeaders',
+    (maxLength) => {
+      const req = { headers: {}, url: '/x?Prefer=wait=1' };
+      expect(() => takeQueryHeaders(req, ['Prefer'], { maxLength } as never)).toThrow(
+        expect.objectContaining({
+          code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+          factory: 'takeQueryHeaders',
+          option: 'maxLength',
+        }),
+      );
+      expect(req.url).toBe('/x?Prefer=wait=1');
+    },
+  );
+
   it('changes nothing when a value is not percent-encoded UTF-8', () => {
     const req = { headers: {}, url: '/x?Prefer=ok&If-Match=%FF' };
     expect(() => takeQueryHeaders(req, ['Prefer', 'If-Match'])).toThrow(/percent-encoded UTF-8/);
