@@ -75,10 +75,16 @@ export function resolveOptions(options: ContentNegotiationOptions): ResolvedOpti
     if (!Array.isArray(languages) || languages.length === 0) {
       invalidOption(FACTORY, 'languages', 'a non-empty array of language tags', languages);
     }
+    const seen = new Set<string>();
     for (const tag of languages) {
       if (typeof tag !== 'string' || !LANGUAGE_TAG.test(tag)) {
         invalidOption(FACTORY, 'languages', 'language tags such as "en" or "fr-CA"', tag);
       }
+      // Tags compare case-insensitively (RFC 5646 §2.1.1): a repeat is a mistake in the list.
+      if (seen.has(tag.toLowerCase())) {
+        invalidOption(FACTORY, 'languages', 'distinct language tags', tag);
+      }
+      seen.add(tag.toLowerCase());
     }
   }
   const maxBodyBytes = positiveIntegerOption(

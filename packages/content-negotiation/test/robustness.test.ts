@@ -205,6 +205,10 @@ describe('options', () => {
     [{ xml: 'yes' }, /"xml" must be true or false/],
     [{ languages: [] }, /"languages" must be a non-empty array/],
     [{ languages: ['en', 'not a tag'] }, /"languages" must be language tags such as "en"/],
+    [
+      { languages: ['en', 'fr', 'EN'] },
+      /"languages" must be distinct language tags, got the string "EN"/,
+    ],
     [{ compression: { threshold: -1 } }, /"compression.threshold"/],
     [{ compression: { level: 12 } }, /"compression.level"/],
     [
