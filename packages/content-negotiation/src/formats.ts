@@ -38,8 +38,9 @@ export const SHORT_FORMS: Readonly<Record<string, string>> = {
 export function mediaRangeOfQuery(values: readonly string[]): string {
   const [value] = values;
   if (values.length === 1 && value !== undefined) {
-    const short = SHORT_FORMS[value.trim().toLowerCase()];
-    if (short !== undefined) return short;
+    const name = value.trim().toLowerCase();
+    // Own names only: `?accept=constructor` or `__proto__` would find Object's and fail later.
+    if (Object.hasOwn(SHORT_FORMS, name)) return SHORT_FORMS[name]!;
     if (/^[A-Za-z0-9!#$&^_.+*-]+\/[A-Za-z0-9!#$&^_.+*-]+(?:\s*;.*)?$/.test(value)) {
       refuseInvalidWeight(value, ACCEPT_QUERY_PARAMETER);
       return value;

@@ -75,10 +75,16 @@ export function resolveOptions(options: ContentNegotiationOptions): ResolvedOpti
     if (!Array.isArray(languages) || languages.length === 0) {
       invalidOption(FACTORY, 'languages', 'a non-empty array of language tags', languages);
     }
+    const seen = new Set<string>();
     for (const tag of languages) {
       if (typeof tag !== 'string' || !LANGUAGE_TAG.test(tag)) {
         invalidOption(FACTORY, 'languages', 'language tags such as "en" or "fr-CA"', tag);
       }
+      // Tags compare case-insensitively (RFC 5646 §2.1.1): a repeat is a mistake in the list.
+      if (seen.has(tag.toLowerCase())) {
+        invalidOption(FACTORY, 'languages', 'distinct language tags', tag);
+      }
+      seen.add(tag.toLowerCase());
     }
   }
   const maxBodyBytes = positiveIntegerOption(
@@ -110,15 +116,14 @@ export function resolveCompression(
   within: string | undefined,
   options: unknown,
 ): { readonly threshold: number; readonly level: number } {
-  const given: unknown = options ?? {};
+  // Only `undefined` means "the defaults": `null` is a mistake to name, as for every option.
+  const given: unknown = options === undefined ? {} : options;
   if (given === null || typeof given !== 'object' || Array.isArray(given)) {
     if (within === undefined) assertOptionsObject(factory, given);
     else invalidOption(factory, within, 'false or an object { threshold?, level? }', given);
   }
-  assertKnownOptions(within === undefined ? factory : `${factory} "${within}"`, given, [
-    'threshold',
-    'level',
-  ]);
+  // Inside `compression`, an unknown key is named by its path (`compression.thresold`).
+  assertKnownOptions(factory, given, ['threshold', 'level'], within);
   const {
     threshold = CONTENT_NEGOTIATION_DEFAULTS.threshold,
     level = CONTENT_NEGOTIATION_DEFAULTS.level,

@@ -17,12 +17,17 @@ function isJsonType(type: string): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-const INFLATERS: Record<string, (() => Transform) | undefined> = {
-  gzip: () => zlib.createGunzip(),
-  'x-gzip': () => zlib.createGunzip(),
-  deflate: () => zlib.createInflate(),
-  ...('createBrotliDecompress' in zlib ? { br: () => zlib.createBrotliDecompress() } : {}),
-};
+// A Map, not an object literal: the coding is the client's text, and `Content-Encoding:
+// constructor` read from an object found `Object`, whose call piped the body into `{}` and
+// brought the process down.
+const INFLATERS: ReadonlyMap<string, () => Transform> = new Map([
+  ['gzip', () => zlib.createGunzip()],
+  ['x-gzip', () => zlib.createGunzip()],
+  ['deflate', () => zlib.createInflate()],
+  ...('createBrotliDecompress' in zlib
+    ? [['br', () => zlib.createBrotliDecompress()] as const]
+    : []),
+]);
 
 /** What a request body needs before a JSON parser can read it. */
 export interface BodyPlan {
@@ -63,9 +68,9 @@ export function planBody(req: IncomingMessage): BodyPlan | undefined {
     );
   }
   const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (coding !== 'identity' && INFLATERS[coding] === undefined) {
+  if (coding !== 'identity' && !INFLATERS.has(coding)) {
     throw ApiError.unsupportedMediaType(
-      `Request bodies may be sent with Content-Encoding ${Object.keys(INFLATERS).join(', ')} or identity.`,
+      `Request bodies may be sent with Content-Encoding ${[...INFLATERS.keys()].join(', ')} or identity.`,
       { target: 'Content-Encoding' },
     );
   }
@@ -94,7 +99,7 @@ export async function readPlannedBody(
     req.resume();
     throw tooLarge(limit);
   }
-  const inflate = INFLATERS[plan.coding];
+  const inflate = INFLATERS.get(plan.coding);
   const inflater = inflate?.();
   const stream: Readable = inflater === undefined ? req : req.pipe(inflater);
   let bytes: Buffer;

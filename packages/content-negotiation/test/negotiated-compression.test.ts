@@ -119,6 +119,7 @@ describe('negotiatedCompression() options', () => {
     [{ threshold: -1 }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'threshold'],
     [{ level: 10 }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'level'],
     ['fast', 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT', undefined],
+    [null, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT', undefined],
   ])('refuses %j with %s', (options, code, option) => {
     expect(() => negotiatedCompression(options as never)).toThrow(
       expect.objectContaining({

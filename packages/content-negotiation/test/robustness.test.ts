@@ -45,6 +45,30 @@ describeEachExpress('hostile Accept* headers', (express) => {
     });
   });
 
+  // Names of Object.prototype's properties, looked up in the package's tables of names.
+  const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+
+  it.each(PROTOTYPE_NAMES)(
+    'answers 400 naming the accept parameter for ?accept=%s, never a 500',
+    async (value) => {
+      const res = await request(app).get(`/card?accept=${value}`);
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'accept' });
+    },
+  );
+
+  it.each(PROTOTYPE_NAMES)(
+    'answers 415 naming Content-Encoding for a JSON body with Content-Encoding: %s, and keeps serving',
+    async (coding) => {
+      const res = await request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', coding)
+        .send('{"a":1}');
+      expectErrorEnvelope(res, 415, { code: 'UNSUPPORTED_MEDIA_TYPE', target: 'Content-Encoding' });
+      expect((await request(app).get('/card')).status).toBe(200);
+    },
+  );
+
   // RFC 9110 §12.4.2: a weight is a qvalue; anything else is the client's bug, named.
   it.each([
     ['Accept', 'application/json;q=abc'],
@@ -181,15 +205,33 @@ describe('options', () => {
     [{ xml: 'yes' }, /"xml" must be true or false/],
     [{ languages: [] }, /"languages" must be a non-empty array/],
     [{ languages: ['en', 'not a tag'] }, /"languages" must be language tags such as "en"/],
+    [
+      { languages: ['en', 'fr', 'EN'] },
+      /"languages" must be distinct language tags, got the string "EN"/,
+    ],
     [{ compression: { threshold: -1 } }, /"compression.threshold"/],
     [{ compression: { level: 12 } }, /"compression.level"/],
-    [{ compression: { treshold: 1 } }, /unknown option "treshold".*Did you mean "threshold"/],
+    [
+      { compression: { treshold: 1 } },
+      /unknown option "compression.treshold".*Did you mean "compression.threshold"/,
+    ],
+    [{ compression: null }, /"compression" must be false or an object/],
     [{ maxBodyBytes: 0 }, /"maxBodyBytes" must be a positive integer/],
     [null, /options must be an object/],
   ])('refuses %j at construction, with a stable code', (options, message) => {
     expect(() => contentNegotiation(options as never)).toThrow(message);
     expect(() => contentNegotiation(options as never)).toThrow(
       expect.objectContaining({ code: expect.stringMatching(/^ERR_RESOURCEFUL_/) }),
+    );
+  });
+
+  it('names an unknown key inside "compression" by its path, in the factory\'s name', () => {
+    expect(() => contentNegotiation({ compression: { treshold: 1 } as never })).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_UNKNOWN_OPTION',
+        factory: 'contentNegotiation',
+        option: 'compression.treshold',
+      }),
     );
   });
 

@@ -3,12 +3,21 @@
  * Wrapping a handler gives Express 4 the same behaviour.
  */
 
+import { optionError } from './check-options.js';
+
 type Next = (err?: unknown) => void;
 
-/** Wraps an async route handler so that a rejection reaches `next(err)` exactly once. */
+/**
+ * Wraps an async route handler so that a rejection reaches `next(err)` exactly once.
+ * @throws TypeError `ERR_RESOURCEFUL_INVALID_OPTION` (option `handler`) when `handler` is not a
+ *   function: at start-up, rather than as a 500 on every request of the route
+ */
 export function asyncHandler<Req, Res>(
   handler: (req: Req, res: Res, next: Next) => unknown,
 ): (req: Req, res: Res, next: Next) => void {
+  if (typeof handler !== 'function') {
+    throw optionError('asyncHandler', 'handler', 'a (req, res, next) function', handler);
+  }
   return function asyncRouteHandler(req, res, next) {
     let result: unknown;
     try {

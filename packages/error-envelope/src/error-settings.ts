@@ -88,7 +88,8 @@ export const DEFAULT_ERROR_SETTINGS: ErrorSettings = Object.freeze({
   retryAfter: DEFAULT_RETRY_AFTER_SECONDS,
 });
 
-const OPTION_NAMES = ['exposeInternals', 'codeHeader', 'onError', 'retryAfter'];
+/** The options of `errorHandler`, which every factory of the package takes. */
+export const OPTION_NAMES = ['exposeInternals', 'codeHeader', 'onError', 'retryAfter'] as const;
 
 /**
  * Checks the options once, when the factory runs (a bad header name found by `setHeader` on

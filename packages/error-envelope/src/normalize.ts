@@ -3,7 +3,7 @@
  * path parameters Express could not decode, zod validation errors, http-errors style errors, and unknown throws.
  */
 import { ApiError, type ErrorDetail, type InnerError, isApiError } from './api-error.js';
-import { codeForStatus } from './catalogue.js';
+import { codeForStatus, ERROR_CATALOGUE } from './catalogue.js';
 
 /** The shape of a zod issue that this package reads (zod 3 and 4 agree on it). */
 interface ZodIssueLike {
@@ -159,11 +159,18 @@ function malformedPathParameter(cause: URIError): ApiError {
 function fromStatusError(error: object, status: number, exposeInternals: boolean): ApiError {
   // http-errors marks messages safe to show with `expose` (by default on 4xx only).
   const expose = (error as { expose?: unknown }).expose === true && error instanceof Error;
+  const code = codeForStatus(status);
+  // A 4xx the catalogue names says what it is (a 404 "No route or resource at this path."), not
+  // "invalid"; a status it does not name, and every 5xx, keeps the generic text.
   const generic =
-    status < 500 ? 'The request is invalid.' : 'The service failed to process the request.';
+    status >= 500
+      ? 'The service failed to process the request.'
+      : ERROR_CATALOGUE[code].status === status
+        ? ERROR_CATALOGUE[code].meaning
+        : 'The request is invalid.';
   return new ApiError({
     status,
-    code: codeForStatus(status),
+    code,
     message: expose ? error.message : generic,
     headers: headersOf(error),
     innererror: status >= 500 && exposeInternals ? describeThrown(error) : undefined,

@@ -13,8 +13,9 @@ export interface NotFoundHandlerOptions {
 /** Mount after every route: `app.use(notFoundHandler())`. Passes a 404 `NOT_FOUND` on. */
 export function notFoundHandler(options: NotFoundHandlerOptions = {}) {
   const { message } = checkOptions('notFoundHandler', options, ['message']);
-  if (message !== undefined && typeof message !== 'string') {
-    throw optionError('notFoundHandler', 'message', 'a string', message);
+  // The spec's error body requires a message: readable text, so not an empty or blank one.
+  if (message !== undefined && (typeof message !== 'string' || message.trim() === '')) {
+    throw optionError('notFoundHandler', 'message', 'a non-empty string', message);
   }
   const resolvedMessage = message ?? 'No resource matches this path.';
   return function notFoundEnvelopeHandler(

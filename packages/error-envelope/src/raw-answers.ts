@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { optionError } from './check-options.js';
-import { REQUEST_ID_KEY, requestIdOf } from './error-settings.js';
+import { checkOptions, optionError } from './check-options.js';
+import { OPTION_NAMES, REQUEST_ID_KEY, requestIdOf } from './error-settings.js';
 import { isHeaderName } from './header-checks.js';
 
 /** `2026-11-23T19:03:11.123Z` (RFC 3339, the conventions' form) or HTTP's IMF-fixdate. */
@@ -30,14 +30,20 @@ export interface RawAnswerSettings {
 
 const NONE: RawAnswerSettings = Object.freeze({ requestIdHeader: false, dateFormat: false });
 
-/** Takes the raw-answer options out of `options`, checked; the rest are the error settings. */
+/** Every option of the factories that write raw answers: the error settings and these two. */
+const RAW_ANSWER_OPTION_NAMES = [...OPTION_NAMES, 'requestIdHeader', 'dateFormat'] as const;
+
+/**
+ * Takes the raw-answer options out of `options`, checked; the rest are the error settings.
+ * The whole object is checked here, before it is split: an array spread into `rest` would pass
+ * as an empty object, and a misspelt `dateFormat` would be told only of the error settings.
+ */
 export function splitRawAnswerOptions<T extends object>(
   factory: string,
   options: (T & RawAnswerOptions) | undefined,
 ): { raw: RawAnswerSettings; rest: T | undefined } {
-  if (typeof options !== 'object' || options === null) {
-    return { raw: NONE, rest: options as T | undefined };
-  }
+  if (options === undefined) return { raw: NONE, rest: undefined };
+  checkOptions(factory, options, RAW_ANSWER_OPTION_NAMES);
   const { requestIdHeader, dateFormat, ...rest } = options;
   if (
     requestIdHeader !== undefined &&

@@ -55,7 +55,7 @@ export function sendError(res: ServerResponse, error: unknown, options?: SendErr
 
 /** Writes the envelope (or cuts a half-sent response) and reports the error once. */
 export function answerError(res: ServerResponse, cause: unknown, settings: ErrorSettings): void {
-  const error = toApiError(cause, { exposeInternals: settings.exposeInternals });
+  const error = readableError(cause, settings.exposeInternals);
   const req: IncomingMessage | undefined = res.req;
   const requestId = requestIdOf(req);
   const headersSent = res.headersSent;
@@ -66,6 +66,21 @@ export function answerError(res: ServerResponse, cause: unknown, settings: Error
     writeEnvelope(res, error, settings, requestId);
   }
   reportError(settings, { error, cause, headersSent, req, requestId });
+}
+
+/**
+ * `cause` mapped to an `ApiError`, or the generic 500 when reading it throws (a getter or a
+ * Proxy trap that throws, a zod-shaped error whose issues are not objects): the handler must
+ * answer with an envelope whatever was thrown, not fail into Express's HTML page.
+ */
+function readableError(cause: unknown, exposeInternals: boolean): ApiError {
+  try {
+    return toApiError(cause, { exposeInternals });
+  } catch {
+    return toApiError(new Error('The error passed to the error handler could not be read.'), {
+      exposeInternals,
+    });
+  }
 }
 
 export function reportError(

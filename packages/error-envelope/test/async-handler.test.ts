@@ -27,6 +27,19 @@ describe('asyncHandler', () => {
     expect(next.mock.calls[0]?.[0]).toBeInstanceOf(Error);
   });
 
+  it.each([[undefined], [null], [5], ['handler'], [{}]])(
+    'refuses %j at construction with ERR_RESOURCEFUL_INVALID_OPTION',
+    (handler) => {
+      expect(() => asyncHandler(handler as never)).toThrow(
+        expect.objectContaining({
+          code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+          factory: 'asyncHandler',
+          option: 'handler',
+        }),
+      );
+    },
+  );
+
   it('does not call next when the handler resolves', async () => {
     const next = vi.fn();
     asyncHandler(async () => 'done')({}, {}, next);

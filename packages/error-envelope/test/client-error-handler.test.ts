@@ -608,6 +608,38 @@ describe('clientErrorHandler options', () => {
   });
 });
 
+describe('clientErrorHandler and attachServerErrorHandlers options objects', () => {
+  it('refuse an array, which spread into the error settings passed as {}', () => {
+    expect(() => clientErrorHandler([] as never)).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT',
+        factory: 'clientErrorHandler',
+      }),
+    );
+    expect(() => attachServerErrorHandlers(createServer(), [] as never)).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT',
+        factory: 'attachServerErrorHandlers',
+      }),
+    );
+  });
+
+  it('suggest "dateFormat" and "requestIdHeader" for their typos, and list them as known', () => {
+    expect(() => clientErrorHandler({ dateFormt: 'rfc3339' } as never)).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_UNKNOWN_OPTION',
+        option: 'dateFormt',
+        message: expect.stringMatching(
+          /Did you mean "dateFormat"\?.*Known options: .*requestIdHeader, dateFormat\./,
+        ),
+      }),
+    );
+    expect(() =>
+      attachServerErrorHandlers(createServer(), { requestIdHeadr: 'X-Request-Id' } as never),
+    ).toThrow(/Did you mean "requestIdHeader"/);
+  });
+});
+
 describe('attachServerErrorHandlers options', () => {
   it('names attachServerErrorHandlers, the function called, in its option errors', () => {
     const server = createServer();

@@ -123,6 +123,33 @@ describeEachExpress('errorHandler', (express, version) => {
     app.get('/null-prototype', (_req, _res, next) => {
       next(Object.create(null));
     });
+    app.get('/unreadable/:kind', (req, _res, next) => {
+      const unreadable: Record<string, () => unknown> = {
+        getter: () => {
+          const error = new Error('x');
+          Object.defineProperty(error, 'status', {
+            get() {
+              throw new Error('getter');
+            },
+          });
+          return error;
+        },
+        proxy: () =>
+          new Proxy(
+            {},
+            {
+              get() {
+                throw new Error('trap');
+              },
+              getPrototypeOf() {
+                throw new Error('trap');
+              },
+            },
+          ),
+        'zod-shaped': () => ({ name: 'ZodError', issues: [null, 5] }),
+      };
+      next(unreadable[String(req.params.kind)]?.());
+    });
     app.post('/card-list', (req: Request, res: Response) => {
       res.json(z.array(cardSchema).parse(req.body));
     });
@@ -224,6 +251,16 @@ describeEachExpress('errorHandler', (express, version) => {
       expect(res.body.error.innererror).toBeUndefined();
     });
 
+    it.each(['getter', 'proxy', 'zod-shaped'])(
+      'answers the 500 envelope when reading the error throws (%s), and reports the cause',
+      async (kind) => {
+        const res = await request(app()).get(`/unreadable/${kind}`);
+        expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+        expect(reports).toHaveLength(1);
+        expect(reports[0]?.fault).toBe(true);
+      },
+    );
+
     it('handles a thrown non-Error', async () => {
       const res = await request(app()).get('/throws-string');
       expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
@@ -254,6 +291,12 @@ describeEachExpress('errorHandler', (express, version) => {
     const res = await request(app()).get('/http-error-hidden');
     expectErrorEnvelope(res, 403);
     expect(res.text).not.toContain('internal detail');
+  });
+
+  it("says what an unexposed 4xx is, with its catalogue code's meaning", async () => {
+    const res = await request(app()).get('/http-error-hidden');
+    expectErrorEnvelope(res, 403, { code: 'FORBIDDEN' });
+    expect(res.body.error.message).toBe('The caller may not do this to this resource.');
   });
 
   it(`routes async rejections to the handler under ${version.name}`, async () => {
@@ -517,7 +560,10 @@ describe('errorHandler and notFoundHandler options', () => {
 
   it.each([
     [{ mesage: 'x' }, /unknown option "mesage"/, 'ERR_RESOURCEFUL_UNKNOWN_OPTION'],
-    [{ message: 42 }, /"message" must be a string/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ message: 42 }, /"message" must be a non-empty string/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ message: '' }, /"message" must be a non-empty string/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ message: '  ' }, /"message" must be a non-empty string/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ message: null }, /"message" must be a non-empty string/, 'ERR_RESOURCEFUL_INVALID_OPTION'],
     [[], /options must be an object/, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT'],
   ])('notFoundHandler refuses %j', (options, message, code) => {
     expect(() => notFoundHandler(options as NotFoundHandlerOptions)).toThrow(message);

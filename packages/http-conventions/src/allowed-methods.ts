@@ -9,7 +9,14 @@ import { shareShape } from '@resourceful/application-hooks';
 import { ApiError } from '@resourceful/error-envelope';
 import { helpLinkOption } from '@resourceful/option-checks';
 import { checkOptions } from './options.js';
-import { allowList, appStack, refusedAt, routesRefusing, servedMethods } from './route-methods.js';
+import {
+  allowList,
+  appStack,
+  methodsOfAnyRoute,
+  refusedAt,
+  routesRefusing,
+  servedMethods,
+} from './route-methods.js';
 
 export interface AllowedMethodsOptions {
   /**
@@ -91,8 +98,23 @@ export function allowedMethodsStep(
     return known;
   }
 
+  /** 204 with `Allow` (and `Link`): no content to describe beyond the headers (§9.3.7). */
+  function answerOptions(res: ServerResponse, allow: readonly string[]): typeof ANSWERED {
+    res.statusCode = 204;
+    res.setHeader('Allow', allow.join(', '));
+    if (link !== undefined) res.setHeader('Link', link);
+    res.end();
+    return ANSWERED;
+  }
+
   return function checkAllowedMethods(req: ExpressRequest, res: ServerResponse) {
     const method = req.method ?? 'GET';
+    // `OPTIONS *` asks about the server, not a resource (RFC 9110 §9.3.7): the methods some
+    // route serves, rather than the 404 of a path no route has.
+    if (method === 'OPTIONS' && (req.originalUrl ?? req.url) === '*') {
+      const allow = allowList(methodsOfAnyRoute(req.app));
+      return answerOptions(res, allow.length === 0 ? ['OPTIONS'] : allow);
+    }
     // Only a path that a route refusing the method matches can be a 405: with none (a method
     // every route serves, such as GET in many APIs), or none matching, the other routes are
     // not walked.
@@ -117,12 +139,7 @@ export function allowedMethodsStep(
     }
     const allow = allowList(served);
     if (allow.length === 0) return undefined;
-    // RFC 9110 §9.3.7: no content to describe beyond the headers, hence 204.
-    res.statusCode = 204;
-    res.setHeader('Allow', allow.join(', '));
-    if (link !== undefined) res.setHeader('Link', link);
-    res.end();
-    return ANSWERED;
+    return answerOptions(res, allow);
   };
 }
 

@@ -31,6 +31,8 @@ export const DEFAULT_MAX_URL_LENGTH = 64 * 1024;
 
 /** The error for a URL over `maxLength`: 414 `URI_TOO_LONG`. */
 export function uriTooLong(maxLength: number): ApiError {
+  // A bound that is no positive integer would be sent to clients as `max_length`.
+  positiveInteger('uriTooLong', 'maxLength', maxLength, 1);
   return ApiError.uriTooLong(`The request URL is longer than ${maxLength} characters.`, {
     innererror: { code: 'URL_TOO_LONG', max_length: maxLength },
   });
@@ -173,11 +175,12 @@ export function answerUrlOverflow<T extends Server>(
   const apiError = uriTooLong(
     positiveInteger('answerUrlOverflow', 'maxLength', checked.maxLength, 1),
   );
-  const codeHeader = checked.codeHeader ?? DEFAULT_CODE_HEADER;
+  const codeHeader = checked.codeHeader === undefined ? DEFAULT_CODE_HEADER : checked.codeHeader;
   if (codeHeader !== false && !isHeaderName(codeHeader)) {
     throw optionError('answerUrlOverflow', 'codeHeader', 'a header name, or false', codeHeader);
   }
-  const requestIdHeader = checked.requestIdHeader ?? DEFAULT_REQUEST_ID_HEADER;
+  const requestIdHeader =
+    checked.requestIdHeader === undefined ? DEFAULT_REQUEST_ID_HEADER : checked.requestIdHeader;
   if (requestIdHeader !== false && !isHeaderName(requestIdHeader)) {
     throw optionError(
       'answerUrlOverflow',
@@ -186,7 +189,7 @@ export function answerUrlOverflow<T extends Server>(
       requestIdHeader,
     );
   }
-  const dateFormat = checked.dateFormat ?? 'rfc3339';
+  const dateFormat = checked.dateFormat === undefined ? 'rfc3339' : checked.dateFormat;
   if (dateFormat !== false && !DATE_FORMATS.includes(dateFormat)) {
     throw optionError(
       'answerUrlOverflow',

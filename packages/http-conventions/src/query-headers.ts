@@ -94,14 +94,19 @@ export interface TakeQueryHeadersOptions {
 }
 
 function decode(text: string): string {
+  return decodeStrictly(text) ?? text.replace(/\+/g, ' ');
+}
+
+/** `text` decoded as a query component, or `undefined` when it is not percent-encoded UTF-8. */
+function decodeStrictly(text: string): string | undefined {
   // Most names and many values hold neither: nothing to decode.
   if (text.indexOf('%') === -1 && text.indexOf('+') === -1) return text;
   const spaced = text.replace(/\+/g, ' ');
   try {
     return decodeURIComponent(spaced);
   } catch {
-    // As Express's query parsers do: a malformed escape is kept as sent.
-    return spaced;
+    // A name is kept as sent, as Express's query parsers do (it then names no header).
+    return undefined;
   }
 }
 
@@ -253,8 +258,16 @@ function take(req: QueryHeaderRequest, wanted: WantedParameters, maxLength: numb
     const equalsAt = url.indexOf('=', pieceStart);
     const equals = equalsAt === -1 || equalsAt > pieceEnd ? -1 : equalsAt;
     const parameter = decode(url.slice(pieceStart, equals === -1 ? pieceEnd : equals));
-    const value = equals === -1 ? '' : decode(url.slice(equals + 1, pieceEnd));
+    const value = equals === -1 ? '' : decodeStrictly(url.slice(equals + 1, pieceEnd));
     pieceStart = pieceEnd + 1;
+    // A value that is not percent-encoded UTF-8 (`%FF`, `%zz`) has no header value to stand
+    // for: copied as sent, `If-Match=%FF` would compare "%FF" as a tag.
+    if (value === undefined) {
+      throw ApiError.invalidRequest(
+        `The query parameter ${JSON.stringify(parameter.slice(0, 64))} stands for a header and its value must be percent-encoded UTF-8 (RFC 3986 §2.1).`,
+        { target: parameter.slice(0, 64), innererror: { code: 'INVALID_QUERY_HEADER' } },
+      );
+    }
     if (value.length > maxLength || !isHeaderValue(value)) {
       throw ApiError.invalidRequest(
         `The query parameter ${JSON.stringify(parameter.slice(0, 64))} stands for a header and must be a valid header value of at most ${maxLength} characters.`,
@@ -327,7 +340,14 @@ export function takeQueryHeaders(
   names: readonly QueryHeaderName[],
   options: TakeQueryHeadersOptions = {},
 ): QueryHeader[] {
-  const maxLength = options.maxLength ?? DEFAULT_QUERY_HEADER_MAX_LENGTH;
+  // Checked on each call, as packages call it per request: one comparison when the default is
+  // used. A bound that is no number (`'8192'`) would compare false and bound nothing.
+  const maxLength = positiveInteger(
+    'takeQueryHeaders',
+    'maxLength',
+    options.maxLength,
+    DEFAULT_QUERY_HEADER_MAX_LENGTH,
+  );
   take(
     req,
     wantedOf(names, (req as QueryHeaderRequest & WithRecords)[QUERY_HEADERS_KEY]),
@@ -381,11 +401,12 @@ export function queryHeadersStep(options: QueryHeadersOptions = {}): TakeRequest
     'allowCredentials',
     'maxLength',
   ]);
-  const allowCredentials = checked.allowCredentials ?? false;
+  const allowCredentials =
+    checked.allowCredentials === undefined ? false : checked.allowCredentials;
   if (typeof allowCredentials !== 'boolean') {
     throw optionError(factory, 'allowCredentials', 'true or false', allowCredentials);
   }
-  const headers = checked.headers ?? DEFAULT_QUERY_HEADERS;
+  const headers = checked.headers === undefined ? DEFAULT_QUERY_HEADERS : checked.headers;
   if (!Array.isArray(headers) || !headers.every(isHeaderName)) {
     throw optionError(factory, 'headers', 'an array of header names', headers);
   }

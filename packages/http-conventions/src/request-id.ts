@@ -79,9 +79,9 @@ export function requestIdStep(options: RequestIdOptions = {}): AssignRequestId {
     'maxLength',
     'generate',
   ]);
-  const header = checked.header ?? DEFAULT_REQUEST_ID_HEADER;
+  const header = checked.header === undefined ? DEFAULT_REQUEST_ID_HEADER : checked.header;
   if (!isHeaderName(header)) throw optionError(factory, 'header', 'a header name', header);
-  const acceptFrom = checked.acceptFrom ?? [];
+  const acceptFrom = checked.acceptFrom === undefined ? [] : checked.acceptFrom;
   if (!Array.isArray(acceptFrom) || !acceptFrom.every(isHeaderName)) {
     throw optionError(factory, 'acceptFrom', 'an array of header names', acceptFrom);
   }
@@ -91,7 +91,7 @@ export function requestIdStep(options: RequestIdOptions = {}): AssignRequestId {
     checked.maxLength,
     DEFAULT_REQUEST_ID_MAX_LENGTH,
   );
-  const generate = checked.generate ?? randomUUID;
+  const generate = checked.generate === undefined ? randomUUID : checked.generate;
   if (typeof generate !== 'function') {
     throw optionError(factory, 'generate', 'a function returning a string', generate);
   }

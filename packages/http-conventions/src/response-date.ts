@@ -81,11 +81,11 @@ export type HookDate = (res: ServerResponse) => void;
 export function responseDateStep(options: ResponseDateOptions = {}): HookDate {
   const factory = 'responseDate';
   const checked = checkOptions<ResponseDateOptions>(factory, options, ['format', 'now']);
-  const format = checked.format ?? 'rfc3339';
+  const format = checked.format === undefined ? 'rfc3339' : checked.format;
   if (!DATE_FORMATS.includes(format)) {
     throw optionError(factory, 'format', '"rfc3339" or "imf-fixdate"', format);
   }
-  const now = checked.now ?? undefined;
+  const now = checked.now;
   if (now !== undefined && typeof now !== 'function') {
     throw optionError(factory, 'now', 'a function', now);
   }

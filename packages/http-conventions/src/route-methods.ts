@@ -173,6 +173,40 @@ export function servedMethods(app: unknown, path: string, method?: string): Serv
 }
 
 /**
+ * The methods some route of `app` serves, at any path: what `OPTIONS *` lists, the request
+ * that "applies to the server in general rather than to a specific resource" (RFC 9110 §9.3.7).
+ * An `.all()` route on a catch-all path (the app's fallback) is passed over, as by `collect`.
+ */
+export function methodsOfAnyRoute(app: unknown): ServedMethods {
+  const found = { methods: new Set<string>(), anyMethod: false };
+  const walk = (stack: readonly Layer[], depth: number): void => {
+    if (depth > MAX_DEPTH) return;
+    for (const layer of stack) {
+      if (layer.route !== undefined) {
+        const served = routeMethods(layer.route);
+        if (served === undefined) {
+          if (!isCatchAll(layer.route.path)) found.anyMethod = true;
+        } else {
+          for (const method of served) found.methods.add(method);
+        }
+        continue;
+      }
+      const inner = stackOf(layer.handle);
+      if (inner !== undefined) walk(inner, depth + 1);
+      const versions = (
+        layer.handle as { [MOUNTED_VERSIONS]?: readonly MountedVersion[] } | null
+      )?.[MOUNTED_VERSIONS];
+      for (const version of versions ?? []) {
+        const versionStack = stackOf(version.handler);
+        if (versionStack !== undefined) walk(versionStack, depth + 1);
+      }
+    }
+  };
+  walk(appStack(app), 0);
+  return found;
+}
+
+/**
  * What the walk can reach in one app, read once and read again when it changes: Express
  * changes an app's routing only by appending to a stack (`app.use`, `app.route`, `app.get`,
  * `router.use`, …, each a push onto the app's, a router's or a route's own `stack`; a route's

@@ -1,3 +1,5 @@
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { errorHandler, notFoundHandler } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
@@ -50,7 +52,71 @@ function buildApp(
   return { app, calls };
 }
 
+/** Sends `OPTIONS *` (asterisk-form, RFC 9112 §3.2.4), which supertest cannot, to `app`. */
+async function optionsAsterisk(app: ReturnType<ExpressModule>) {
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await new Promise<{ status: number; headers: IncomingHttpHeaders; text: string }>(
+      (resolve, reject) => {
+        const req = httpRequest(
+          { host: '127.0.0.1', port, method: 'OPTIONS', path: '*' },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              text += chunk;
+            });
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, text }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      },
+    );
+  } finally {
+    server.close();
+  }
+}
+
 describeEachExpress('allowedMethods', (express, version) => {
+  describe('OPTIONS * (the server in general, RFC 9110 §9.3.7)', () => {
+    it('answers 204 with the methods some route serves and Link rel="help", not a 404', async () => {
+      const res = await optionsAsterisk(buildApp(express).app);
+      expect(res.status).toBe(204);
+      // `app.all('/anything')` serves every method.
+      expect(res.headers.allow).toBe(ANY_METHOD_ALLOW.join(', '));
+      expect(res.headers.link).toBe(`<${HELP}>; rel="help"`);
+      expect(res.text).toBe('');
+    });
+
+    it('lists the methods of the routes at any depth, versioned ones included', async () => {
+      const app = express();
+      app.use(allowedMethods());
+      const v1 = express.Router();
+      v1.get('/things', (_req, res) => res.json([]));
+      v1.delete('/things/:id', (_req, res) => res.status(204).end());
+      app.use('/v1', v1);
+      app.post('/v1/risk/evaluate', (_req, res) => res.json({}));
+      const res = await optionsAsterisk(app);
+      expect(res.status).toBe(204);
+      expect(res.headers.allow).toBe('GET, HEAD, POST, DELETE, OPTIONS');
+      expect(res.headers.link).toBeUndefined();
+    });
+
+    it('answers Allow: OPTIONS for an app without routes', async () => {
+      const app = express();
+      app.use(allowedMethods());
+      app.use(notFoundHandler());
+      const res = await optionsAsterisk(app);
+      expect(res.status).toBe(204);
+      expect(res.headers.allow).toBe('OPTIONS');
+    });
+  });
+
   describe('OPTIONS', () => {
     it('answers 204 with Allow from the routes and Link rel="help"', async () => {
       const res = await request(buildApp(express).app).options('/v1/vault/credit-cards');

@@ -12,6 +12,7 @@ import {
   answerUrlOverflow,
   type LimitUrlLengthOptions,
   limitUrlLength,
+  uriTooLong,
 } from '../src/index.js';
 
 const MAX_URL = 40 * 1024;
@@ -203,6 +204,21 @@ describeEachExpress('long URLs', (express) => {
   });
 });
 
+describe('uriTooLong', () => {
+  it('builds the 414 with the bound as max_length', () => {
+    expect(uriTooLong(10).toJSON().error.innererror).toEqual({
+      code: 'URL_TOO_LONG',
+      max_length: 10,
+    });
+  });
+
+  it.each([[0], [-1], [Number.NaN], ['10']])('refuses a bound of %j', (maxLength) => {
+    expect(() => uriTooLong(maxLength as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_RESOURCEFUL_INVALID_OPTION', factory: 'uriTooLong' }),
+    );
+  });
+});
+
 describe('long URL options', () => {
   it.each([
     [{ maxLength: 0 }, /"maxLength" must be a positive integer/],
@@ -222,6 +238,12 @@ describe('long URL options', () => {
     ],
     [{ otherwise: ignore, maxLength: 10, dateFormat: 'iso' }, /"dateFormat" must be "rfc3339"/],
     [{ otherwise: ignore, maxLength: 10, dateFromat: 'iso' }, /Did you mean "dateFormat"/],
+    [{ otherwise: ignore, maxLength: 10, codeHeader: null }, /"codeHeader" must be .*got null/],
+    [
+      { otherwise: ignore, maxLength: 10, requestIdHeader: null },
+      /"requestIdHeader" must be .*got null/,
+    ],
+    [{ otherwise: ignore, maxLength: 10, dateFormat: null }, /"dateFormat" must be .*got null/],
   ])('answerUrlOverflow refuses %o', (options, message) => {
     expect(() => answerUrlOverflow(createServer(), options as AnswerUrlOverflowOptions)).toThrow(
       message,

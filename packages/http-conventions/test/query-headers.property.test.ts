@@ -56,7 +56,13 @@ function model(req: Request, names: readonly QueryHeaderName[], maxLength: numbe
       kept.push(piece);
       continue;
     }
-    const value = equals === -1 ? '' : decode(piece.slice(equals + 1));
+    // A value that is not percent-encoded UTF-8 is refused; a name is kept as sent.
+    let value: string;
+    try {
+      value = equals === -1 ? '' : decodeURIComponent(piece.slice(equals + 1).replace(/\+/g, ' '));
+    } catch {
+      return { refused: true, req, records: [] };
+    }
     // biome-ignore lint/suspicious/noControlCharactersInRegex: controls are what is refused
     if (value.length > maxLength || /[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
       return { refused: true, req, records: [] };

@@ -99,11 +99,21 @@ describeEachExpress('queryHeaders', (express) => {
     expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'If-Match' });
   });
 
-  it('ignores __proto__ and malformed escapes', async () => {
-    const res = await request(app()).get('/v1/echo?__proto__=1&Prefer=%E0%A4%A&constructor=2');
+  it('ignores __proto__, constructor and a malformed escape in a name it does not take', async () => {
+    const res = await request(app()).get('/v1/echo?__proto__=1&%E0%A4%A=2&Prefer=x&constructor=2');
     expect(res.status).toBe(200);
-    expect(res.body.prefer).toBe('%E0%A4%A');
+    expect(res.body.prefer).toBe('x');
+    expect(res.body.url).toBe('/echo?__proto__=1&%E0%A4%A=2&constructor=2');
   });
+
+  it.each(['%E0%A4%A', '%FF', '%zz', 'a%'])(
+    'answers 400 naming the parameter for a value %s that is not percent-encoded UTF-8',
+    async (value) => {
+      const res = await request(app()).get(`/v1/echo?If-Match=${value}&Prefer=wait=1`);
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'If-Match' });
+      expect(res.body.error.innererror.code).toBe('INVALID_QUERY_HEADER');
+    },
+  );
 });
 
 describe('takeQueryHeaders', () => {
@@ -132,6 +142,27 @@ describe('takeQueryHeaders', () => {
     expect(() => takeQueryHeaders(req, ['Prefer', 'If-Match'])).toThrow(/If-Match/);
     expect(req).toEqual({ headers: {}, url: '/x?Prefer=ok&If-Match=%00' });
   });
+
+  it.each([['8192'], [null], [0], [Number.NaN]])(
+    'refuses a maxLength of %j, which would bound nothing, naming takeQueryHeaders',
+    (maxLength) => {
+      const req = { headers: {}, url: '/x?Prefer=wait=1' };
+      expect(() => takeQueryHeaders(req, ['Prefer'], { maxLength } as never)).toThrow(
+        expect.objectContaining({
+          code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+          factory: 'takeQueryHeaders',
+          option: 'maxLength',
+        }),
+      );
+      expect(req.url).toBe('/x?Prefer=wait=1');
+    },
+  );
+
+  it('changes nothing when a value is not percent-encoded UTF-8', () => {
+    const req = { headers: {}, url: '/x?Prefer=ok&If-Match=%FF' };
+    expect(() => takeQueryHeaders(req, ['Prefer', 'If-Match'])).toThrow(/percent-encoded UTF-8/);
+    expect(req).toEqual({ headers: {}, url: '/x?Prefer=ok&If-Match=%FF' });
+  });
 });
 
 describe('queryHeaders options', () => {
@@ -150,6 +181,8 @@ describe('queryHeaders options', () => {
     [{ allowCredentials: 'yes' }, /"allowCredentials" must be true or false/],
     [{ maxLength: -1 }, /"maxLength" must be a positive integer/],
     [{ header: ['Prefer'] }, /Did you mean "headers"/],
+    [{ headers: null }, /"headers" must be an array of header names, got null/],
+    [{ allowCredentials: null }, /"allowCredentials" must be true or false, got null/],
   ])('refuses %o', (options, message) => {
     expect(() => queryHeaders(options as QueryHeadersOptions)).toThrow(message);
   });

@@ -196,6 +196,9 @@ describe('requestId options', () => {
     [{ maxLength: 0 }, /"maxLength" must be a positive integer/],
     [{ generate: 'uuid' }, /"generate" must be a function/],
     [{ headr: 'X' }, /unknown option "headr". Did you mean "header"/],
+    [{ header: null }, /"header" must be a header name, got null/],
+    [{ acceptFrom: null }, /"acceptFrom" must be an array of header names, got null/],
+    [{ generate: null }, /"generate" must be a function returning a string, got null/],
   ])('refuses %o', (options, message) => {
     expect(() => requestId(options as RequestIdOptions)).toThrow(message);
   });

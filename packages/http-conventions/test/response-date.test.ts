@@ -170,6 +170,8 @@ describe('date formats', () => {
     [{ now: 5 }, /"now" must be a function/],
     [{ now: 'now' }, /"now" must be a function/],
     [{ fromat: 'rfc3339' }, /Did you mean "format"/],
+    [{ format: null }, /"format" must be "rfc3339" or "imf-fixdate", got null/],
+    [{ now: null }, /"now" must be a function, got null/],
   ])('refuses %o', (options, message) => {
     expect(() => responseDate(options as ResponseDateOptions)).toThrow(message);
   });

@@ -51,7 +51,11 @@ export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
-  return typeof value === 'object' || typeof value === 'function'
-    ? `a ${typeof value}`
-    : String(value);
+  if (typeof value === 'object') {
+    const tag = Object.prototype.toString.call(value).slice(8, -1);
+    return tag === 'Object' ? 'an object' : `a ${tag}`;
+  }
+  if (typeof value === 'function') return 'a function';
+  // A BigInt reads `5n`, so it is not taken for the number 5.
+  return typeof value === 'bigint' ? `${value}n` : String(value);
 }

@@ -7,7 +7,14 @@ import { OPTION_ERROR_CODES, optionError } from './option-error.js';
 
 /** Throws (`ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT`) unless `options` is a plain options object. */
 export function assertOptionsObject(factory: string, options: unknown): asserts options is object {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+  // A Map, a Date, a RegExp, a Promise (an `await` forgotten), a boxed string: objects whose
+  // properties are not options, which `Object.keys` would read as "none given".
+  if (
+    options === null ||
+    typeof options !== 'object' ||
+    Array.isArray(options) ||
+    Object.prototype.toString.call(options) !== '[object Object]'
+  ) {
     throw optionError(
       OPTION_ERROR_CODES.notAnObject,
       factory,

@@ -55,6 +55,26 @@ describe('assertOptionsObject', () => {
     expect(() => assertOptionsObject('f()', value)).toThrow(TypeError);
   });
 
+  it.each([
+    ['a Map', new Map([['maxLength', 5]]), 'a Map'],
+    ['a Date', new Date(0), 'a Date'],
+    ['a Promise', Promise.resolve({}), 'a Promise'],
+    ['a RegExp', /x/, 'a RegExp'],
+    ['a boxed string', Object('x'), 'a String'],
+  ])('refuses %s, whose properties are not options, naming it', (_name, value, described) => {
+    expect(() => assertOptionsObject('f()', value)).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT',
+        message: `f(): options must be an object, got ${described}.`,
+      }),
+    );
+  });
+
+  it('accepts an object without prototype and an instance of a class', () => {
+    expect(() => assertOptionsObject('f()', Object.create(null))).not.toThrow();
+    expect(() => assertOptionsObject('f()', new (class Options {})())).not.toThrow();
+  });
+
   it('accepts an object', () => {
     expect(() => assertOptionsObject('f()', {})).not.toThrow();
   });
@@ -67,5 +87,12 @@ describe('describeValue', () => {
     expect(describeValue([])).toBe('an array');
     expect(describeValue(() => 1)).toBe('a function');
     expect(describeValue(5)).toBe('5');
+  });
+
+  it('says "an object" for an object and marks a BigInt as one', () => {
+    expect(describeValue({})).toBe('an object');
+    expect(describeValue(new Map())).toBe('a Map');
+    expect(describeValue(5n)).toBe('5n');
+    expect(describeValue(Symbol('s'))).toBe('Symbol(s)');
   });
 });

@@ -5,7 +5,13 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { takeQueryHeaders } from '@resourceful/http-conventions';
-import { type ParsePreferOptions, type Preferences, parsePrefer } from './parse-prefer.js';
+import { assertKnownOptions, assertOptionsObject, invalidOption } from '@resourceful/option-checks';
+import {
+  maxLengthOption,
+  type ParsePreferOptions,
+  type Preferences,
+  parsePreferWithin,
+} from './parse-prefer.js';
 
 export interface GetPreferencesOptions extends ParsePreferOptions {
   /**
@@ -19,13 +25,58 @@ export interface GetPreferencesOptions extends ParsePreferOptions {
 /** The query parameter that stands in for the header. */
 export const PREFER_QUERY_PARAMETER = 'Prefer';
 
+/** `GetPreferencesOptions` checked, with the defaults filled in. */
+export interface ResolvedPreferencesOptions {
+  readonly maxLength: number;
+  readonly queryParameter: string | false;
+}
+
+const KNOWN_OPTIONS = ['maxLength', 'queryParameter'] as const;
+
+const DEFAULT_OPTIONS: ResolvedPreferencesOptions = Object.freeze({
+  maxLength: maxLengthOption('getPreferences', undefined),
+  queryParameter: PREFER_QUERY_PARAMETER,
+});
+
+/** Options objects this module resolved, so a request does not check them again. */
+const resolved = new WeakSet<object>([DEFAULT_OPTIONS]);
+
+/**
+ * Checks the options of `preferHeader` or `getPreferences` and fills in the defaults; throws a
+ * construction error naming the option. Only `undefined` means "the default".
+ */
+export function resolvePreferencesOptions(
+  factory: string,
+  options: unknown,
+): ResolvedPreferencesOptions {
+  if (options === undefined) return DEFAULT_OPTIONS;
+  if (resolved.has(options as object)) return options as ResolvedPreferencesOptions;
+  assertOptionsObject(factory, options);
+  assertKnownOptions(factory, options, KNOWN_OPTIONS);
+  const { maxLength, queryParameter = PREFER_QUERY_PARAMETER } = options as GetPreferencesOptions;
+  if (
+    queryParameter !== false &&
+    (typeof queryParameter !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(queryParameter))
+  ) {
+    invalidOption(
+      factory,
+      'queryParameter',
+      'a parameter name such as "Prefer", or false',
+      queryParameter,
+    );
+  }
+  const result = Object.freeze({ maxLength: maxLengthOption(factory, maxLength), queryParameter });
+  resolved.add(result);
+  return result;
+}
+
 const cache = new WeakMap<IncomingMessage, Preferences>();
 
 /**
  * Requests `preferHeader()` has seen, with its options. Their preferences are parsed on first
  * read when nothing but their sent field lines can change them (see `preferHeaderSaw`).
  */
-const seen = new WeakMap<IncomingMessage, GetPreferencesOptions>();
+const seen = new WeakMap<IncomingMessage, ResolvedPreferencesOptions>();
 
 /**
  * Each `Prefer` field line the client sent, on its own, so a broken line cannot swallow the next
@@ -105,8 +156,8 @@ function queryParameterValues(req: IncomingMessage, parameter: string) {
 }
 
 /** The preferences as the request stands: field lines sent, or a copy, or the query. */
-function readPreferences(req: IncomingMessage, options: GetPreferencesOptions): Preferences {
-  const queryParameter = options.queryParameter ?? PREFER_QUERY_PARAMETER;
+function readPreferences(req: IncomingMessage, options: ResolvedPreferencesOptions): Preferences {
+  const { queryParameter } = options;
   const sent = sentLines(req);
   let lines = sent ?? joinedLines(req);
   // The query needs reading only when it may carry the parameter, or when the header may be a
@@ -121,25 +172,22 @@ function readPreferences(req: IncomingMessage, options: GetPreferencesOptions): 
     // Each parameter is read like one field line, as before the copy joined them.
     if (fromQuery?.copied) lines = fromQuery.values;
   }
-  return parsePrefer(lines, { maxLength: options.maxLength });
+  return parsePreferWithin(lines, options.maxLength);
 }
 
 /**
  * The request's preferences, parsed once and cached on the request. Reads the `Prefer` header
  * field lines; when there is none, the `Prefer` query parameter(s).
  */
-export function getPreferences(
-  req: IncomingMessage,
-  options: GetPreferencesOptions = {},
-): Preferences {
+export function getPreferences(req: IncomingMessage, options?: GetPreferencesOptions): Preferences {
   const cached = cache.get(req);
   if (cached !== undefined) return cached;
   // Seen by the middleware and left for now: its options, and the lines sent, decide.
   const deferred = seen.get(req);
   const preferences =
     deferred === undefined
-      ? readPreferences(req, options)
-      : parsePrefer(sentLines(req), { maxLength: deferred.maxLength });
+      ? readPreferences(req, resolvePreferencesOptions('getPreferences', options))
+      : parsePreferWithin(sentLines(req), deferred.maxLength);
   cache.set(req, preferences);
   return preferences;
 }
@@ -151,7 +199,7 @@ export function getPreferences(
  * not sent may be rewritten). Otherwise they depend on the field lines sent alone, and are
  * parsed when first read: the same preferences, without the work for routes that never ask.
  */
-export function preferHeaderSaw(req: IncomingMessage, options: GetPreferencesOptions): void {
+export function preferHeaderSaw(req: IncomingMessage, options: ResolvedPreferencesOptions): void {
   // A second preferHeader() on the same request keeps the first one's reading.
   if (seen.has(req)) return;
   // getPreferences returns preferences already read as they are (no second look at the query),
@@ -165,10 +213,13 @@ export function seenByPreferHeader(req: IncomingMessage): boolean {
   return seen.has(req);
 }
 
-function dependsOnSentLinesOnly(req: IncomingMessage, options: GetPreferencesOptions): boolean {
+function dependsOnSentLinesOnly(
+  req: IncomingMessage,
+  options: ResolvedPreferencesOptions,
+): boolean {
   const raw = req.rawHeaders as readonly string[] | undefined;
   if (!Array.isArray(raw)) return false;
-  const queryParameter = options.queryParameter ?? PREFER_QUERY_PARAMETER;
+  const { queryParameter } = options;
   if (queryParameter !== false && queryMayName(req.url, queryParameter)) {
     return false;
   }

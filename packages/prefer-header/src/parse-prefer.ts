@@ -5,7 +5,7 @@
  *
  * @see https://www.rfc-editor.org/rfc/rfc7240#section-2
  */
-import { invalidOption } from '@resourceful/option-checks';
+import { assertKnownOptions, assertOptionsObject, invalidOption } from '@resourceful/option-checks';
 
 /** One preference as sent: `name[=value] *(; param[=value])`. */
 export interface Preference {
@@ -315,12 +315,30 @@ export function isValidMaxLength(value: unknown): value is number {
  */
 export function parsePrefer(
   header: string | readonly string[] | undefined,
-  options: ParsePreferOptions = {},
+  options?: ParsePreferOptions,
 ): Preferences {
-  const maxLength = options.maxLength ?? PREFER_MAX_LENGTH;
+  if (options === undefined) return parsePreferWithin(header, PREFER_MAX_LENGTH);
+  assertOptionsObject('parsePrefer', options);
+  assertKnownOptions('parsePrefer', options, PARSE_PREFER_OPTIONS);
+  return parsePreferWithin(header, maxLengthOption('parsePrefer', options.maxLength));
+}
+
+const PARSE_PREFER_OPTIONS = ['maxLength'] as const;
+
+/** The `maxLength` option checked: its default when `undefined` (not `null`), else the bound. */
+export function maxLengthOption(factory: string, maxLength: unknown): number {
+  if (maxLength === undefined) return PREFER_MAX_LENGTH;
   if (!isValidMaxLength(maxLength)) {
-    invalidOption('parsePrefer', 'maxLength', 'a positive integer (characters)', maxLength);
+    invalidOption(factory, 'maxLength', 'a positive integer (characters)', maxLength);
   }
+  return maxLength;
+}
+
+/** `parsePrefer` with a bound already checked: the path each request takes. */
+export function parsePreferWithin(
+  header: string | readonly string[] | undefined,
+  maxLength: number,
+): Preferences {
   const all = new Map<string, Preference>();
   const lines = header === undefined ? [] : typeof header === 'string' ? [header] : header;
   let budget = maxLength;

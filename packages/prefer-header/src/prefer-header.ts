@@ -3,14 +3,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { outermostApplicationPrototype, shareShape } from '@resourceful/application-hooks';
-import { assertKnownOptions, assertOptionsObject, invalidOption } from '@resourceful/option-checks';
 import {
   type GetPreferencesOptions,
   getPreferences,
   preferHeaderSaw,
+  type ResolvedPreferencesOptions,
+  resolvePreferencesOptions,
   seenByPreferHeader,
 } from './get-preferences.js';
-import { isValidMaxLength, type Preferences } from './parse-prefer.js';
+import type { Preferences } from './parse-prefer.js';
 
 declare global {
   // Express's request type lives in this global namespace (@types/express-serve-static-core).
@@ -24,29 +25,9 @@ declare global {
 
 export type PreferHeaderOptions = Readonly<GetPreferencesOptions>;
 
-const KNOWN_OPTIONS = ['maxLength', 'queryParameter'] as const;
-
 /** Checks the options and resolves the defaults; throws a TypeError that says how to fix them. */
-export function resolvePreferHeaderOptions(options: unknown): GetPreferencesOptions {
-  assertOptionsObject('preferHeader', options);
-  assertKnownOptions('preferHeader', options, KNOWN_OPTIONS);
-  const { maxLength, queryParameter } = options as GetPreferencesOptions;
-  if (maxLength !== undefined && !isValidMaxLength(maxLength)) {
-    invalidOption('preferHeader', 'maxLength', 'a positive integer (characters)', maxLength);
-  }
-  if (
-    queryParameter !== undefined &&
-    queryParameter !== false &&
-    (typeof queryParameter !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(queryParameter))
-  ) {
-    invalidOption(
-      'preferHeader',
-      'queryParameter',
-      'a parameter name such as "Prefer", or false',
-      queryParameter,
-    );
-  }
-  return { maxLength, queryParameter };
+export function resolvePreferHeaderOptions(options: unknown): ResolvedPreferencesOptions {
+  return resolvePreferencesOptions('preferHeader', options);
 }
 
 type RequestWithPreferences = IncomingMessage & { preferences?: Preferences };

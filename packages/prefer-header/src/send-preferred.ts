@@ -2,6 +2,7 @@
  * @module Answering a create, replace or update the way `Prefer: return=…` asks (RFC 7240 §4.2).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { assertOptionsObject, invalidOption, oneOfOption } from '@resourceful/option-checks';
 import vary from 'vary';
 import { getPreferences } from './get-preferences.js';
 import { appendPreferenceApplied } from './header-values.js';
@@ -22,6 +23,9 @@ export interface SendPreferredOptions {
   /** The created or updated resource; sent when a representation is returned. */
   body: unknown;
 }
+
+const OPERATIONS: readonly PreferredOperation[] = ['create', 'replace', 'update', 'action'];
+const OPERATION_NAMES = OPERATIONS.map((name) => `"${name}"`).join(' or ');
 
 interface Answer {
   status: number;
@@ -76,13 +80,19 @@ export function sendPreferred(
   res: ServerResponse,
   options: SendPreferredOptions,
 ): void {
-  const answers = Object.hasOwn(ANSWERS, options?.operation)
+  if (typeof options !== 'object' || options === null) {
+    assertOptionsObject('sendPreferred', options);
+  }
+  const answers = Object.hasOwn(ANSWERS, options.operation)
     ? ANSWERS[options.operation]
     : undefined;
   if (answers === undefined) {
-    throw new TypeError(
-      `sendPreferred: operation must be "create", "replace", "update" or "action", got ${String(options?.operation)}.`,
-    );
+    // A programming error, not client input: the same TypeError, with a code, as a factory's
+    // (oneOfOption adds "did you mean" for a misspelt name; it takes undefined as its default).
+    if (options.operation !== undefined) {
+      oneOfOption('sendPreferred', 'operation', options.operation, OPERATIONS, 'create');
+    }
+    invalidOption('sendPreferred', 'operation', OPERATION_NAMES, options.operation);
   }
   const preference = getPreferences(req).return;
   const answer = answers[preference ?? 'default'];

@@ -236,6 +236,24 @@ describe('parsePrefer', () => {
         expect(() => parsePrefer('wait=1', { maxLength })).toThrow(/maxLength/);
       }
     });
+
+    it.each([
+      [{ maxLength: null }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'maxLength'],
+      [{ maxLenght: 10 }, 'ERR_RESOURCEFUL_UNKNOWN_OPTION', 'maxLenght'],
+      [null, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT', undefined],
+      ['x', 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT', undefined],
+      [[], 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT', undefined],
+    ])('refuses the options %j with %s', (options, code, option) => {
+      expect(() => parsePrefer('wait=1', options as never)).toThrow(
+        expect.objectContaining({ code, factory: 'parsePrefer', ...(option && { option }) }),
+      );
+    });
+
+    it('takes the default bound for undefined, {} and { maxLength: undefined }', () => {
+      for (const options of [undefined, {}, { maxLength: undefined }]) {
+        expect(parsePrefer('wait=1', options).wait).toBe(1);
+      }
+    });
   });
 
   describe('hostile input (no length bound, so the parser itself is exercised)', () => {

@@ -150,11 +150,14 @@ describeEachExpress('preferHeader', (express) => {
       expect(res.body).toEqual({ return: 'minimal', url: '/cards?page=2' });
     });
 
-    it('copes with malformed percent-encoding', async () => {
-      const res = await request(app()).get('/x?Prefer=%E0%A4%A&Prefer=return=minimal');
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ return: 'minimal' });
-    });
+    it.each(['%E0%A4%A', '%0D%0A'])(
+      'goes on without the query preferences when a value (%s) is not one a header can have',
+      async (value) => {
+        const res = await request(app()).get(`/x?Prefer=${value}&Prefer=return=minimal`);
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ return: null });
+      },
+    );
   });
 
   describe('req.preferences across apps and assignments', () => {
@@ -289,6 +292,20 @@ describe('getPreferences', () => {
     expect(getPreferences(fakeRequest({}, '/a?x=1&Prefer=wait=7#Prefer=wait=8')).wait).toBe(7);
     expect(getPreferences(fakeRequest({}, '/a')).all.size).toBe(0);
   });
+
+  it.each([
+    [null, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT', undefined],
+    [5, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT', undefined],
+    [{ maxLenght: 10 }, 'ERR_RESOURCEFUL_UNKNOWN_OPTION', 'maxLenght'],
+    [{ maxLength: null }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'maxLength'],
+    [{ maxLength: 'x' }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'maxLength'],
+    [{ queryParameter: 5 }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'queryParameter'],
+  ])('refuses the options %j with %s, naming getPreferences', (options, code, option) => {
+    const req = fakeRequest({ prefer: 'return=minimal' });
+    expect(() => getPreferences(req, options as never)).toThrow(
+      expect.objectContaining({ code, factory: 'getPreferences', ...(option && { option }) }),
+    );
+  });
 });
 
 describe('preferHeader options', () => {
@@ -309,6 +326,8 @@ describe('preferHeader options', () => {
     [{ maxLength: '10' }, /"maxLength" must be a positive integer/],
     [{ queryParameter: true }, /"queryParameter" must be/],
     [{ queryParameter: 'a b' }, /"queryParameter" must be/],
+    [{ maxLength: null }, /"maxLength" must be a positive integer \(characters\), got null/],
+    [{ queryParameter: null }, /"queryParameter" must be .*got null/],
     [null, /options must be an object/],
     [[], /options must be an object/],
   ])('refuses %j', (options, message) => {

@@ -184,6 +184,19 @@ describeEachExpress('sendPreferred', (express) => {
   it('refuses an unknown operation', async () => {
     const res = await request(app()).post('/weird');
     expect(res.status).toBe(500);
-    expect(res.body.message).toMatch(/operation must be "create", "replace", "update" or "action"/);
+    expect(res.body.message).toMatch(
+      /"operation" must be "create" or "replace" or "update" or "action"/,
+    );
+  });
+
+  it.each([
+    [undefined, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT'],
+    [null, 'ERR_RESOURCEFUL_OPTIONS_NOT_OBJECT'],
+    [{ operation: 'craete', body: {} }, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+    [{ operation: undefined, body: {} }, 'ERR_RESOURCEFUL_INVALID_OPTION'],
+  ])('throws for the options %j a TypeError with the code %s', (options, code) => {
+    expect(() => sendPreferred({} as never, {} as never, options as never)).toThrow(
+      expect.objectContaining({ name: 'TypeError', code, factory: 'sendPreferred' }),
+    );
   });
 });

@@ -169,7 +169,7 @@ function resolveChecker(options: unknown): Checker {
   assertKnownOptions('checkRoutes', options, KNOWN_OPTIONS);
   const o = options as CheckRoutesOptions;
   const requireVersion = booleanOption('checkRoutes', 'requireVersion', o.requireVersion, true);
-  const maxIdentifiers = o.maxIdentifiers ?? 2;
+  const maxIdentifiers = o.maxIdentifiers === undefined ? 2 : o.maxIdentifiers;
   if (!Number.isInteger(maxIdentifiers) || maxIdentifiers < 0) {
     invalidOption('checkRoutes', 'maxIdentifiers', 'a whole number', o.maxIdentifiers);
   }

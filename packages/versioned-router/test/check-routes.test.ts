@@ -284,6 +284,8 @@ describe('checkRoutes options', () => {
     [{ ignore: 'x' }, /"ignore" must be an array/],
     [{ requireVersion: 'yes' }, /"requireVersion" must be true or false/],
     [{ maxIdentifiers: -1 }, /"maxIdentifiers" must be a whole number/],
+    [{ maxIdentifiers: null }, /"maxIdentifiers" must be a whole number, got null/],
+    [{ maxIdentifiers: Number.NaN }, /"maxIdentifiers" must be a whole number, got NaN/],
   ])('refuses %j', (options, message) => {
     expect(() => checkRoutes(router, options as CheckRoutesOptions)).toThrow(message);
   });
