@@ -12,6 +12,7 @@ import {
   oneOfOption,
   optionError,
 } from '@resourceful/option-checks';
+import { frozenCopy } from './frozen-copy.js';
 import { propertyNames, toJsonSchema } from './json-schema.js';
 import type {
   ApiDescription,
@@ -169,6 +170,19 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
       );
     }
   }
+  // The schema sources stay the caller's objects (GraphQL validates with them); all else is a
+  // frozen copy, so nothing checked here can change afterwards.
+  const sources = new Set<object>();
+  for (const source of [
+    ...linked.flatMap((r) => [
+      r.createSource,
+      r.search?.criteriaSource,
+      ...r.actions.map((a) => a.bodySource),
+    ]),
+    ...operations.flatMap((o) => [o.bodySource, o.querySource]),
+  ]) {
+    if (typeof source === 'object' && source !== null) sources.add(source);
+  }
   return Object.freeze(
     Object.defineProperty(
       {
@@ -178,13 +192,14 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
         summary: init.summary,
         storage,
         idempotencyStorage,
-        resources: Object.freeze(linked),
-        operations: Object.freeze(
+        resources: frozenCopy(linked, sources),
+        operations: frozenCopy(
           operations.map((operation) =>
             operation.creates === undefined
               ? operation
-              : Object.freeze({ ...operation, responseName: operation.creates }),
+              : { ...operation, responseName: operation.creates },
           ),
+          sources,
         ),
       },
       // Not enumerable: a copy made with spread is no checked description.

@@ -33,7 +33,8 @@ export function toJsonSchema(
 ): JsonSchema {
   let schema: Record<string, unknown>;
   if (isStandardJsonSchema(source)) {
-    schema = source['~standard'].jsonSchema[side]({ target: 'draft-2020-12' });
+    // A copy: the library may hand out an object it keeps, and describeApi freezes what it returns.
+    schema = structuredClone(source['~standard'].jsonSchema[side]({ target: 'draft-2020-12' }));
   } else if (typeof source === 'object' && source !== null && !Array.isArray(source)) {
     schema = structuredClone(source as Record<string, unknown>);
   } else {

@@ -5,6 +5,7 @@
  * Azure REST API guidelines ask of every query parameter ("validate all query parameter and
  * request header values and fail the operation with 400-Bad Request if any value fails").
  */
+import { invalidOption } from '@resourceful/option-checks';
 import type { JsonSchema } from './types.js';
 
 /**
@@ -24,6 +25,12 @@ export function enumFilterValues(
   items: JsonSchema,
   filterable: readonly string[],
 ): Readonly<Record<string, readonly string[]>> {
+  if (typeof items !== 'object' || items === null || Array.isArray(items)) {
+    invalidOption('enumFilterValues', 'items', 'a JSON Schema object (the list items)', items);
+  }
+  if (!Array.isArray(filterable) || !filterable.every((field) => typeof field === 'string')) {
+    invalidOption('enumFilterValues', 'filterable', 'an array of field names', filterable);
+  }
   const properties = (items.properties ?? {}) as Readonly<Record<string, JsonSchema | undefined>>;
   const values: Record<string, readonly string[]> = {};
   for (const field of filterable) {

@@ -112,6 +112,79 @@ describe('describeApi', () => {
     expect(Object.isFrozen(api.resources[0])).toBe(true);
   });
 
+  it('freezes every array and object of the description, so nothing checked can change', () => {
+    const card = exampleApi().resources[0]!;
+    const nested: unknown[] = [
+      card.readOnly,
+      card.deprecated,
+      card.actions,
+      card.actions[0],
+      card.actions[0]!.body,
+      card.representation,
+      card.representation.properties,
+      card.list,
+      card.list!.sortable,
+      card.list!.filterable,
+      card.list!.paging,
+      card.subCollections,
+      card.subCollections[1]!.items,
+      card.subCollections[1]!.list.paging,
+      card.search,
+      card.search!.example,
+      card.example,
+      card.replace,
+    ];
+    for (const value of nested) expect(Object.isFrozen(value)).toBe(true);
+    expect(() => (card.actions as unknown[]).push({ name: 'x' })).toThrow(TypeError);
+    expect(() => {
+      (card.readOnly as string[])[0] = 'state';
+    }).toThrow(TypeError);
+    expect(() => {
+      (card.deprecated as Record<string, string>).number = 'late';
+    }).toThrow(TypeError);
+    expect(card.readOnly[0]).toBe('id');
+    expect(card.actions).toHaveLength(1);
+    expect(card.deprecated).not.toHaveProperty('number');
+  });
+
+  it('freezes its own copies, never the objects the caller passed', () => {
+    const readOnly = ['number'];
+    const paging = ['page'] as ('page' | 'offset')[];
+    const example = { number: '4111', billing: { city: 'Berlin' } };
+    const representation = z.toJSONSchema(Card) as Record<string, unknown>;
+    const body = z.object({ note: z.string() });
+    const api = describeApi({
+      ...minimal,
+      resources: [
+        {
+          ...minimal.resources[0]!,
+          representation,
+          readOnly,
+          example,
+          operations: { read: true, list: { paging } },
+          actions: [{ name: 'check', summary: 'Check.', body }],
+        },
+      ],
+    });
+    for (const value of [readOnly, paging, example, example.billing, representation, body]) {
+      expect(Object.isFrozen(value)).toBe(false);
+    }
+    const card = api.resources[0]!;
+    expect(card.example).toEqual(example);
+    expect(card.example).not.toBe(example);
+    // The schema source is kept as given, for validation elsewhere (GraphQL).
+    expect(card.actions[0]!.bodySource).toBe(body);
+    example.billing.city = 'Paris';
+    expect(card.example).toEqual({ number: '4111', billing: { city: 'Berlin' } });
+  });
+
+  it('keeps one copy of an object the description reaches twice', () => {
+    const api = exampleApi();
+    expect(api.resources[0]!.subCollections[0]!.items.schema).toBe(
+      api.resources[1]!.representation,
+    );
+  });
+
   it('throws construction errors with stable codes', () => {
     const codeOf = (init: unknown) => {
       try {

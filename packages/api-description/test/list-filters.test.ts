@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { enumFilterValues, openApiDocument } from '../src/index.js';
+import { enumFilterValues, type JsonSchema, openApiDocument } from '../src/index.js';
 import { exampleApi } from './fixtures.js';
 
 describe('enumFilterValues', () => {
@@ -43,5 +43,23 @@ describe('enumFilterValues', () => {
         enum: values,
       });
     }
+  });
+});
+
+describe('enumFilterValues argument checks', () => {
+  it.each([
+    ['items', () => enumFilterValues(undefined as unknown as JsonSchema, ['state'])],
+    ['items', () => enumFilterValues(null as unknown as JsonSchema, ['state'])],
+    ['filterable', () => enumFilterValues({ type: 'object' }, undefined as unknown as string[])],
+    ['filterable', () => enumFilterValues({ type: 'object' }, [3] as unknown as string[])],
+  ])('refuses a wrong-typed %s with a coded TypeError naming it', (option, run) => {
+    expect(run).toThrow(new RegExp(`enumFilterValues: "${option}" must be`));
+    expect(run).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+        factory: 'enumFilterValues',
+        option,
+      }),
+    );
   });
 });

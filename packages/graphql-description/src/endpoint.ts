@@ -30,7 +30,7 @@ import {
 import { createHandler, type Request as GraphqlHttpRequest } from 'graphql-http';
 import { answerableResult } from './field-errors.js';
 import { limitRules, type QueryLimits, resolveQueryLimits } from './limits.js';
-import { DEFAULT_MAX_NESTING, nestingDepth, tooComplex, tooNested } from './nesting.js';
+import { DEFAULT_MAX_NESTING, depthOf, tooComplex, tooNested } from './nesting.js';
 
 /**
  * The context resolvers receive by default: the request (an Express request when mounted in an
@@ -111,7 +111,7 @@ function answeredAllow(
  */
 function parseWithin(source: string | Source, maxTokens: number, maxNesting: number): DocumentNode {
   const text = typeof source === 'string' ? source : source.body;
-  if (nestingDepth(text, maxNesting) > maxNesting) throw tooNested(maxNesting);
+  if (depthOf(text, maxNesting) > maxNesting) throw tooNested(maxNesting);
   try {
     return parse(source, { maxTokens });
   } catch (error) {

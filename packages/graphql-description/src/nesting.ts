@@ -7,6 +7,7 @@
  * parser's code is. One linear pass over the source, counting the brackets open at once outside
  * strings and comments, refuses such a document the same way every time, before any recursion.
  */
+import { invalidOption } from '@resourceful/option-checks';
 import { GraphQLError } from 'graphql';
 
 /** Brackets a document may have open at once when `maxNesting` is not given. */
@@ -41,6 +42,17 @@ function tripleQuote(source: string, index: number): boolean {
  * exceeds `stopAbove`, so its answer is then `stopAbove + 1`.
  */
 export function nestingDepth(source: string, stopAbove: number = Number.POSITIVE_INFINITY): number {
+  if (typeof source !== 'string') {
+    invalidOption('nestingDepth', 'source', 'the text of a GraphQL document', source);
+  }
+  if (typeof stopAbove !== 'number' || Number.isNaN(stopAbove)) {
+    invalidOption('nestingDepth', 'stopAbove', 'a number', stopAbove);
+  }
+  return depthOf(source, stopAbove);
+}
+
+/** `nestingDepth` without the argument checks, for the endpoint's per-request use. */
+export function depthOf(source: string, stopAbove: number): number {
   let depth = 0;
   let deepest = 0;
   const length = source.length;

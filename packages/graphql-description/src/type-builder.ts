@@ -5,7 +5,7 @@
  */
 
 import type { DescribedResource, JsonSchema } from '@resourceful/api-description';
-import { OPTION_ERROR_CODES, optionError } from '@resourceful/option-checks';
+import { invalidOption, OPTION_ERROR_CODES, optionError } from '@resourceful/option-checks';
 import {
   GraphQLBoolean,
   GraphQLEnumType,
@@ -130,6 +130,9 @@ function isStringEnum(values: unknown): values is string[] {
  * @see https://spec.graphql.org/October2021/#sec-Enums
  */
 export function graphqlEnumValues(values: readonly string[]): ReadonlyMap<string, string> {
+  if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) {
+    invalidOption('graphqlEnumValues', 'values', 'an array of strings (the enum values)', values);
+  }
   const asIs = values.every((v) => GRAPHQL_NAME.test(v) && !RESERVED_ENUM_VALUES.has(v));
   const names = new Map<string, string>();
   const seen = new Map<string, string>();

@@ -232,3 +232,21 @@ describe('graphqlSchema: enum fields', () => {
     expect(calls).toEqual([]);
   });
 });
+
+describe('graphqlEnumValues argument checks', () => {
+  it.each([
+    ['a number', 5],
+    ['undefined', undefined],
+    ['an array holding a number', ['ok', 3]],
+  ])('refuses %s with a coded TypeError naming "values"', (_what, values) => {
+    const run = () => graphqlEnumValues(values as unknown as readonly string[]);
+    expect(run).toThrow(/graphqlEnumValues: "values" must be an array of strings/);
+    expect(run).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+        factory: 'graphqlEnumValues',
+        option: 'values',
+      }),
+    );
+  });
+});

@@ -162,3 +162,34 @@ describeEachExpress('graphqlEndpoint and deeply nested documents', (express) => 
     }
   });
 });
+
+describe('nestingDepth argument checks', () => {
+  it.each([
+    [
+      'source',
+      () => nestingDepth(undefined as unknown as string),
+      /"source" must be the text of a GraphQL document, got undefined/,
+    ],
+    [
+      'source',
+      () => nestingDepth(5 as unknown as string),
+      /"source" must be the text of a GraphQL document, got/,
+    ],
+    ['stopAbove', () => nestingDepth('{a}', Number.NaN), /"stopAbove" must be a number/],
+    [
+      'stopAbove',
+      () => nestingDepth('{a}', '3' as unknown as number),
+      /"stopAbove" must be a number/,
+    ],
+  ])('refuses a wrong-typed %s with a coded TypeError naming it', (option, run, message) => {
+    expect(run).toThrow(message);
+    expect(run).toThrow(
+      expect.objectContaining({
+        name: 'TypeError',
+        code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+        factory: 'nestingDepth',
+        option,
+      }),
+    );
+  });
+});

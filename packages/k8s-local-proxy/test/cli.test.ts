@@ -126,6 +126,27 @@ describe('runProxyCommand', () => {
   });
 });
 
+describe('runProxyCommand with a cluster configuration it cannot use', () => {
+  it.each([
+    [
+      ['--kubeconfig=/nonexistent/kubeconfig'],
+      'error: kubeconfig /nonexistent/kubeconfig does not exist\n',
+    ],
+    [
+      ['--server=https://h', '--token=t', '--certificate-authority=/nonexistent/ca.crt'],
+      'error: cannot read certificate-authority /nonexistent/ca.crt (ENOENT)\n',
+    ],
+  ])('prints one kubectl-style line and exits 1 for %j', async (args, line) => {
+    let err = '';
+    const result = await runProxyCommand(args, {
+      stdout: () => {},
+      stderr: (t) => (err += t),
+    });
+    expect(result.exitCode).toBe(1);
+    expect(err).toBe(line);
+  });
+});
+
 describe('the k8s-local-proxy process', () => {
   let certs: TestCertificates;
   let plane: ControlPlaneDouble;

@@ -26,6 +26,12 @@ import type {
   ExecConfig,
   Impersonation,
 } from './cluster-config.js';
+import {
+  CLUSTER_ERROR_CODES,
+  ClusterConfigError,
+  kubeconfigError,
+  unreadableFile,
+} from './cluster-errors.js';
 import { checkCredentialOptions } from './credential-options.js';
 import {
   DEFAULT_EXEC_TIMEOUT_MS,
@@ -192,9 +198,7 @@ function pemOf(
   try {
     return readFileSync(file);
   } catch (error) {
-    throw new Error(
-      `cannot read ${field} ${file} (${(error as NodeJS.ErrnoException).code ?? 'EIO'})`,
-    );
+    throw unreadableFile(field, file, error);
   }
 }
 
@@ -620,7 +624,7 @@ function checkMergedUser(
     // clientcmd merges field by field: the flag's file replaces the user's file, and beside the
     // user's `-data` both are set, which kubectl refuses.
     if (config[data] !== undefined && config[file] === undefined) {
-      throw new Error(
+      throw kubeconfigError(
         `kubeconfig: ${field}-data and ${field} are both specified for ${who} (${field}-data in the kubeconfig, ${field} from ${flag} / ${file}; kubectl refuses it too)`,
       );
     }
@@ -629,7 +633,7 @@ function checkMergedUser(
   const hasCert = merged.clientCert !== undefined || merged.clientCertFile !== undefined;
   const hasKey = merged.clientKey !== undefined || merged.clientKeyFile !== undefined;
   if (hasCert && !hasKey) {
-    throw new Error(
+    throw kubeconfigError(
       `kubeconfig: client-key-data or client-key must be specified for ${who} to use the client certificate (kubectl refuses it too); give it in the kubeconfig or with --client-key (clientKeyFile)`,
     );
   }
@@ -640,7 +644,7 @@ function checkMergedUser(
     ...(merged.username !== undefined || merged.password !== undefined ? ['basicAuth'] : []),
   ];
   if (methods.length > 1) {
-    throw new Error(
+    throw kubeconfigError(
       `kubeconfig: more than one authentication method found for ${who}; found [${methods.join(' ')}], only one is allowed (an explicit token or username is merged into the user, as kubectl's flags are, and kubectl refuses it too)`,
     );
   }
@@ -648,7 +652,7 @@ function checkMergedUser(
   // at start, whatever the server's scheme, except when --server names a plain http:// one.
   const cleartextFlag = extra.server !== undefined && /^http:/i.test(extra.server);
   if (!identifiesUser(merged) && !cleartextFlag) {
-    throw new Error(`kubeconfig: ${missingCredential(merged, who)}; ${NO_TERMINAL}`);
+    throw kubeconfigError(`kubeconfig: ${missingCredential(merged, who)}; ${NO_TERMINAL}`);
   }
 }
 
@@ -736,7 +740,10 @@ export function findClusterCredentials(
           : extra.password !== undefined
             ? 'a password without a username'
             : 'no token, tokenFile, username or client certificate and key';
-      throw new Error(`no credential for ${server}: ${given}; ${NO_TERMINAL}`);
+      throw new ClusterConfigError(
+        CLUSTER_ERROR_CODES.noCredential,
+        `no credential for ${server}: ${given}; ${NO_TERMINAL}`,
+      );
     }
     return buildCredentials(
       { ...extra, server, proxyUrl: proxyFor(server, extra.proxyUrl, env), source: 'options' },
@@ -770,7 +777,8 @@ export function findClusterCredentials(
 export function loadClusterCredentials(options: FindCredentialsOptions = {}): ClusterCredentials {
   const credentials = findClusterCredentials(options);
   if (credentials === undefined) {
-    throw new Error(
+    throw new ClusterConfigError(
+      CLUSTER_ERROR_CODES.noClusterCredentials,
       'no cluster credentials found: pass server and token, set KUBECONFIG or create ~/.kube/config, or run in a cluster with a service account',
     );
   }

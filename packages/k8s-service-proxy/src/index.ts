@@ -15,6 +15,11 @@ export {
   type UpstreamAuth,
 } from './cluster-credentials.js';
 export {
+  CLUSTER_ERROR_CODES,
+  ClusterConfigError,
+  type ClusterErrorCode,
+} from './cluster-errors.js';
+export {
   type ControlPlaneRelay,
   type ControlPlaneRelayOptions,
   controlPlaneRelay,

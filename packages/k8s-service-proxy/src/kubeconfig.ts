@@ -11,6 +11,12 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { assertKnownOptions, assertOptionsObject, stringOption } from '@resourceful/option-checks';
 import type { ClusterConfig, ExecConfig, ExecInteractiveMode } from './cluster-config.js';
+import {
+  CLUSTER_ERROR_CODES,
+  ClusterConfigError,
+  kubeconfigError,
+  unreadableFile,
+} from './cluster-errors.js';
 import { environmentOption } from './credential-options.js';
 import { base64ErrorOffset, decodeBase64 } from './go-base64.js';
 import { goTypeOf, parseKubeconfigYaml } from './kubeconfig-yaml.js';
@@ -45,7 +51,7 @@ function asEntry(value: unknown): Entry | undefined {
 
 /** Thrown for a kubeconfig that kubectl would refuse to load. */
 function typeError(where: string, key: string, expected: string, value: unknown): Error {
-  return new Error(
+  return kubeconfigError(
     `kubeconfig: ${where}.${key} must be ${expected}, not a ${goTypeOf(value)} (kubectl refuses it too; quote the value)`,
   );
 }
@@ -105,19 +111,17 @@ function readDoc(file: string): Entry {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(
-      `cannot read kubeconfig ${file} (${(error as NodeJS.ErrnoException).code ?? 'EIO'})`,
-    );
+    throw unreadableFile('kubeconfig', file, error);
   }
   let doc: unknown;
   try {
     doc = parseKubeconfigYaml(text);
   } catch (error) {
-    throw new Error(`kubeconfig ${file} is ${(error as Error).message}`);
+    throw kubeconfigError(`kubeconfig ${file} is ${(error as Error).message}`, file);
   }
   if (doc === null || doc === undefined) return {};
   const entry = asEntry(doc);
-  if (entry === undefined) throw new Error(`kubeconfig ${file} is not a mapping`);
+  if (entry === undefined) throw kubeconfigError(`kubeconfig ${file} is not a mapping`, file);
   checkBase64Fields(file, entry);
   return entry;
 }
@@ -145,7 +149,7 @@ function checkBase64Fields(file: string, doc: Entry): void {
         if (typeof value !== 'string') continue;
         const offset = base64ErrorOffset(value);
         if (offset !== undefined) {
-          throw new Error(
+          throw kubeconfigError(
             `kubeconfig ${file}: ${list}[${String(named?.name)}].${key}.${field} is not valid base64 (illegal base64 data at input byte ${offset}; kubectl refuses it too)`,
           );
         }
@@ -184,7 +188,7 @@ function fileOrData(
   const data = str(entry, dataKey, where);
   const path = str(entry, fileKey, where);
   if (data !== undefined && path !== undefined) {
-    throw new Error(`kubeconfig: ${both} (kubectl refuses it too; keep one)`);
+    throw kubeconfigError(`kubeconfig: ${both} (kubectl refuses it too; keep one)`);
   }
   if (data !== undefined) return { pem: decodeBase64(data).toString('utf8') };
   if (path === undefined) return undefined;
@@ -204,7 +208,11 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): ClusterConfig |
   checkKubeconfigOptions('loadKubeconfig', options);
   const paths = kubeconfigPaths(options);
   if (options.path !== undefined && !existsSync(options.path)) {
-    throw new Error(`kubeconfig ${options.path} does not exist`);
+    throw new ClusterConfigError(
+      CLUSTER_ERROR_CODES.kubeconfigNotFound,
+      `kubeconfig ${options.path} does not exist`,
+      options.path,
+    );
   }
   const files = paths
     .filter((file) => existsSync(file))
@@ -220,18 +228,18 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): ClusterConfig |
   const context =
     contextName === undefined ? undefined : findNamed(files, 'contexts', contextName, 'context');
   if (contextName !== undefined && context === undefined) {
-    throw new Error(`context "${contextName}" is not defined in the kubeconfig`);
+    throw kubeconfigError(`context "${contextName}" is not defined in the kubeconfig`);
   }
   const clusterName = options.cluster ?? str(context?.entry, 'cluster');
   if (clusterName === undefined) {
-    throw new Error(`context "${contextName}" names no cluster`);
+    throw kubeconfigError(`context "${contextName}" names no cluster`);
   }
   const cluster = findNamed(files, 'clusters', clusterName, 'cluster');
   if (cluster === undefined) {
-    throw new Error(`cluster "${clusterName}" is not defined in the kubeconfig`);
+    throw kubeconfigError(`cluster "${clusterName}" is not defined in the kubeconfig`);
   }
   const server = str(cluster.entry, 'server');
-  if (server === undefined) throw new Error(`cluster "${clusterName}" has no server`);
+  if (server === undefined) throw kubeconfigError(`cluster "${clusterName}" has no server`);
 
   const config: ClusterConfig = { server, source: 'kubeconfig' };
   const clusterWhere = `clusters[${clusterName}].cluster`;
@@ -258,7 +266,8 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): ClusterConfig |
   const userName = options.user ?? str(context?.entry, 'user');
   if (userName !== undefined) {
     const user = findNamed(files, 'users', userName, 'user');
-    if (user === undefined) throw new Error(`user "${userName}" is not defined in the kubeconfig`);
+    if (user === undefined)
+      throw kubeconfigError(`user "${userName}" is not defined in the kubeconfig`);
     readUser(config, user.entry, userName, dirname(user.file));
   }
   const pluginSettings = execExtension(cluster.entry, clusterWhere);
@@ -300,19 +309,23 @@ function readExec(entry: Entry, where: string, base: string): ExecConfig {
   const apiVersion = str(entry, 'apiVersion', where);
   const command = str(entry, 'command', where);
   if (command === undefined) {
-    throw new Error(`kubeconfig: ${where}.command must be set to use an exec credential plugin`);
+    throw kubeconfigError(
+      `kubeconfig: ${where}.command must be set to use an exec credential plugin`,
+    );
   }
   if (apiVersion === undefined || !EXEC_API_VERSIONS.includes(apiVersion)) {
-    throw new Error(
+    throw kubeconfigError(
       `kubeconfig: ${where}.apiVersion must be one of ${EXEC_API_VERSIONS.join(', ')}`,
     );
   }
   const mode = str(entry, 'interactiveMode', where);
   if (mode !== undefined && !INTERACTIVE_MODES.includes(mode as ExecInteractiveMode)) {
-    throw new Error(`kubeconfig: ${where}.interactiveMode must be Never, IfAvailable or Always`);
+    throw kubeconfigError(
+      `kubeconfig: ${where}.interactiveMode must be Never, IfAvailable or Always`,
+    );
   }
   if (mode === undefined && apiVersion === 'client.authentication.k8s.io/v1') {
-    throw new Error(
+    throw kubeconfigError(
       `kubeconfig: ${where}.interactiveMode must be set for client.authentication.k8s.io/v1 plugins (Never, IfAvailable or Always)`,
     );
   }
@@ -322,7 +335,7 @@ function readExec(entry: Entry, where: string, base: string): ExecConfig {
     const pair = asEntry(item);
     const name = str(pair, 'name', `${where}.env[${index}]`);
     if (pair === undefined || name === undefined) {
-      throw new Error(`kubeconfig: ${where}.env[${index}].name must be set`);
+      throw kubeconfigError(`kubeconfig: ${where}.env[${index}].name must be set`);
     }
     return { name, value: str(pair, 'value', `${where}.env[${index}]`) ?? '' };
   });
@@ -360,7 +373,7 @@ function readUser(config: ClusterConfig, entry: Entry, userName: string, base: s
   if (username !== undefined || password !== undefined) methods.push('basicAuth');
   // kubectl (client-go's validateAuthInfo) refuses a user with two of these.
   if (methods.length > 1) {
-    throw new Error(
+    throw kubeconfigError(
       `kubeconfig: more than one authentication method found for user "${userName}"; found [${methods.join(' ')}], only one is allowed`,
     );
   }
@@ -390,7 +403,7 @@ function readUser(config: ClusterConfig, entry: Entry, userName: string, base: s
   const exec = asEntry(entry.exec);
   const provider = asEntry(entry['auth-provider']);
   if (exec !== undefined && provider !== undefined) {
-    throw new Error(
+    throw kubeconfigError(
       `kubeconfig: user "${userName}" has both exec and auth-provider; kubectl allows only one`,
     );
   }
@@ -398,14 +411,14 @@ function readUser(config: ClusterConfig, entry: Entry, userName: string, base: s
   if (provider !== undefined) {
     const name = str(provider, 'name', `${where}.auth-provider`);
     if (name !== 'oidc') {
-      throw new Error(
+      throw kubeconfigError(
         `kubeconfig: user "${userName}" uses the "${name ?? ''}" auth-provider, which kubectl no longer ships either; use an exec credential plugin (for instance kubelogin or gke-gcloud-auth-plugin)`,
       );
     }
     const settings = asEntry(provider.config) ?? {};
     const idToken = str(settings, 'id-token', `${where}.auth-provider.config`);
     if (idToken === undefined) {
-      throw new Error(
+      throw kubeconfigError(
         `kubeconfig: user "${userName}" uses auth-provider oidc without an id-token; log in with your OIDC helper first (refreshing is not supported)`,
       );
     }

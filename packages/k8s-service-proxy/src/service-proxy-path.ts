@@ -2,7 +2,7 @@
  * @module Builds `{base}/api/v1/namespaces/{namespace}/services/{[scheme:]service[:port]}/proxy
  * [/{suffix}][?{query}]` (spec: "Cluster control-plane interface").
  */
-import { assertOptionsObject } from '@resourceful/option-checks';
+import { assertOptionsObject, OPTION_ERROR_CODES } from '@resourceful/option-checks';
 import { isNamespaceName, isPortName, isServiceName } from './kubernetes-names.js';
 import { encodeSuffixSegments, hasControlCharacter, suffixProblem } from './safe-suffix.js';
 
@@ -31,9 +31,13 @@ export interface ServiceProxyPathOptions {
   query?: QueryInput;
 }
 
-/** Thrown for an invalid part of a service proxy path; `target` names the option. */
+/**
+ * Thrown for an invalid part of a service proxy path; `target` names the option, `code` is
+ * option-checks' `ERR_RESOURCEFUL_INVALID_OPTION` (a value out of range).
+ */
 export class ServiceProxyPathError extends RangeError {
   override readonly name = 'ServiceProxyPathError';
+  readonly code = OPTION_ERROR_CODES.invalidOption;
   constructor(
     message: string,
     readonly target: keyof ServiceProxyPathOptions,

@@ -12,6 +12,7 @@ import {
   millisecondsOption,
   stringOption,
 } from '@resourceful/option-checks';
+import { CLUSTER_ERROR_CODES, ClusterConfigError, unreadableFile } from './cluster-errors.js';
 
 /** Where a relay gets the bearer token for the next request. */
 export interface TokenSource {
@@ -69,11 +70,16 @@ export function fileTokenSource(path: string, options: FileTokenSourceOptions = 
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
-      throw new Error(`cannot read token file ${path} (${code})`);
+      throw unreadableFile('token file', path, error);
     }
     const token = text.trim();
-    if (token === '') throw new Error(`token file ${path} is empty`);
+    if (token === '') {
+      throw new ClusterConfigError(
+        CLUSTER_ERROR_CODES.tokenFileEmpty,
+        `token file ${path} is empty`,
+        path,
+      );
+    }
     return token;
   };
   let token: string | undefined;

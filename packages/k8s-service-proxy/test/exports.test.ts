@@ -2,6 +2,8 @@ import { expect, it } from 'vitest';
 
 it('exports exactly the documented names', async () => {
   expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
+    'CLUSTER_ERROR_CODES',
+    'ClusterConfigError',
     'DEFAULT_EXEC_TIMEOUT_MS',
     'DEFAULT_SERVICE_PROXY_TIMEOUT_MS',
     'DEFAULT_TOKEN_REFRESH_MS',

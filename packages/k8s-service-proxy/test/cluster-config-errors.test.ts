@@ -1,0 +1,168 @@
+/**
+ * A cluster configuration that cannot be used stops the start with a `ClusterConfigError`: a
+ * stable `code` to branch on, the `path` of the file at fault, and a message naming the file and
+ * field. The path builders' `ServiceProxyPathError` carries option-checks' invalid-option code.
+ */
+
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CLUSTER_ERROR_CODES,
+  ClusterConfigError,
+  createClusterCredentials,
+  fileTokenSource,
+  findClusterCredentials,
+  loadClusterCredentials,
+  loadKubeconfig,
+  ServiceProxyPathError,
+  serviceProxyPath,
+} from '../src/index.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cluster-config-errors-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function thrown(run: () => unknown): ClusterConfigError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ClusterConfigError);
+    return error as ClusterConfigError;
+  }
+  throw new Error('expected a ClusterConfigError');
+}
+
+function kubeconfig(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+const VALID = `apiVersion: v1
+kind: Config
+current-context: c
+contexts: [{name: c, context: {cluster: k, user: u}}]
+clusters: [{name: k, cluster: {server: 'https://127.0.0.1:6443'}}]
+users: [{name: u, user: {token: t}}]
+`;
+
+describe('kubeconfig errors', () => {
+  it('names a missing explicit kubeconfig with ERR_RESOURCEFUL_KUBECONFIG_NOT_FOUND', () => {
+    const path = join(dir, 'nope');
+    const error = thrown(() => loadKubeconfig({ path }));
+    expect(error.code).toBe('ERR_RESOURCEFUL_KUBECONFIG_NOT_FOUND');
+    expect(error.code).toBe(CLUSTER_ERROR_CODES.kubeconfigNotFound);
+    expect(error.path).toBe(path);
+    expect(error.message).toBe(`kubeconfig ${path} does not exist`);
+  });
+
+  it('marks broken YAML as ERR_RESOURCEFUL_KUBECONFIG_INVALID with the file', () => {
+    const path = kubeconfig('broken.yaml', 'clusters: [\n');
+    const error = thrown(() => loadKubeconfig({ path }));
+    expect(error.code).toBe('ERR_RESOURCEFUL_KUBECONFIG_INVALID');
+    expect(error.path).toBe(path);
+    expect(error.message).toMatch(new RegExp(`kubeconfig ${path} is not valid YAML`));
+  });
+
+  it.each([
+    ['context', { context: 'other' }, 'context "other" is not defined in the kubeconfig'],
+    ['cluster', { cluster: 'other' }, 'cluster "other" is not defined in the kubeconfig'],
+    ['user', { user: 'other' }, 'user "other" is not defined in the kubeconfig'],
+  ])('marks an undefined %s as ERR_RESOURCEFUL_KUBECONFIG_INVALID', (_what, pick, message) => {
+    const path = kubeconfig('valid.yaml', VALID);
+    const error = thrown(() => loadKubeconfig({ path, ...pick }));
+    expect(error.code).toBe('ERR_RESOURCEFUL_KUBECONFIG_INVALID');
+    expect(error.message).toBe(message);
+  });
+
+  it('marks a field of the wrong type as ERR_RESOURCEFUL_KUBECONFIG_INVALID', () => {
+    const path = kubeconfig(
+      'typed.yaml',
+      VALID.replace("server: 'https", 'proxy-url: 5, server: '.concat("'https")),
+    );
+    const error = thrown(() => loadKubeconfig({ path }));
+    expect(error.code).toBe('ERR_RESOURCEFUL_KUBECONFIG_INVALID');
+    expect(error.message).toMatch(/proxy-url/);
+  });
+});
+
+describe('unreadable and empty files', () => {
+  it('names an unreadable certificate file and its field with ERR_RESOURCEFUL_FILE_UNREADABLE', () => {
+    const path = join(dir, 'missing-ca.pem');
+    const error = thrown(() =>
+      createClusterCredentials({ server: 'https://127.0.0.1:6443', token: 't', caFile: path }),
+    );
+    expect(error.code).toBe('ERR_RESOURCEFUL_FILE_UNREADABLE');
+    expect(error.path).toBe(path);
+    expect(error.message).toMatch(new RegExp(`cannot read .*${path} \\(ENOENT\\)`));
+  });
+
+  it('names an unreadable kubeconfig with ERR_RESOURCEFUL_FILE_UNREADABLE', () => {
+    const path = kubeconfig('locked.yaml', VALID);
+    chmodSync(path, 0o000);
+    try {
+      // root reads any file: then there is nothing to check
+      let readable = true;
+      try {
+        loadKubeconfig({ path });
+      } catch (error) {
+        readable = false;
+        expect((error as ClusterConfigError).code).toBe('ERR_RESOURCEFUL_FILE_UNREADABLE');
+        expect((error as Error).message).toBe(`cannot read kubeconfig ${path} (EACCES)`);
+      }
+      expect(readable).toBe(process.getuid?.() === 0);
+    } finally {
+      chmodSync(path, 0o600);
+    }
+  });
+
+  it('names a missing token file with ERR_RESOURCEFUL_FILE_UNREADABLE', () => {
+    const path = join(dir, 'no-token');
+    const error = thrown(() => fileTokenSource(path));
+    expect(error.code).toBe('ERR_RESOURCEFUL_FILE_UNREADABLE');
+    expect(error.message).toBe(`cannot read token file ${path} (ENOENT)`);
+  });
+
+  it('names a blank token file with ERR_RESOURCEFUL_TOKEN_FILE_EMPTY', () => {
+    const path = kubeconfig('blank-token', '  \n');
+    const error = thrown(() => fileTokenSource(path));
+    expect(error.code).toBe('ERR_RESOURCEFUL_TOKEN_FILE_EMPTY');
+    expect(error.path).toBe(path);
+  });
+});
+
+describe('missing credentials', () => {
+  it('refuses an https server with no credential with ERR_RESOURCEFUL_NO_CREDENTIAL', () => {
+    const error = thrown(() =>
+      findClusterCredentials({ server: 'https://h', kubeconfig: false, inCluster: false }),
+    );
+    expect(error.code).toBe('ERR_RESOURCEFUL_NO_CREDENTIAL');
+    expect(error.message).toMatch(/^no credential for https:\/\/h: /);
+  });
+
+  it('reports no credentials at all with ERR_RESOURCEFUL_NO_CLUSTER_CREDENTIALS', () => {
+    const error = thrown(() =>
+      loadClusterCredentials({ kubeconfig: false, inCluster: false, env: {} }),
+    );
+    expect(error.code).toBe('ERR_RESOURCEFUL_NO_CLUSTER_CREDENTIALS');
+    expect(error.message).toMatch(/^no cluster credentials found: /);
+  });
+});
+
+describe('service proxy path errors', () => {
+  it('carry ERR_RESOURCEFUL_INVALID_OPTION beside the target option', () => {
+    try {
+      serviceProxyPath({ namespace: 'default', service: 'web', suffix: '../secrets' });
+      expect.unreachable('the suffix leaves the proxy prefix');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ServiceProxyPathError);
+      expect(error).toBeInstanceOf(RangeError);
+      expect((error as ServiceProxyPathError).code).toBe('ERR_RESOURCEFUL_INVALID_OPTION');
+      expect((error as ServiceProxyPathError).target).toBe('suffix');
+    }
+  });
+});
