@@ -1,7 +1,13 @@
 import { isOptionError } from '@resourceful/option-checks';
 import { thrownBy } from '@resourceful/test-support';
 import { describe, expect, it } from 'vitest';
-import { ApiError, type ApiErrorInit, ERROR_CATALOGUE, isApiError } from '../src/index.js';
+import {
+  ApiError,
+  type ApiErrorInit,
+  ERROR_CATALOGUE,
+  isApiError,
+  toApiError,
+} from '../src/index.js';
 
 describe('ApiError', () => {
   it('serialises to exactly one "error" key with code and message', () => {
@@ -189,5 +195,40 @@ describe('isApiError across copies of the package', () => {
     });
     expect(isApiError(foreign)).toBe(true);
     expect(isApiError({ status: 409, code: 'CONFLICT' })).toBe(false);
+  });
+});
+
+describe('toApiError of a body over the reader limit (entity.too.large)', () => {
+  const tooLarge = (fields: Record<string, unknown>) =>
+    toApiError(
+      Object.assign(new Error('request entity too large'), {
+        status: 413,
+        type: 'entity.too.large',
+        ...fields,
+      }),
+    );
+
+  it('names the limit raw-body reports, whether the length was declared or streamed', () => {
+    for (const fields of [
+      { limit: 102400, length: 200000, expected: 200000 },
+      { limit: 102400, received: 102401 },
+    ]) {
+      expect(tooLarge(fields).toJSON()).toEqual({
+        error: {
+          code: 'PAYLOAD_TOO_LARGE',
+          message: 'The request body is larger than 102400 bytes.',
+          innererror: { code: 'BODY_TOO_LARGE', max_bytes: 102400 },
+        },
+      });
+    }
+  });
+
+  it('keeps the catalogue message when the error carries no usable limit', () => {
+    for (const limit of [undefined, '100kb', Number.NaN, -1, 1.5]) {
+      const error = tooLarge({ limit });
+      expect(error.status).toBe(413);
+      expect(error.message).toBe('The request body is too large.');
+      expect(error.innererror).toBeUndefined();
+    }
   });
 });

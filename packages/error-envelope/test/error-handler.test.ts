@@ -205,6 +205,16 @@ describeEachExpress('errorHandler', (express, version) => {
     expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
   });
 
+  it('names the parser limit in the 413 message and in innererror.max_bytes', async () => {
+    const res = await request(app())
+      .post('/cards')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ number: 'x'.repeat(4096) }));
+    expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
+    expect(res.body.error.message).toBe('The request body is larger than 1024 bytes.');
+    expect(res.body.error.innererror).toEqual({ code: 'BODY_TOO_LARGE', max_bytes: 1024 });
+  });
+
   it('answers 415 UNSUPPORTED_MEDIA_TYPE for an unsupported charset', async () => {
     const res = await request(app())
       .post('/cards')
