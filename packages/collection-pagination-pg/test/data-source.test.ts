@@ -197,15 +197,18 @@ describe.skipIf(!hasPostgresServer())('pgDataSource against PostgreSQL', () => {
       key: 'id',
       columns: { create_time: 'create_time' },
     });
-    for (const run of [
+    const calls: (() => unknown)[] = [
       () => data.fetchPage(parseCollectionQuery('state=ok', spec)),
       () => data.count(parseCollectionQuery('state=ok', spec)),
       () => data.fetchAfter(parseCollectionQuery('state=ok', spec), undefined),
-    ]) {
-      const error = await run().then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+    ];
+    for (const run of calls) {
+      const error = await Promise.resolve()
+        .then(run)
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
       expect(error).toBeInstanceOf(TypeError);
       expect(error).not.toBeInstanceOf(ApiError);
       expect(error).toMatchObject({
