@@ -197,15 +197,7 @@ describeEachExpress('errorHandler', (express, version) => {
     });
   });
 
-  it('answers 413 PAYLOAD_TOO_LARGE when the body exceeds the parser limit', async () => {
-    const res = await request(app())
-      .post('/cards')
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify({ number: 'x'.repeat(4096) }));
-    expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
-  });
-
-  it('names the parser limit in the 413 message and in innererror.max_bytes', async () => {
+  it('answers 413 PAYLOAD_TOO_LARGE naming the limit when the body exceeds the parser limit', async () => {
     const res = await request(app())
       .post('/cards')
       .set('Content-Type', 'application/json')
