@@ -14,6 +14,8 @@ import {
   assertKnownOptions,
   assertOptionsObject,
   invalidOption,
+  OPTION_ERROR_CODES,
+  optionError,
   positiveIntegerOption,
 } from '@resourceful/option-checks';
 import { clientValueError, unavailableError } from './errors.js';
@@ -89,7 +91,11 @@ export function pgDataSource<Row extends object = Record<string, unknown>>(
   const table = quotedTableName(factory, options.table);
   const keyColumn = quotedIdentifier(factory, 'key', options.key);
   const keyName = options.key;
-  const columns: Columns = { byProperty: resolveColumns(factory, options.columns), key: keyColumn };
+  const columns: Columns = {
+    byProperty: resolveColumns(factory, options.columns),
+    key: keyColumn,
+    table: options.table,
+  };
   const maxOffset = positiveIntegerOption(
     factory,
     'maxOffset',
@@ -184,8 +190,19 @@ function resolveColumns(factory: string, value: unknown): ReadonlyMap<string, Co
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     invalidOption(factory, 'columns', 'an object from property name to column name', value);
   }
+  const entries = Object.entries(value);
+  if (entries.length === 0) {
+    // A source that maps nothing can only page by key: every property a route declares would
+    // fail on its first request instead.
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      factory,
+      '"columns" must map at least one property to its column (every property the route declares sortable, filterable or time-selectable), got an empty object.',
+      'columns',
+    );
+  }
   const resolved = new Map<string, Column>();
-  for (const [property, option] of Object.entries(value)) {
+  for (const [property, option] of entries) {
     // The names collection-pagination accepts in sortable, filterable and timeSelectable: any
     // other key could never be reached by a query, so it is a mistake in the configuration.
     if (!PROPERTY_NAME.test(property) || FORBIDDEN_PROPERTIES.has(property)) {

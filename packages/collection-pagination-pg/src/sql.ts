@@ -7,6 +7,7 @@ import type {
   KeysetPosition,
   TimeCondition,
 } from '@resourceful/collection-pagination';
+import { OPTION_ERROR_CODES, type OptionError, optionError } from '@resourceful/option-checks';
 
 /** A resolved column: its quoted identifier and whether it may hold NULL. */
 export interface Column {
@@ -19,6 +20,8 @@ export interface Columns {
   readonly byProperty: ReadonlyMap<string, Column>;
   /** The unique tie-breaker (the primary key). */
   readonly key: string;
+  /** The `table` option as given, for error messages only. */
+  readonly table: string;
 }
 
 const OPERATORS: Readonly<Record<TimeCondition['operator'], string>> = {
@@ -38,13 +41,25 @@ export class Parameters {
 
 function column(columns: Columns, property: string): Column {
   const found = columns.byProperty.get(property);
-  if (found === undefined) {
-    // The route declared a property the data source does not map: a server misconfiguration.
-    throw new TypeError(
-      `pgDataSource: the property "${property}" is not in "columns"; add it to page, sort or filter by it.`,
-    );
-  }
+  if (found === undefined) throw unmappedProperty(columns, property);
   return found;
+}
+
+/**
+ * The route declared a property (sortable, filterable or time-selectable) that the source does
+ * not map: the app's configuration bug, not the client's, so not an ApiError (a 500 once it
+ * reaches the error handler, which logs this message). The data source never sees the route's
+ * declarations (collection-pagination's `DataSource` contract has no hook for them), so it can
+ * only tell when a query first names the property. The error is the conflicting-options error
+ * of every Resourceful factory, naming `columns`.
+ */
+function unmappedProperty(columns: Columns, property: string): OptionError {
+  return optionError(
+    OPTION_ERROR_CODES.conflictingOptions,
+    'pgDataSource',
+    `the route sorts, filters or selects by time on "${property}", which "columns" of the source over table "${columns.table}" does not map; add "${property}" to "columns", or take it out of the route's sortable, filterable and timeSelectable.`,
+    'columns',
+  );
 }
 
 /** The conditions of filters and time selection, joined with AND. */

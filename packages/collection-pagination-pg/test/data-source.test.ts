@@ -4,6 +4,7 @@ import {
   memoryDataSource,
   parseCollectionQuery,
 } from '@resourceful/collection-pagination';
+import { ApiError } from '@resourceful/error-envelope';
 import {
   hasPostgresServer,
   type PostgresServer,
@@ -189,26 +190,59 @@ describe.skipIf(!hasPostgresServer())('pgDataSource against PostgreSQL', () => {
     expect((await data.fetchPage(query)).map((row) => row.user)).toEqual(['b', 'a']);
   });
 
-  it('fails loudly (a server bug, not a client error) for a property not in columns', async () => {
-    const data = pgDataSource<Card>({ pool, table: 'cards', key: 'id', columns: {} });
-    await expect(data.fetchPage(parseCollectionQuery('state=ok', spec))).rejects.toThrow(TypeError);
+  it('fails loudly (a server bug, not a client error) for a property not in columns, naming it', async () => {
+    const data = pgDataSource<Card>({
+      pool,
+      table: 'cards',
+      key: 'id',
+      columns: { create_time: 'create_time' },
+    });
+    const calls: (() => unknown)[] = [
+      () => data.fetchPage(parseCollectionQuery('state=ok', spec)),
+      () => data.count(parseCollectionQuery('state=ok', spec)),
+      () => data.fetchAfter(parseCollectionQuery('state=ok', spec), undefined),
+    ];
+    for (const run of calls) {
+      const error = await Promise.resolve()
+        .then(run)
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error).not.toBeInstanceOf(ApiError);
+      expect(error).toMatchObject({
+        code: 'ERR_RESOURCEFUL_CONFLICTING_OPTIONS',
+        factory: 'pgDataSource',
+        option: 'columns',
+      });
+      expect((error as Error).message).toBe(
+        'pgDataSource: the route sorts, filters or selects by time on "state", which "columns" of the source over table "cards" does not map; add "state" to "columns", or take it out of the route\'s sortable, filterable and timeSelectable.',
+      );
+    }
   });
 });
 
 describe('pgDataSource options', () => {
   const pool = { query: async () => ({ rows: [] }) };
+  // Valid columns, so each case below is refused for its own fault.
+  const validColumns = { state: 'state' };
   it.each([
-    ['a table name with SQL in it', { table: 'cards; DROP TABLE cards', key: 'id', columns: {} }],
-    ['a quoted key', { table: 'cards', key: 'id"', columns: {} }],
+    [
+      'a table name with SQL in it',
+      { table: 'cards; DROP TABLE cards', key: 'id', columns: validColumns },
+    ],
+    ['a quoted key', { table: 'cards', key: 'id"', columns: validColumns }],
     ['a column with a space', { table: 'cards', key: 'id', columns: { state: 'state x' } }],
-    ['a three-part table name', { table: 'a.b.c', key: 'id', columns: {} }],
+    ['a three-part table name', { table: 'a.b.c', key: 'id', columns: validColumns }],
     ['columns as an array', { table: 'cards', key: 'id', columns: ['state'] }],
     [
       'a non-boolean nullable',
       { table: 'cards', key: 'id', columns: { s: { column: 's', nullable: 1 } } },
     ],
-    ['a zero maxOffset', { table: 'cards', key: 'id', columns: {}, maxOffset: 0 }],
-    ['an unknown option', { table: 'cards', key: 'id', columns: {}, limit: 1 }],
+    ['a zero maxOffset', { table: 'cards', key: 'id', columns: validColumns, maxOffset: 0 }],
+    ['an unknown option', { table: 'cards', key: 'id', columns: validColumns, limit: 1 }],
+    ['empty columns', { table: 'cards', key: 'id', columns: {} }],
   ])('refuses %s at construction', (_, options) => {
     expect(() => pgDataSource({ pool, ...(options as Omit<PgDataSourceOptions, 'pool'>) })).toThrow(
       TypeError,
@@ -241,15 +275,28 @@ describe('pgDataSource options', () => {
       'ERR_RESOURCEFUL_INVALID_OPTION',
       'columns',
     ],
+    ['empty columns', { columns: {} }, 'ERR_RESOURCEFUL_INVALID_OPTION', 'columns'],
   ])('names %s with its code', (_, options, code, option) => {
     expect(() =>
-      pgDataSource({ pool, table: 'cards', key: 'id', columns: {}, ...(options as object) }),
+      pgDataSource({
+        pool,
+        table: 'cards',
+        key: 'id',
+        columns: validColumns,
+        ...(options as object),
+      }),
     ).toThrow(expect.objectContaining({ code, option }));
+  });
+
+  it('says how to fix empty columns', () => {
+    expect(() => pgDataSource({ pool, table: 'cards', key: 'id', columns: {} })).toThrow(
+      'pgDataSource: "columns" must map at least one property to its column (every property the route declares sortable, filterable or time-selectable), got an empty object.',
+    );
   });
 
   it('refuses a pool without query()', () => {
     expect(() =>
-      pgDataSource({ pool: {} as never, table: 'cards', key: 'id', columns: {} }),
+      pgDataSource({ pool: {} as never, table: 'cards', key: 'id', columns: validColumns }),
     ).toThrow(expect.objectContaining({ code: 'ERR_RESOURCEFUL_INVALID_OPTION', option: 'pool' }));
   });
 });

@@ -3,7 +3,7 @@ import {
   type PaginateOptions,
   paginate,
 } from '@resourceful/collection-pagination';
-import { errorHandler } from '@resourceful/error-envelope';
+import { type ErrorReport, errorHandler } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
   expectErrorEnvelope,
@@ -132,6 +132,31 @@ describe.skipIf(!hasPostgresServer())('paginate over PostgreSQL', () => {
       expectErrorEnvelope(forged, 400, { code: 'INVALID_REQUEST', target: 'page_token' });
       // Refused before the data source ran a statement: nothing the client wrote reached SQL.
       expect(statements).toEqual([]);
+    });
+
+    it('answers 500 for a declared property the source does not map, naming it in the log only', async () => {
+      const reports: ErrorReport[] = [];
+      const misconfigured = express();
+      misconfigured.get(
+        '/v1/vault/credit-cards',
+        paginate({ ...options(), filterable: ['payer_id', 'nickname'] }),
+      );
+      misconfigured.use(errorHandler({ onError: (report) => reports.push(report) }));
+      statements.length = 0;
+      const res = await request(misconfigured).get('/v1/vault/credit-cards?nickname=x');
+      expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+      expect(res.text).not.toContain('nickname');
+      expect(statements).toEqual([]);
+      expect(reports).toHaveLength(1);
+      expect(reports[0]?.cause).toMatchObject({
+        code: 'ERR_RESOURCEFUL_CONFLICTING_OPTIONS',
+        option: 'columns',
+        message: expect.stringContaining('"nickname"'),
+      });
+      // A request that names only mapped properties is served.
+      expect((await request(misconfigured).get('/v1/vault/credit-cards?payer_id=x')).status).toBe(
+        200,
+      );
     });
   });
 });

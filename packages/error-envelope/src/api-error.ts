@@ -3,6 +3,7 @@
  * common cases.
  */
 import { ERROR_CATALOGUE, type ErrorCode } from './catalogue.js';
+import { optionError } from './check-options.js';
 
 /** One further error of the same request (spec: "details"). */
 export interface ErrorDetail {
@@ -80,11 +81,7 @@ export class ApiError extends Error {
 
   constructor(init: ApiErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    if (!Number.isInteger(init.status) || init.status < 400 || init.status > 599) {
-      throw new RangeError(
-        `ApiError status must be an integer from 400 to 599, got ${init.status}`,
-      );
-    }
+    checkInit(init);
     this.status = init.status;
     this.code = init.code;
     this.target = init.target;
@@ -252,6 +249,26 @@ export function isApiError(value: unknown): value is ApiError {
     value !== null &&
     (value as { [API_ERROR_BRAND]?: unknown })[API_ERROR_BRAND] === true
   );
+}
+
+/**
+ * Refuses an init the envelope could not carry as the spec's strings, with the
+ * `ERR_RESOURCEFUL_INVALID_OPTION` error of every Resourceful factory (naming the member in
+ * `option`): a status that is no error status, and a `code`, `message` or `target` that is not a
+ * string (a number `code` would be sent as a number, a missing `message` as nothing).
+ */
+function checkInit(init: ApiErrorInit): void {
+  const { status, code, message, target } = init;
+  if (!Number.isInteger(status) || status < 400 || status > 599) {
+    throw optionError('ApiError', 'status', 'an integer from 400 to 599', status);
+  }
+  if (typeof code !== 'string' || code === '') {
+    throw optionError('ApiError', 'code', 'a non-empty string', code);
+  }
+  if (typeof message !== 'string') throw optionError('ApiError', 'message', 'a string', message);
+  if (target !== undefined && typeof target !== 'string') {
+    throw optionError('ApiError', 'target', 'a string', target);
+  }
 }
 
 /**

@@ -76,7 +76,7 @@ const BODY_PARSER_TYPES: Readonly<Record<string, (cause: unknown) => ApiError>> 
     ApiError.malformedRequest(parseFailureMessage(cause), { cause }),
   'entity.verify.failed': (cause) =>
     ApiError.invalidRequest('The request body failed verification.', { cause }),
-  'entity.too.large': (cause) => ApiError.payloadTooLarge(undefined, { cause }),
+  'entity.too.large': (cause) => bodyTooLarge(cause),
   'parameters.too.many': (cause) =>
     ApiError.payloadTooLarge('The request body has too many parameters.', { cause }),
   'request.aborted': (cause) =>
@@ -94,6 +94,24 @@ const BODY_PARSER_TYPES: Readonly<Record<string, (cause: unknown) => ApiError>> 
       cause,
     }),
 };
+
+/**
+ * A body over the reader's limit. raw-body's error carries the `limit` it broke (with `length`
+ * when `Content-Length` declared the size, `received` when the stream passed it): the client is
+ * told the bound in the message and in `innererror.max_bytes`, as content-negotiation words its
+ * own 413 and http-conventions gives a long URL's `innererror.max_length`. An error without a
+ * usable limit keeps the catalogue's message.
+ */
+function bodyTooLarge(cause: unknown): ApiError {
+  const limit = (cause as { limit?: unknown }).limit;
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0) {
+    return ApiError.payloadTooLarge(undefined, { cause });
+  }
+  return ApiError.payloadTooLarge(`The request body is larger than ${limit} bytes.`, {
+    innererror: { code: 'BODY_TOO_LARGE', max_bytes: limit },
+    cause,
+  });
+}
 
 /**
  * express.json() in its default strict mode refuses JSON that is not an object or an array

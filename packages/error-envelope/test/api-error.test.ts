@@ -1,5 +1,13 @@
+import { isOptionError } from '@resourceful/option-checks';
+import { thrownBy } from '@resourceful/test-support';
 import { describe, expect, it } from 'vitest';
-import { ApiError, ERROR_CATALOGUE, isApiError } from '../src/index.js';
+import {
+  ApiError,
+  type ApiErrorInit,
+  ERROR_CATALOGUE,
+  isApiError,
+  toApiError,
+} from '../src/index.js';
 
 describe('ApiError', () => {
   it('serialises to exactly one "error" key with code and message', () => {
@@ -36,10 +44,59 @@ describe('ApiError', () => {
     expect(text).not.toContain('stack');
   });
 
-  it('refuses a status outside 400-599', () => {
-    expect(() => new ApiError({ status: 200, code: 'X', message: 'x' })).toThrow(RangeError);
-    expect(() => new ApiError({ status: 600, code: 'X', message: 'x' })).toThrow(RangeError);
-    expect(() => new ApiError({ status: 404.5, code: 'X', message: 'x' })).toThrow(RangeError);
+  it('refuses a status outside 400-599 with the coded error naming "status"', () => {
+    for (const status of [200, 600, 404.5, Number.NaN]) {
+      const error = thrownBy(() => new ApiError({ status, code: 'X', message: 'x' }));
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error).toMatchObject({
+        code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+        factory: 'ApiError',
+        option: 'status',
+      });
+      expect(error.message).toBe(
+        `ApiError: "status" must be an integer from 400 to 599, got ${status}.`,
+      );
+    }
+  });
+
+  it.each([
+    [
+      'a number code',
+      { code: 400 },
+      'code',
+      'ApiError: "code" must be a non-empty string, got 400.',
+    ],
+    [
+      'an empty code',
+      { code: '' },
+      'code',
+      'ApiError: "code" must be a non-empty string, got the string "".',
+    ],
+    [
+      'a missing code',
+      { code: undefined },
+      'code',
+      'ApiError: "code" must be a non-empty string, got undefined.',
+    ],
+    [
+      'a missing message',
+      { message: undefined },
+      'message',
+      'ApiError: "message" must be a string, got undefined.',
+    ],
+    [
+      'an object message',
+      { message: { text: 'x' } },
+      'message',
+      'ApiError: "message" must be a string, got an object.',
+    ],
+    ['a number target', { target: 3 }, 'target', 'ApiError: "target" must be a string, got 3.'],
+  ])('refuses %s with the coded error naming it', (_name, change, option, message) => {
+    const init = { status: 400, code: 'INVALID_REQUEST', message: 'x', ...change } as ApiErrorInit;
+    const error = thrownBy(() => new ApiError(init));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error).toMatchObject({ code: 'ERR_RESOURCEFUL_INVALID_OPTION', option, message });
+    expect(isOptionError(error)).toBe(true);
   });
 
   it('is an Error and is recognised by isApiError', () => {
@@ -138,5 +195,40 @@ describe('isApiError across copies of the package', () => {
     });
     expect(isApiError(foreign)).toBe(true);
     expect(isApiError({ status: 409, code: 'CONFLICT' })).toBe(false);
+  });
+});
+
+describe('toApiError of a body over the reader limit (entity.too.large)', () => {
+  const tooLarge = (fields: Record<string, unknown>) =>
+    toApiError(
+      Object.assign(new Error('request entity too large'), {
+        status: 413,
+        type: 'entity.too.large',
+        ...fields,
+      }),
+    );
+
+  it('names the limit raw-body reports, whether the length was declared or streamed', () => {
+    for (const fields of [
+      { limit: 102400, length: 200000, expected: 200000 },
+      { limit: 102400, received: 102401 },
+    ]) {
+      expect(tooLarge(fields).toJSON()).toEqual({
+        error: {
+          code: 'PAYLOAD_TOO_LARGE',
+          message: 'The request body is larger than 102400 bytes.',
+          innererror: { code: 'BODY_TOO_LARGE', max_bytes: 102400 },
+        },
+      });
+    }
+  });
+
+  it('keeps the catalogue message when the error carries no usable limit', () => {
+    for (const limit of [undefined, '100kb', Number.NaN, -1, 1.5]) {
+      const error = tooLarge({ limit });
+      expect(error.status).toBe(413);
+      expect(error.message).toBe('The request body is too large.');
+      expect(error.innererror).toBeUndefined();
+    }
   });
 });

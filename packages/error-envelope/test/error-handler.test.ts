@@ -197,12 +197,14 @@ describeEachExpress('errorHandler', (express, version) => {
     });
   });
 
-  it('answers 413 PAYLOAD_TOO_LARGE when the body exceeds the parser limit', async () => {
+  it('answers 413 PAYLOAD_TOO_LARGE naming the limit when the body exceeds the parser limit', async () => {
     const res = await request(app())
       .post('/cards')
       .set('Content-Type', 'application/json')
       .send(JSON.stringify({ number: 'x'.repeat(4096) }));
     expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
+    expect(res.body.error.message).toBe('The request body is larger than 1024 bytes.');
+    expect(res.body.error.innererror).toEqual({ code: 'BODY_TOO_LARGE', max_bytes: 1024 });
   });
 
   it('answers 415 UNSUPPORTED_MEDIA_TYPE for an unsupported charset', async () => {

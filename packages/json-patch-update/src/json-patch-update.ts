@@ -42,6 +42,19 @@ type Next = (err?: unknown) => void;
 type PatchKind = 'json-patch' | 'merge-patch';
 
 /**
+ * A merge patch that is not an object (`[1]`, `5`, `"x"`, `null`) replaces the whole target
+ * (RFC 7396 §2: MergePatch returns it as is), and a resource is a JSON object, so it can never
+ * apply. Said of the body, before anything is loaded, with PUT's code for the same mistake,
+ * rather than as the read-only `id` the replacement would drop.
+ */
+function notAnObject(): ApiError {
+  return ApiError.invalidRequest(
+    'A merge patch body must be a JSON object: any other JSON value replaces the whole resource (RFC 7396 §2), and a resource is a JSON object.',
+    { innererror: { code: 'BODY_NOT_AN_OBJECT' } },
+  );
+}
+
+/**
  * The PATCH handler of a resource: `app.patch('/things/:id', jsonPatchUpdate({ load, save }))`.
  * Reads and validates the patch, then loads, checks `If-Match` / `If-None-Match`, applies and
  * saves under one lock per resource, and answers 204 (200 with `Prefer: return=representation`,
@@ -97,8 +110,11 @@ export function jsonPatchUpdate<T extends object>(options: JsonPatchUpdateOption
       kind === 'json-patch'
         ? validateOperations(body, { maxOperations, maxDepth: resolved.maxDepth })
         : undefined;
-    // Before its members are listed: a listing's cost grows with the square of the depth.
-    if (operations === undefined) checkJsonValue(body, resolved.maxDepth, '');
+    if (operations === undefined) {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw notAnObject();
+      // Before its members are listed: a listing's cost grows with the square of the depth.
+      checkJsonValue(body, resolved.maxDepth, '');
+    }
     const id = resolved.id(req);
 
     const outcome = await writeUnderPreconditions(

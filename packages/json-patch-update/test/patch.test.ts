@@ -146,6 +146,30 @@ describeEachExpress('jsonPatchUpdate', (express) => {
       expectUnchanged();
     });
 
+    it.each([
+      ['an array', '[1]'],
+      ['a number', '5'],
+      ['a string', '"x"'],
+      ['null', 'null'],
+      ['a boolean', 'true'],
+    ])(
+      'answers 400 BODY_NOT_AN_OBJECT for a body that is %s, changing nothing',
+      async (_name, body) => {
+        const res = await patch(app(), body, MERGE_PATCH);
+        expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST' });
+        expect(res.body.error.innererror).toEqual({ code: 'BODY_NOT_AN_OBJECT' });
+        expect(res.body.error.message).toMatch(/merge patch body must be a JSON object/);
+        expectUnchanged();
+      },
+    );
+
+    it('answers 400 BODY_NOT_AN_OBJECT for a non-object body even where it would create (upsert)', async () => {
+      const res = await patch(app({ upsert: true }), '[1]', MERGE_PATCH, 'WH-8');
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST' });
+      expect(res.body.error.innererror).toEqual({ code: 'BODY_NOT_AN_OBJECT' });
+      expect(fixture.store.has('WH-8')).toBe(false);
+    });
+
     it('answers 415 with Accept-Patch when merge patch is switched off', async () => {
       const res = await patch(
         app({ mergePatch: false }),

@@ -4,6 +4,17 @@
  * `SERVICE_UNAVAILABLE` with `Retry-After: 1`, marked with `innererror.code`
  * `DATABASE_UNAVAILABLE`; an outage is logged as one line when it starts and one when it ends,
  * as the idempotency store's is, instead of a stack trace per refused request.
+ *
+ * collection-pagination-pg answers an outage of its own queries with the same 503 (its
+ * `unavailableError`), so this mapping looks redundant for the lists; it is not, and every query
+ * of the stores, the lists' included, goes through it (`queryIn` in pg-records.ts, the lists'
+ * `pool` as well). The source sees this 503 already made and passes it on unchanged, so the
+ * package's mapping never runs here. Were the lists left to it, three things would change: its
+ * message differs from this one; it does not count a cancelled statement (57014, the query
+ * timeout's `statement_timeout`) or node-postgres's `Query read timeout` as an outage, so a list
+ * stalled by the database would be a 500 while a read of one record is a 503; and the outage
+ * log would miss the lists' failures and successes. The non-list calls (reads, writes,
+ * transactions, the history and the refund summary) have no other mapping at all.
  */
 import { ApiError, type ErrorReport, isApiError } from '@resourceful/error-envelope';
 import type pg from 'pg';

@@ -64,6 +64,8 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
     this.#update = `UPDATE ${this.#table} SET doc = $2, etag = $3, ${names
       .map((name, index) => `${name} = ${values[index]}`)
       .join(', ')} WHERE id = $1 AND etag = $${columns.length + 4}`;
+    // The list's queries too: an outage is this example's 503 and counts in its outage log
+    // (database-outages.ts says why the source's own mapping is not relied on).
     const queryable = { query: (text: string, params: unknown[]) => queryIn(pool, text, params) };
     const columnOptions: Record<string, ColumnOption> = {};
     for (const column of columns) {
