@@ -3,8 +3,8 @@
  * with its column's own type (so indexes apply): a value that type cannot read (`?expire_year=x`
  * on an integer column) makes PostgreSQL refuse the statement with a data exception (SQLSTATE
  * class 22) before anything runs. A database that cannot be reached (connection refused or lost,
- * a server shutting down or refusing connections) is a 503 with `Retry-After`; nothing else is
- * translated.
+ * a server shutting down or refusing connections, a statement cancelled by `statement_timeout`)
+ * is a 503 with `Retry-After`; nothing else is translated.
  * @see https://www.postgresql.org/docs/current/errcodes-appendix.html
  */
 
@@ -41,14 +41,17 @@ const CONNECTION_ERRNOS = new Set([
 ]);
 
 // SQLSTATE of a server that is going away or refusing sessions: admin_shutdown,
-// crash_shutdown, cannot_connect_now, too_many_connections. Class 08 is connection_exception.
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+// crash_shutdown, cannot_connect_now, too_many_connections; and query_canceled, what
+// `statement_timeout` (which the README recommends) raises: the database is too slow now, the
+// request itself may succeed in a moment. Class 08 is connection_exception.
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
 
-// node-postgres throws these without a code: a connection ended under a query, or a pool's
-// `connectionTimeoutMillis` reached.
+// node-postgres throws these without a code: a connection ended under a query, a pool's
+// `connectionTimeoutMillis` reached, or a client's `query_timeout` reached.
 const CONNECTION_MESSAGES = [
   /^Connection terminated/,
   /^timeout exceeded when trying to connect/,
+  /^Query read timeout/,
   /^Client has encountered a connection error/,
 ];
 

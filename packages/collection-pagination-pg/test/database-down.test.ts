@@ -49,6 +49,11 @@ describeEachExpress('when the database cannot be reached', (express) => {
     ['a connection exception (08006)', withCode('connection failure', '08006')],
     ['a connection lost under the query', withCode('Connection terminated unexpectedly')],
     ['the pool giving up', withCode('timeout exceeded when trying to connect')],
+    [
+      'a statement_timeout (57014)',
+      withCode('canceling statement due to statement timeout', '57014'),
+    ],
+    ["node-postgres's query_timeout", withCode('Query read timeout')],
   ])('answers 503 with Retry-After for %s', async (_, error) => {
     const res = await request(app(failing(error))).get(PATH);
     expectErrorEnvelope(res, 503, { code: 'SERVICE_UNAVAILABLE' });
@@ -64,6 +69,44 @@ describeEachExpress('when the database cannot be reached', (express) => {
   ])('still answers 500 for %s', async (_, error) => {
     const res = await request(app(failing(error))).get(PATH);
     expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+  });
+});
+
+describe.skipIf(!hasPostgresServer())('when a query outlives statement_timeout', () => {
+  let server: PostgresServer;
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    pool = new pg.Pool({ connectionString: server.url, max: 2, statement_timeout: 50 });
+    pool.on('error', () => {});
+    await createCards(pool);
+  });
+
+  afterAll(async () => {
+    await pool?.end().catch(() => {});
+    await server?.close();
+  });
+
+  describeEachExpress('a list', (express) => {
+    it('answers 503 with Retry-After while the table is locked, and 200 once it is free', async () => {
+      const app = listApp(express, pool);
+      const locker = new pg.Client({ connectionString: server.url });
+      await locker.connect();
+      try {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE cards IN ACCESS EXCLUSIVE MODE');
+        const res = await request(app).get(`${PATH}?page_size=2`);
+        expectErrorEnvelope(res, 503, { code: 'SERVICE_UNAVAILABLE' });
+        expect(res.headers['retry-after']).toBe('1');
+        expect(res.body.error.innererror).toEqual({ code: 'DATABASE_UNAVAILABLE' });
+        await locker.query('ROLLBACK');
+      } finally {
+        await locker.end();
+      }
+      const after = await request(app).get(`${PATH}?page_size=2`);
+      expect(after.status).toBe(200);
+    });
   });
 });
 
