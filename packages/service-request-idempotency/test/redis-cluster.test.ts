@@ -3,12 +3,11 @@ import {
   describeEachExpress,
   expectErrorEnvelope,
   hasRedisCluster,
-  type RedisCluster,
-  startRedisCluster,
+  useRedisCluster,
   waitFor,
 } from '@resourceful/test-support';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { redisStore, scopedKey } from '../src/index.js';
 import { type Cluster, connectCluster, keyTag } from './cluster-helpers.js';
 import { countingStore, deferred, startApp } from './helpers.js';
@@ -19,23 +18,8 @@ const available = hasRedisCluster();
 const quiet = () => undefined;
 
 describe.skipIf(!available)('redisStore on a real Redis Cluster (3 primaries, 3 replicas)', () => {
-  let cluster: RedisCluster;
-  const clients: Cluster[] = [];
-
-  async function connect(): Promise<Cluster> {
-    const client = await connectCluster(cluster);
-    clients.push(client);
-    return client;
-  }
-
-  beforeAll(async () => {
-    cluster = await startRedisCluster();
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const client of clients) client.destroy();
-    await cluster?.close();
-  });
+  const redis = useRedisCluster(connectCluster);
+  const connect = redis.connect;
 
   describe('store contract', () => {
     let client: Cluster;
@@ -57,8 +41,8 @@ describe.skipIf(!available)('redisStore on a real Redis Cluster (3 primaries, 3 
         });
       }
       const perPrimary: number[] = [];
-      for (const port of await cluster.primaries()) {
-        const keys = (await cluster.cli(port, '--raw', 'KEYS', `${prefix}*`))
+      for (const port of await redis.cluster.primaries()) {
+        const keys = (await redis.cluster.cli(port, '--raw', 'KEYS', `${prefix}*`))
           .split('\n')
           .filter((key) => key !== '' && !key.endsWith('epoch'));
         perPrimary.push(keys.length);
@@ -74,20 +58,34 @@ describe.skipIf(!available)('redisStore on a real Redis Cluster (3 primaries, 3 
       const lock = { fingerprint: 'f', token: 'tok', lockTtlMs: 30_000 };
       expect(await store.acquire(key, lock)).toEqual({ state: 'acquired' });
 
-      const slot = await cluster.keySlot(`${keyTag(prefix, key)}epoch`);
-      const source = await cluster.primaryOf(slot);
-      const target = (await cluster.primaries()).find((port) => port !== source.port)!;
-      const id = async (port: number) => (await cluster.cli(port, 'CLUSTER', 'MYID')).trim();
+      const slot = await redis.cluster.keySlot(`${keyTag(prefix, key)}epoch`);
+      const source = await redis.cluster.primaryOf(slot);
+      const target = (await redis.cluster.primaries()).find((port) => port !== source.port)!;
+      const id = async (port: number) => (await redis.cluster.cli(port, 'CLUSTER', 'MYID')).trim();
       const [sourceId, targetId] = [await id(source.port), await id(target)];
-      await cluster.cli(target, 'CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', sourceId);
-      await cluster.cli(source.port, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', targetId);
+      await redis.cluster.cli(target, 'CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', sourceId);
+      await redis.cluster.cli(
+        source.port,
+        'CLUSTER',
+        'SETSLOT',
+        String(slot),
+        'MIGRATING',
+        targetId,
+      );
       const keys = (
-        await cluster.cli(source.port, '--raw', 'CLUSTER', 'GETKEYSINSLOT', String(slot), '1000')
+        await redis.cluster.cli(
+          source.port,
+          '--raw',
+          'CLUSTER',
+          'GETKEYSINSLOT',
+          String(slot),
+          '1000',
+        )
       )
         .split('\n')
         .filter((name) => name !== '');
       expect(keys.length).toBeGreaterThan(1);
-      await cluster.cli(
+      await redis.cluster.cli(
         source.port,
         'MIGRATE',
         '127.0.0.1',
@@ -110,15 +108,15 @@ describe.skipIf(!available)('redisStore on a real Redis Cluster (3 primaries, 3 
       // refuses such a script with TRYAGAIN, so the middleware answers 503 until the move ends.
       await expect(store.get(key)).rejects.toThrow(/TRYAGAIN/);
 
-      for (const port of await cluster.primaries()) {
-        await cluster.cli(port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', targetId);
+      for (const port of await redis.cluster.primaries()) {
+        await redis.cluster.cli(port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', targetId);
       }
       // The client still maps the slot to the source, which now answers MOVED.
       const entry = await store.get(key);
       expect(entry?.state === 'completed' && Buffer.from(entry.response.body!).toString()).toBe(
         'done',
       );
-      expect((await cluster.primaryOf(slot)).port).toBe(target);
+      expect((await redis.cluster.primaryOf(slot)).port).toBe(target);
     });
   });
 
@@ -141,8 +139,8 @@ describe.skipIf(!available)('redisStore on a real Redis Cluster (3 primaries, 3 
         return store;
       },
       async lose(store) {
-        for (const port of await cluster.primaries()) {
-          const keys = await cluster.cli(port, '--raw', 'KEYS', `${prefixes.get(store)}*`);
+        for (const port of await redis.cluster.primaries()) {
+          const keys = await redis.cluster.cli(port, '--raw', 'KEYS', `${prefixes.get(store)}*`);
           for (const key of keys.split('\n').filter(Boolean)) await client.del(key);
         }
       },
@@ -163,7 +161,7 @@ describe.skipIf(!available)('redisStore on a real Redis Cluster (3 primaries, 3 
       const post = (id: string) =>
         request(app.url).post('/v1/things').set('Service-Request-Id', id).send({ id });
       expect((await post('before')).status).toBe(201);
-      const lost = (await cluster.primaries())[0]!;
+      const lost = (await redis.cluster.primaries())[0]!;
       const onLost: string[] = [];
       const elsewhere: string[] = [];
       const tags = new Set<string>();
@@ -172,11 +170,11 @@ describe.skipIf(!available)('redisStore on a real Redis Cluster (3 primaries, 3 
         const tag = keyTag(prefix, scopedKey('', id));
         if (tags.has(tag)) continue;
         tags.add(tag);
-        const primary = await cluster.primaryOf(await cluster.keySlot(`${tag}epoch`));
+        const primary = await redis.cluster.primaryOf(await redis.cluster.keySlot(`${tag}epoch`));
         (primary.port === lost ? onLost : elsewhere).push(id);
       }
       const [detecting, fresh, after] = onLost as [string, string, string];
-      await cluster.cli(lost, 'FLUSHALL');
+      await redis.cluster.cli(lost, 'FLUSHALL');
 
       const detection = await post(detecting);
       const detectedAt = Date.now();
@@ -229,7 +227,7 @@ describe.skipIf(!available)('redisStore on a real Redis Cluster (3 primaries, 3 
     it('waits for a replica to acknowledge the lock, and fails closed when too few can', async () => {
       // A replica still syncing (after the failover tests, or on a loaded CI machine) would
       // not acknowledge in time: wait on that state, and give the acknowledgement room.
-      await cluster.waitForReplicasInSync();
+      await redis.cluster.waitForReplicasInSync();
       const client = await connect();
       const prefix = `wait:${randomUUID()}:`;
       const acknowledged = await startApp(express, {

@@ -4,13 +4,11 @@ import {
   expectErrorEnvelope,
   hasRedisServer,
   type RedisClient,
-  type RedisServer,
-  redisClients,
-  startRedisServer,
+  useRedisServer,
   waitFor,
 } from '@resourceful/test-support';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redisStore } from '../src/index.js';
 import { startApp } from './helpers.js';
 
@@ -18,18 +16,9 @@ const available = hasRedisServer();
 const quiet = () => undefined;
 
 describe.skipIf(!available)('a Redis that loses what the store kept', () => {
-  let redis: RedisServer;
-  const clients = redisClients(() => redis.url, { quickReconnect: true });
+  const redis = useRedisServer({ quickReconnect: true });
+  const { clients } = redis;
   const connect = clients.connect;
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-
-  afterAll(async () => {
-    clients.destroyAll();
-    await redis?.close();
-  });
 
   describeEachExpress('after redis-server restarts empty', (express) => {
     it('refuses the retry of a create for the window, on every instance, instead of running it twice', async () => {
@@ -51,7 +40,7 @@ describe.skipIf(!available)('a Redis that loses what the store kept', () => {
 
       expect((await post(one.url, 'created-before')).status).toBe(201);
       expect((await post(two.url, 'also-before')).status).toBe(201);
-      await redis.restart({ empty: true });
+      await redis.server.restart({ empty: true });
       await waitFor(() => clients.all().every((client) => client.isReady), {
         what: 'the clients to reconnect',
       });
@@ -84,7 +73,7 @@ describe.skipIf(!available)('a Redis that loses what the store kept', () => {
 
   describeEachExpress('one window from the first detection, for every id', (express) => {
     const losses: [string, (admin: RedisClient) => Promise<void>][] = [
-      ['redis-server restarted empty', () => redis.restart({ empty: true })],
+      ['redis-server restarted empty', () => redis.server.restart({ empty: true })],
       [
         'FLUSHALL',
         async (admin) => {

@@ -11,15 +11,14 @@ import { randomUUID } from 'node:crypto';
 import {
   describeEachExpress,
   hasRedisCluster,
-  type RedisCluster,
   type RedisClusterNode,
-  startRedisCluster,
+  useRedisCluster,
   waitFor,
 } from '@resourceful/test-support';
 import request, { type Response as TestResponse } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { redisStore } from '../src/index.js';
-import { type Cluster, connectCluster, entryTag } from './cluster-helpers.js';
+import { connectCluster, entryTag } from './cluster-helpers.js';
 import { startApp, type TestApp } from './helpers.js';
 
 const available = hasRedisCluster();
@@ -32,17 +31,10 @@ interface Trial {
 }
 
 describe.skipIf(!available)('a Redis Cluster primary killed amid duplicates', () => {
-  let cluster: RedisCluster;
-  const clients: Cluster[] = [];
+  const redis = useRedisCluster(connectCluster);
   const results: Record<string, Trial[]> = {};
 
-  beforeAll(async () => {
-    cluster = await startRedisCluster();
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const client of clients) client.destroy();
-    await cluster?.close();
+  afterAll(() => {
     const lines = Object.entries(results).map(([name, trials]) => {
       const duplicated = trials.filter((trial) => trial.executions > 1).length;
       const extra = trials.reduce((sum, trial) => sum + Math.max(0, trial.executions - 1), 0);
@@ -52,8 +44,7 @@ describe.skipIf(!available)('a Redis Cluster primary killed amid duplicates', ()
   });
 
   async function app(express: Parameters<typeof startApp>[0], replicas: number) {
-    const client = await connectCluster(cluster);
-    clients.push(client);
+    const client = await redis.connect();
     const prefix = `failover:${randomUUID()}:`;
     const store = redisStore({
       cluster: client,
@@ -81,25 +72,27 @@ describe.skipIf(!available)('a Redis Cluster primary killed amid duplicates', ()
     cutReplicaLink: boolean,
   ): Promise<Trial> {
     const id = `trial-${randomUUID()}`;
-    const slot = await cluster.keySlot(`${entryTag(target.prefix, id)}epoch`);
-    const primary = await cluster.primaryOf(slot);
-    const replica = await cluster.replicaOf(primary.port);
+    const slot = await redis.cluster.keySlot(`${entryTag(target.prefix, id)}epoch`);
+    const primary = await redis.cluster.primaryOf(slot);
+    const replica = await redis.cluster.replicaOf(primary.port);
     if (cutReplicaLink) {
       // The replica cannot authenticate any more, so it stays disconnected from its primary.
-      await cluster.cli(replica.port, 'CONFIG', 'SET', 'masterauth', 'not-the-password');
-      await cluster.cli(primary.port, 'CLIENT', 'KILL', 'TYPE', 'replica');
+      await redis.cluster.cli(replica.port, 'CONFIG', 'SET', 'masterauth', 'not-the-password');
+      await redis.cluster.cli(primary.port, 'CLIENT', 'KILL', 'TYPE', 'replica');
       await waitFor(
         async () =>
-          (await cluster.cli(primary.port, 'INFO', 'replication')).includes('connected_slaves:0'),
+          (await redis.cluster.cli(primary.port, 'INFO', 'replication')).includes(
+            'connected_slaves:0',
+          ),
         { what: 'the replica link to drop' },
       );
     }
     try {
       return await burstAndKill(target, id, slot, primary);
     } finally {
-      if (cutReplicaLink) await cluster.cli(replica.port, 'CONFIG', 'SET', 'masterauth', '');
+      if (cutReplicaLink) await redis.cluster.cli(replica.port, 'CONFIG', 'SET', 'masterauth', '');
       if (primary.pid === undefined) await primary.start();
-      await cluster.waitForReplicasInSync();
+      await redis.cluster.waitForReplicasInSync();
     }
   }
 
@@ -117,7 +110,7 @@ describe.skipIf(!available)('a Redis Cluster primary killed amid duplicates', ()
     await primary.kill();
     const responses: TestResponse[] = await Promise.all(burst);
 
-    await cluster.waitForFailover(slot, primary.port);
+    await redis.cluster.waitForFailover(slot, primary.port);
     // The killed node comes back, as an orchestrator would restart it, and rejoins as a replica:
     // with `replicas: 1` a primary without a replica refuses every id (503) until then.
     await primary.start();

@@ -2,13 +2,11 @@ import { randomUUID } from 'node:crypto';
 import {
   hasRedisServer,
   type RedisClient,
-  type RedisServer,
-  redisClients,
-  startRedisServer,
+  useRedisServer,
   waitFor,
 } from '@resourceful/test-support';
 import { createCluster } from 'redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type IdempotencyStore, redisStore, serviceRequestIdempotency } from '../src/index.js';
 
 const quiet = () => undefined;
@@ -39,18 +37,9 @@ function listenerCounts(client: RedisClient): Record<string, number> {
 }
 
 describe.skipIf(!hasRedisServer())('many stores on one Redis client', () => {
-  let redis: RedisServer;
-  const clients = redisClients(() => redis.url);
+  const redis = useRedisServer();
+  const { clients } = redis;
   const connect = clients.connect;
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-
-  afterAll(async () => {
-    clients.destroyAll();
-    await redis?.close();
-  });
 
   /** `count` stores (and middlewares over them) on `client`, each started. */
   async function stores(client: RedisClient, count: number): Promise<IdempotencyStore[]> {
@@ -141,7 +130,7 @@ describe.skipIf(!hasRedisServer())('many stores on one Redis client', () => {
 
   it('shares one cluster client between 12 stores without a warning', async () => {
     // Not a real cluster: the store only listens to the client's events at construction.
-    const cluster = createCluster({ rootNodes: [{ url: redis.url }] });
+    const cluster = createCluster({ rootNodes: [{ url: redis.server.url }] });
     cluster.on('error', () => undefined);
     const before = cluster.listenerCount('connect');
     const warnings = await warningsDuring(async () => {

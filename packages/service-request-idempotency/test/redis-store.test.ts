@@ -4,13 +4,11 @@ import {
   expectErrorEnvelope,
   hasRedisServer,
   type RedisClient,
-  type RedisServer,
-  redisClients,
-  startRedisServer,
+  useRedisServer,
   waitFor,
 } from '@resourceful/test-support';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { redisStore, type ServiceRequestIdempotencyOptions } from '../src/index.js';
 import { countingStore, deferred, startApp } from './helpers.js';
 import { lockRenewalScenarios } from './lock-renewal-scenarios.js';
@@ -22,19 +20,9 @@ const available = hasRedisServer();
 const quiet = () => undefined;
 
 describe.skipIf(!available)('redisStore against a real redis-server', () => {
-  let redis: RedisServer;
   /** Clients as an app instance would make one: no offline queue, quick reconnects. */
-  const clients = redisClients(() => redis.url, { quickReconnect: true });
-  const connect = clients.connect;
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-
-  afterAll(async () => {
-    clients.destroyAll();
-    await redis?.close();
-  });
+  const redis = useRedisServer({ quickReconnect: true });
+  const connect = redis.clients.connect;
 
   describe('store contract', () => {
     let client: RedisClient;
@@ -283,7 +271,7 @@ describe.skipIf(!available)('redisStore against a real redis-server', () => {
       const inFlight = post('in-flight').then();
       await waitFor(() => app.runs.things === 2, { what: 'the handler to start' });
 
-      await redis.stop();
+      await redis.server.stop();
       await waitFor(() => !client.isReady, { what: 'the client to notice' });
       gate.resolve();
       expect((await inFlight).status).toBe(201);
@@ -296,7 +284,7 @@ describe.skipIf(!available)('redisStore against a real redis-server', () => {
       }
       expect(app.runs.things).toBe(2);
 
-      await redis.restart();
+      await redis.server.restart();
       await waitFor(() => client.isReady, { timeoutMs: 10_000, what: 'the client to reconnect' });
 
       // The completion of the in-flight request is written once Redis is back.

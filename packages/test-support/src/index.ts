@@ -53,6 +53,12 @@ export {
   type RedisServer,
   startRedisServer,
 } from './redis-server.js';
+export {
+  type RedisClusterSuite,
+  type RedisServerSuite,
+  useRedisCluster,
+  useRedisServer,
+} from './redis-suites.js';
 export { answerHeaders, expectReplayOf, PER_RESPONSE_HEADERS } from './replay-assertions.js';
 export {
   acceptsConnections,
