@@ -137,27 +137,39 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
   );
   assertUnique(
     'resource name',
-    resources.map((r) => r.name),
+    resources.map((r, i) => [r.name, `resources[${i}].name`]),
   );
   assertUnique(
     'resource path',
-    resources.map((r) => r.path),
+    resources.map((r, i) => [r.path, `resources[${i}].path`]),
   );
   assertUnique(
     'operationId',
-    operations.map((o) => o.operationId),
+    operations.map((o, i) => [o.operationId, `operations[${i}].operationId`]),
   );
   const names = new Set(resources.map((r) => r.name));
   const linked = resources.map((resource, index) =>
     linkSubCollections(resource, `resources[${index}]`, resources),
   );
   assertUnique('path', [
-    ...linked.flatMap((r) => (r.search ? [r.search.path] : [])),
-    ...resources.map((r) => r.path),
+    ...linked.flatMap((r, i): Named[] =>
+      r.search ? [[r.search.path, `resources[${i}].search.path`]] : [],
+    ),
+    ...resources.map((r, i): Named => [r.path, `resources[${i}].path`]),
   ]);
   assertUnique('type name', [
-    ...linked.map((r) => r.name),
-    ...operations.flatMap((o) => (o.creates === undefined ? [o.responseName] : [])),
+    ...linked.map((r, i): Named => [r.name, `resources[${i}].name`]),
+    ...operations.flatMap((o, i): Named[] =>
+      o.creates === undefined
+        ? [
+            [
+              o.responseName,
+              // Unnamed, the response type is named after the operationId.
+              `operations[${i}].${init.operations?.[i]?.responseName === undefined ? 'operationId' : 'responseName'}`,
+            ],
+          ]
+        : [],
+    ),
     ...namedItemTypes(linked),
   ]);
   for (const [index, operation] of operations.entries()) {
@@ -411,8 +423,8 @@ function describeResource(resource: ResourceDescription, index: number): Describ
     'sub-collection descriptions',
   ).map((sub, i) => describeSubCollection(label, `${where}.subCollections[${i}]`, sub, i));
   assertUnique(`${label} path segment`, [
-    ...actions.map((a) => a.name),
-    ...subCollections.map((s) => s.name),
+    ...actions.map((a, i): Named => [a.name, `${where}.actions[${i}].name`]),
+    ...subCollections.map((s, i): Named => [s.name, `${where}.subCollections[${i}].name`]),
   ]);
   const search =
     resource.search === undefined
@@ -644,25 +656,26 @@ function linkSubCollections(
   return Object.freeze({ ...resource, subCollections: Object.freeze(subCollections) });
 }
 
-/** The type names sub-collection items bring that are not resources (each named once). */
-function namedItemTypes(resources: readonly DescribedResource[]): string[] {
-  const seen = new Map<string, JsonSchema>();
-  for (const resource of resources) {
-    for (const sub of resource.subCollections) {
+/**
+ * The type names sub-collection items bring that are not resources (each named once, with the
+ * option of its first naming).
+ */
+function namedItemTypes(resources: readonly DescribedResource[]): Named[] {
+  const seen = new Map<string, { schema: JsonSchema; option: string }>();
+  for (const [r, resource] of resources.entries()) {
+    for (const [i, sub] of resource.subCollections.entries()) {
       if (sub.items.resource) continue;
+      const option = `resources[${r}].subCollections[${i}].items.name`;
       const known = seen.get(sub.items.name);
       // One schema listed under two resources is one type; two schemas under one name are not.
-      if (known !== undefined && JSON.stringify(known) !== JSON.stringify(sub.items.schema)) {
-        throw optionError(
-          OPTION_ERROR_CODES.conflictingOptions,
-          'describeApi',
-          `type name "${sub.items.name}" is used twice.`,
-        );
+      if (known === undefined) {
+        seen.set(sub.items.name, { schema: sub.items.schema, option });
+      } else if (JSON.stringify(known.schema) !== JSON.stringify(sub.items.schema)) {
+        usedTwice('type name', sub.items.name, known.option, option);
       }
-      seen.set(sub.items.name, sub.items.schema);
     }
   }
-  return [...seen.keys()];
+  return [...seen].map(([name, { option }]) => [name, option]);
 }
 
 function describeSearch(label: string, path: string, search: SearchDescription): DescribedSearch {
@@ -847,16 +860,25 @@ function requireString(where: string, value: unknown, option: string): void {
   }
 }
 
-function assertUnique(what: string, values: readonly string[]): void {
-  const seen = new Set<string>();
-  for (const value of values) {
-    if (seen.has(value))
-      throw optionError(
-        OPTION_ERROR_CODES.conflictingOptions,
-        'describeApi',
-        `${what} "${value}" is used twice.`,
-      );
-    seen.add(value);
+/** A name (or path) the description gives, and the option path that gives it. */
+type Named = readonly [value: string, option: string];
+
+/** Throws the error of `value` given at `first` and again at `option` (the option at fault). */
+function usedTwice(what: string, value: string, first: string, option: string): never {
+  throw optionError(
+    OPTION_ERROR_CODES.conflictingOptions,
+    'describeApi',
+    `${what} "${value}" is used twice: by ${first} and by ${option}.`,
+    option,
+  );
+}
+
+function assertUnique(what: string, values: readonly Named[]): void {
+  const seen = new Map<string, string>();
+  for (const [value, option] of values) {
+    const first = seen.get(value);
+    if (first !== undefined) usedTwice(what, value, first, option);
+    seen.set(value, option);
   }
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { describeApi, isApiDescription, openApiDocument } from '../src/index.js';
 import { Card, exampleApi } from './fixtures.js';
 
@@ -326,6 +327,111 @@ describe('describeApi names the field at fault by its path in the description', 
       code: 'ERR_RESOURCEFUL_INVALID_OPTION',
       factory: 'describeApi',
       option,
+    });
+  });
+});
+
+describe('describeApi names the option that gives a name, path or operation a second time', () => {
+  const transient = (operationId: string, responseName?: string) => ({
+    operationId,
+    method: 'POST',
+    path: `/risk/${operationId}`,
+    summary: 's',
+    kind: 'transient',
+    response: z.object({ status: z.string() }),
+    ...(responseName === undefined ? {} : { responseName }),
+  });
+  const tags = (name: string, field: string) => ({
+    name,
+    summary: 's',
+    items: { name: 'Tag', schema: z.object({ [field]: z.string() }) },
+  });
+
+  it.each([
+    [
+      'a resource name',
+      { resources: [resource, { ...resource, path: '/other' }] },
+      'resource name "CreditCard"',
+      'resources[0].name',
+      'resources[1].name',
+    ],
+    [
+      'a resource path',
+      { resources: [resource, { ...resource, name: 'Other' }] },
+      'resource path "/vault/credit-cards"',
+      'resources[0].path',
+      'resources[1].path',
+    ],
+    [
+      'an operationId',
+      { operations: [transient('evaluate'), transient('evaluate', 'Other')] },
+      'operationId "evaluate"',
+      'operations[0].operationId',
+      'operations[1].operationId',
+    ],
+    [
+      "a search path that is another resource's path",
+      {
+        resources: [
+          { ...resource, search: { path: '/other', summary: 's', criteria: z.object({}) } },
+          { ...resource, name: 'Other', path: '/other' },
+        ],
+      },
+      'path "/other"',
+      'resources[0].search.path',
+      'resources[1].path',
+    ],
+    [
+      'a path segment of an action and a sub-collection',
+      {
+        resources: [
+          {
+            ...resource,
+            actions: [{ name: 'history', summary: 's' }],
+            subCollections: [{ name: 'history', summary: 's', items: 'CreditCard' }],
+          },
+        ],
+      },
+      'resource "CreditCard" path segment "history"',
+      'resources[0].actions[0].name',
+      'resources[0].subCollections[0].name',
+    ],
+    [
+      "a response name that is a resource's",
+      { operations: [transient('evaluate', 'CreditCard')] },
+      'type name "CreditCard"',
+      'resources[0].name',
+      'operations[0].responseName',
+    ],
+    [
+      "an unnamed response whose name from the operationId is a resource's",
+      { resources: [{ ...resource, name: 'EvaluateResult' }], operations: [transient('evaluate')] },
+      'type name "EvaluateResult"',
+      'resources[0].name',
+      'operations[0].operationId',
+    ],
+    [
+      'a type name of two item schemas',
+      { resources: [{ ...resource, subCollections: [tags('a', 'a'), tags('b', 'b')] }] },
+      'type name "Tag"',
+      'resources[0].subCollections[0].items.name',
+      'resources[0].subCollections[1].items.name',
+    ],
+    [
+      "an item type name that is a response's",
+      {
+        resources: [{ ...resource, subCollections: [tags('a', 'a')] }],
+        operations: [transient('evaluate', 'Tag')],
+      },
+      'type name "Tag"',
+      'operations[0].responseName',
+      'resources[0].subCollections[0].items.name',
+    ],
+  ])('%s', (_, change, named, first, option) => {
+    expect(errorOf(() => describeApi({ ...minimal, ...change } as never))).toMatchObject({
+      code: 'ERR_RESOURCEFUL_CONFLICTING_OPTIONS',
+      option,
+      message: `describeApi: ${named} is used twice: by ${first} and by ${option}.`,
     });
   });
 });
