@@ -78,10 +78,7 @@ let tracking = false;
  * Host or an invalid one are answered here),
  * with the settings of the options given to it.
  */
-const envelopedServers = new WeakMap<
-  object,
-  { settingsFor: (server: unknown) => ErrorSettings; raw: RawAnswerSettings }
->();
+const envelopedServers = new WeakMap<object, ResolvedOptions>();
 
 interface RequestStartMessage {
   request: IncomingMessage;
@@ -178,7 +175,13 @@ function writeRaw(
   return requestId;
 }
 
-function settingsResolver(factory: string, options: ErrorHandlerOptions | undefined) {
+/** The error settings for an error on `server`: the options given over its app's. */
+type SettingsResolver = (server: unknown) => ErrorSettings;
+
+function settingsResolver(
+  factory: string,
+  options: ErrorHandlerOptions | undefined,
+): SettingsResolver {
   // Checked now, so a mistake fails at start-up; merged over the app's when an error comes.
   if (options !== undefined) resolveErrorSettings(factory, options);
   return (server: unknown): ErrorSettings => {
@@ -200,16 +203,29 @@ function settingsResolver(factory: string, options: ErrorHandlerOptions | undefi
  * answer; if the app neither reads it nor answers, Node's requestTimeout ends it with a 408.
  */
 export function clientErrorHandler(options?: ClientErrorHandlerOptions) {
-  return clientErrorListener('clientErrorHandler', options);
+  return clientErrorListener(resolveOptions('clientErrorHandler', options));
+}
+
+/** What the options of `clientErrorHandler` and `attachServerErrorHandlers` resolve to. */
+interface ResolvedOptions {
+  readonly settingsFor: SettingsResolver;
+  readonly raw: RawAnswerSettings;
 }
 
 /**
- * The `clientError` listener, its options checked in the name of `factory`: the function the
- * user called, so a mistake passed to `attachServerErrorHandlers` is reported under that name.
+ * The options checked and resolved once, in the name of `factory`: the function the user
+ * called, so a mistake passed to `attachServerErrorHandlers` is reported under that name.
  */
-function clientErrorListener(factory: string, options: ClientErrorHandlerOptions | undefined) {
+function resolveOptions(
+  factory: string,
+  options: ClientErrorHandlerOptions | undefined,
+): ResolvedOptions {
   const { raw, rest } = splitRawAnswerOptions(factory, options);
-  const settingsFor = settingsResolver(factory, rest);
+  return { settingsFor: settingsResolver(factory, rest), raw };
+}
+
+/** The `clientError` listener. */
+function clientErrorListener({ settingsFor, raw }: ResolvedOptions) {
   trackResponses();
   // Node's parser keeps failing on later bytes and reports each time; the first one decides,
   // except a later timeout (requestTimeout), which ends a connection still waiting.
@@ -312,8 +328,7 @@ function answeredByAnother(server: unknown, event: 'connect' | 'checkExpectation
  * For `server.on('checkExpectation', …)`: an `Expect` other than `100-continue` gets a 417
  * envelope instead of Node's empty 417 (RFC 9110 §10.1.1).
  */
-function expectationHandler(options: ErrorHandlerOptions | undefined, raw: RawAnswerSettings) {
-  const settingsFor = settingsResolver('attachServerErrorHandlers', options);
+function expectationHandler({ settingsFor, raw }: ResolvedOptions) {
   return function expectationFailedEnvelope(
     this: unknown,
     _req: IncomingMessage,
@@ -339,8 +354,7 @@ function expectationHandler(options: ErrorHandlerOptions | undefined, raw: RawAn
  * origin server is no tunnel, so the target (an authority, not one of its resources) allows no
  * method: 405 with an empty `Allow` (RFC 9110 §10.2.1, §9.3.6).
  */
-function connectHandler(options: ErrorHandlerOptions | undefined, raw: RawAnswerSettings) {
-  const settingsFor = settingsResolver('attachServerErrorHandlers', options);
+function connectHandler({ settingsFor, raw }: ResolvedOptions) {
   return function connectRefusalEnvelope(
     this: unknown,
     req: IncomingMessage,
@@ -490,8 +504,7 @@ function answerMissingOrRepeatedHost(message: RequestStartMessage): void {
  * after this event). That response is given the envelope instead: 503 `SERVICE_UNAVAILABLE`,
  * `Retry-After: 0` (retry at once, on a new connection), counted as throttling, not a fault.
  */
-function dropRequestHandler(options: ErrorHandlerOptions | undefined, raw: RawAnswerSettings) {
-  const settingsFor = settingsResolver('attachServerErrorHandlers', options);
+function dropRequestHandler({ settingsFor, raw }: ResolvedOptions) {
   return function droppedRequestEnvelope(
     this: unknown,
     req: IncomingMessage,
@@ -522,14 +535,11 @@ export function attachServerErrorHandlers<T extends Server>(
   server: T,
   options?: ClientErrorHandlerOptions,
 ): T {
-  server.on('clientError', clientErrorListener('attachServerErrorHandlers', options));
-  const { raw, rest } = splitRawAnswerOptions('attachServerErrorHandlers', options);
-  envelopedServers.set(server, {
-    settingsFor: settingsResolver('attachServerErrorHandlers', rest),
-    raw,
-  });
-  server.on('checkExpectation', expectationHandler(rest, raw));
-  server.on('connect', connectHandler(rest, raw));
-  server.on('dropRequest', dropRequestHandler(rest, raw));
+  const resolved = resolveOptions('attachServerErrorHandlers', options);
+  server.on('clientError', clientErrorListener(resolved));
+  envelopedServers.set(server, resolved);
+  server.on('checkExpectation', expectationHandler(resolved));
+  server.on('connect', connectHandler(resolved));
+  server.on('dropRequest', dropRequestHandler(resolved));
   return server;
 }
