@@ -14,6 +14,8 @@ import {
   helpLinkOption,
   invalidOption,
   missingOption,
+  OPTION_ERROR_CODES,
+  optionError,
   positiveIntegerOption,
 } from '@resourceful/option-checks';
 import {
@@ -136,14 +138,37 @@ function validateWithin(
 
 const FACTORY = 'graphqlEndpoint';
 
+/**
+ * Whether `value` is a schema of the graphql module this package runs with. graphql-js's own
+ * check throws on a schema of another copy of the module (outside production: "Cannot use
+ * GraphQLSchema … from another module or realm", with the schema dumped in the message) and
+ * answers false in production; either way that schema is told apart below.
+ */
+function isSchemaOfThisGraphql(value: unknown): value is GraphQLSchema {
+  try {
+    return isSchema(value);
+  } catch {
+    return false;
+  }
+}
+
 /** The `schema` option: a graphql-js schema (`graphqlSchema`'s, or any other). */
 function schemaOption(schema: unknown): GraphQLSchema {
   const expected = 'a GraphQLSchema, such as graphqlSchema(api, options) returns';
   if (schema === undefined) {
     missingOption(FACTORY, 'schema', expected);
   }
-  if (!isSchema(schema)) invalidOption(FACTORY, 'schema', expected, schema);
-  return schema;
+  if (isSchemaOfThisGraphql(schema)) return schema;
+  // graphql-js tags its classes (Symbol.toStringTag), so a schema of any copy reads so.
+  if (Object.prototype.toString.call(schema) === '[object GraphQLSchema]') {
+    throw optionError(
+      OPTION_ERROR_CODES.invalidOption,
+      FACTORY,
+      '"schema" is a GraphQLSchema made by another copy of the graphql module than the one @resourceful/graphql-description uses, and graphql-js cannot mix the two. Install one copy of graphql (`npm ls graphql` shows them; dedupe it, or pin one version with overrides) and build the schema with it.',
+      'schema',
+    );
+  }
+  return invalidOption(FACTORY, 'schema', expected, schema);
 }
 
 export function graphqlEndpoint<Context extends Record<PropertyKey, unknown> = RequestContext>(

@@ -1,4 +1,6 @@
+import { createRequire } from 'node:module';
 import { describeApi } from '@resourceful/api-description';
+import { GraphQLSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { graphqlEndpoint, graphqlSchema, queryLimitRules } from '../src/index.js';
@@ -60,6 +62,26 @@ describe('graphqlEndpoint refuses wrong options when it is called', () => {
       code: 'ERR_RESOURCEFUL_INVALID_OPTION',
       option: 'schema',
     });
+  });
+
+  it('with a GraphQLSchema made by another copy of the graphql module', () => {
+    // The CommonJS build of graphql, loaded by Node's require: another copy than the one the
+    // sources import (graphql's ESM build, or graphql 17 in the graphql 17 project).
+    const otherGraphql = createRequire(import.meta.url)('graphql') as typeof import('graphql');
+    expect(otherGraphql.GraphQLSchema).not.toBe(GraphQLSchema);
+    const other = otherGraphql.buildSchema('type Query { a: Int }');
+    const error = errorOf(() => graphqlEndpoint({ schema: other as never }));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error).toMatchObject({
+      code: 'ERR_RESOURCEFUL_INVALID_OPTION',
+      factory: 'graphqlEndpoint',
+      option: 'schema',
+      message: expect.stringMatching(
+        /^graphqlEndpoint: "schema" is a GraphQLSchema made by another copy of the graphql module/,
+      ),
+    });
+    // Not graphql-js's message, which dumps the whole schema.
+    expect(error.message).not.toMatch(/_typeMap/);
   });
 
   it.each([
