@@ -32,7 +32,6 @@ import {
 import { versionedRouter } from '@resourceful/versioned-router';
 import express5, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { ANSWER_COMPRESSION, compressAnswers } from './answer-compression.js';
-import { nameBodyLimit } from './body-limit.js';
 import { type AppDatabase, databaseFromEnvironment } from './database/app-database.js';
 import { DOCS_PATH, mountApiDocs, OPENAPI_PATH } from './description/docs.js';
 import { checkFilterValues } from './description/filter-values.js';
@@ -280,8 +279,6 @@ export function createApp(options: AppOptions = {}): Express {
   app.use(versionedRouter({ versions: { v1 }, help }));
 
   app.use(notFoundHandler());
-  // A body over MAX_BODY_BYTES: one 413 naming the bound, whichever reader refused it.
-  app.use(nameBodyLimit);
   app.use(errorHandler({ onError: options.onError }));
   // A wrong middleware order stops the service here, at start-up, not at its first request.
   assertContentNegotiationOrder(app);

@@ -52,8 +52,10 @@ export const SERVER_LIMITS: ServerLimits = Object.freeze({
  * The largest request body read, in bytes (100 KiB), whoever reads it: express.json() (POST and
  * PUT bodies, GraphQL's), content-negotiation (a Latin-1 or compressed body, counted decoded and
  * inflated) and json-patch-update (JSON Patch and merge patch bodies of PATCH). Beyond it, 413
- * `PAYLOAD_TOO_LARGE` naming the bound (`tooLargeBody`, src/body-limit.ts); the OpenAPI document
- * states it (src/description/request-limits.ts).
+ * `PAYLOAD_TOO_LARGE` naming the bound in its message and in `innererror` `{ code:
+ * 'BODY_TOO_LARGE', max_bytes }`: error-envelope answers body-parser's and raw-body's refusal so,
+ * and content-negotiation its own; the OpenAPI document states it
+ * (src/description/request-limits.ts).
  */
 export const MAX_BODY_BYTES = 100 * 1024;
 

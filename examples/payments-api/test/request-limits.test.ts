@@ -11,7 +11,6 @@ import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/t
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import { BODY_TOO_LARGE } from '../src/body-limit.js';
 import { OPENAPI_PATH } from '../src/description/docs.js';
 import { LIMITS_DESCRIPTION, REQUEST_LIMITS } from '../src/description/request-limits.js';
 import { createPaymentsServer, MAX_BODY_BYTES } from '../src/server-limits.js';
@@ -126,7 +125,7 @@ describeEachExpress('the request limits the OpenAPI document states', (express) 
           expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
           expect(res.body.error.message).toBe(`The request body is larger than ${maxBytes} bytes.`);
           expect(res.body.error.innererror).toMatchObject({
-            code: BODY_TOO_LARGE,
+            code: 'BODY_TOO_LARGE',
             max_bytes: maxBytes,
           });
         }
@@ -155,7 +154,7 @@ describeEachExpress('the request limits the OpenAPI document states', (express) 
         };
         expectErrorEnvelope(envelope, 413, { code: 'PAYLOAD_TOO_LARGE' });
         expect(envelope.body.error.innererror).toMatchObject({
-          code: BODY_TOO_LARGE,
+          code: 'BODY_TOO_LARGE',
           max_bytes: MAX_BODY_BYTES,
         });
         expect(await snapshot(app, document)).toBe(before);

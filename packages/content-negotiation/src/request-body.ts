@@ -86,7 +86,7 @@ interface RawBodyError {
 /**
  * Reads, inflates and decodes the body, and parses it as JSON. The limit bounds the inflated
  * size, so a small body that inflates past it is a 413 and never fills memory.
- * @throws ApiError 413 `PAYLOAD_TOO_LARGE`, 400 `MALFORMED_REQUEST` (not JSON, or a corrupt
+ * @throws ApiError 413 `PAYLOAD_TOO_LARGE` (`innererror` `{ code: 'BODY_TOO_LARGE', max_bytes }`), 400 `MALFORMED_REQUEST` (not JSON, or a corrupt
  *   compressed stream, target `Content-Encoding`), 400 `INVALID_REQUEST` (aborted)
  */
 export async function readPlannedBody(
@@ -129,6 +129,13 @@ export async function readPlannedBody(
   }
 }
 
+/**
+ * The 413 of a body over `limit`, worded as error-envelope answers body-parser's own refusal
+ * (`entity.too.large`): the bound in the message and in `innererror.max_bytes`, so a client sees
+ * one envelope whichever reader met the body.
+ */
 function tooLarge(limit: number): ApiError {
-  return ApiError.payloadTooLarge(`The request body is larger than ${limit} bytes.`);
+  return ApiError.payloadTooLarge(`The request body is larger than ${limit} bytes.`, {
+    innererror: { code: 'BODY_TOO_LARGE', max_bytes: limit },
+  });
 }

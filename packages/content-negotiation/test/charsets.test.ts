@@ -1,4 +1,5 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { errorHandler } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
   expectErrorEnvelope,
@@ -6,6 +7,7 @@ import {
 } from '@resourceful/test-support';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { CONTENT_NEGOTIATION_DEFAULTS, contentNegotiation } from '../src/index.js';
 import { asIs, buildApp, bytes, CARD } from './app.js';
 
 describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
@@ -133,6 +135,10 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
         .serialize(asIs)
         .send(bomb);
       expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
+      expect(res.body.error.innererror).toEqual({
+        code: 'BODY_TOO_LARGE',
+        max_bytes: CONTENT_NEGOTIATION_DEFAULTS.maxBodyBytes,
+      });
     });
 
     it('answers 400 naming Content-Encoding for a corrupt gzip body', async () => {
@@ -167,5 +173,52 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
       const res = await request(app).post('/echo').send({ a: 'é' });
       expect(res.body).toEqual({ received: { a: 'é' } });
     });
+  });
+});
+
+describeEachExpress('a request body over maxBodyBytes', (express) => {
+  const maxBodyBytes = 64;
+  const app = express();
+  app.use(contentNegotiation({ maxBodyBytes }));
+  // express.json() gets the same bound: UTF-8 identity bodies are its to read.
+  app.use(express.json({ limit: maxBodyBytes }));
+  app.post('/echo', (req, res) => {
+    res.status(201).json({ received: req.body as unknown });
+  });
+  app.use(errorHandler());
+  const overLimit = `{"note":"${'a'.repeat(maxBodyBytes)}"}`;
+  /** POSTs `body` as it is with `headers`. */
+  const post = (headers: Record<string, string>, body: Buffer) =>
+    request(app).post('/echo').set(headers).serialize(asIs).send(body);
+  const latin1 = () =>
+    post(
+      { 'Content-Type': 'application/json; charset=iso-8859-1' },
+      Buffer.from(overLimit, 'latin1'),
+    );
+
+  it.each([
+    ['a Latin-1 body whose Content-Length is over it', latin1],
+    [
+      'a gzip body that inflates past it',
+      () =>
+        post(
+          { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+          gzipSync(Buffer.from(overLimit)),
+        ),
+    ],
+  ])('answers 413 with the bound in innererror.max_bytes for %s', async (_, send) => {
+    const res = await send();
+    expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
+    expect(res.body.error).toEqual({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: `The request body is larger than ${maxBodyBytes} bytes.`,
+      innererror: { code: 'BODY_TOO_LARGE', max_bytes: maxBodyBytes },
+    });
+  });
+
+  it("answers with the envelope error-envelope gives express.json()'s refusal of a UTF-8 body", async () => {
+    const parsers = await post({ 'Content-Type': 'application/json' }, Buffer.from(overLimit));
+    expectErrorEnvelope(parsers, 413, { code: 'PAYLOAD_TOO_LARGE' });
+    expect((await latin1()).body).toEqual(parsers.body);
   });
 });
