@@ -1,16 +1,14 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { writeKubeconfig } from '@resourceful/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeCertificates,
-  type TestCertificates,
-} from '../../k8s-service-proxy/test/support/certificates.js';
 import {
   type ControlPlaneDouble,
+  makeCertificates,
+  rawRequest,
   startControlPlane,
-} from '../../k8s-service-proxy/test/support/control-plane-double.js';
-import { rawRequest } from '../../k8s-service-proxy/test/support/raw-client.js';
+  type TestCertificates,
+} from '@resourceful/test-support/k8s';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseProxyArgs, usage } from '../src/cli-options.js';
 import { runProxyCommand } from '../src/run-proxy-command.js';
 import {

@@ -17,19 +17,18 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ExecStanza, writeExecKubeconfig } from '@resourceful/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeCertificates,
-  type TestCertificates,
-} from '../../k8s-service-proxy/test/support/certificates.js';
-import { startConnectProxy } from '../../k8s-service-proxy/test/support/connect-proxy.js';
 import {
   type ControlPlaneDouble,
+  makeCertificates,
+  rawRequest,
+  rawUpgrade,
+  startConnectProxy,
   startControlPlane,
-} from '../../k8s-service-proxy/test/support/control-plane-double.js';
-import { writeFakePlugin } from '../../k8s-service-proxy/test/support/exec-plugin.js';
-import { rawRequest, rawUpgrade } from '../../k8s-service-proxy/test/support/raw-client.js';
-import { startSocks5Proxy } from '../../k8s-service-proxy/test/support/socks5-proxy.js';
+  startSocks5Proxy,
+  type TestCertificates,
+  writeFakePlugin,
+} from '@resourceful/test-support/k8s';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   findKubectl,
   type RunningProxy,

@@ -10,22 +10,18 @@
 
 import { createServer } from 'node:net';
 import { writeKubeconfig } from '@resourceful/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeCertificates,
-  type TestCertificates,
-} from '../../k8s-service-proxy/test/support/certificates.js';
 import {
   type ControlPlaneDouble,
-  type RecordedRequest,
-  startControlPlane,
-} from '../../k8s-service-proxy/test/support/control-plane-double.js';
-import {
+  makeCertificates,
   type RawRequest,
   type RawResponse,
+  type RecordedRequest,
   rawRequest,
   rawUpgrade,
-} from '../../k8s-service-proxy/test/support/raw-client.js';
+  startControlPlane,
+  type TestCertificates,
+} from '@resourceful/test-support/k8s';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   findKubectl,
   type RunningProxy,

@@ -2,16 +2,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClusterCredentials } from '@resourceful/k8s-service-proxy';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeCertificates,
-  type TestCertificates,
-} from '../../k8s-service-proxy/test/support/certificates.js';
 import {
   type ControlPlaneDouble,
+  makeCertificates,
+  rawRequest,
+  rawUpgrade,
   startControlPlane,
-} from '../../k8s-service-proxy/test/support/control-plane-double.js';
-import { rawRequest, rawUpgrade } from '../../k8s-service-proxy/test/support/raw-client.js';
+  type TestCertificates,
+} from '@resourceful/test-support/k8s';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createLocalProxy,
   createRequestFilter,

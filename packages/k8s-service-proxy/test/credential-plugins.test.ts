@@ -16,6 +16,13 @@ import {
   waitFor,
   writeExecKubeconfig,
 } from '@resourceful/test-support';
+import {
+  type ControlPlaneDouble,
+  makeCertificates,
+  startControlPlane,
+  type TestCertificates,
+  writeFakePlugin,
+} from '@resourceful/test-support/k8s';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -25,9 +32,6 @@ import {
   getApiVersions,
   serviceProxy,
 } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { writeFakePlugin } from './support/exec-plugin.js';
 
 let certs: TestCertificates;
 let plane: ControlPlaneDouble;

@@ -1,7 +1,11 @@
+import {
+  type ControlPlaneDouble,
+  makeCertificates,
+  startControlPlane,
+  type TestCertificates,
+} from '@resourceful/test-support/k8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClusterCredentials, DiscoveryError, getApiVersions } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
 
 let certs: TestCertificates;
 let plane: ControlPlaneDouble;

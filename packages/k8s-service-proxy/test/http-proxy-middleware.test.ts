@@ -15,6 +15,13 @@ import {
   waitFor,
   writeExecKubeconfig,
 } from '@resourceful/test-support';
+import {
+  type ControlPlaneDouble,
+  makeCertificates,
+  startControlPlane,
+  type TestCertificates,
+  writeFakePlugin,
+} from '@resourceful/test-support/k8s';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,9 +31,6 @@ import {
   createClusterCredentials,
   findClusterCredentials,
 } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { writeFakePlugin } from './support/exec-plugin.js';
 
 const TOKEN = 'hpm-token';
 const MAJOR = Number(process.env.HTTP_PROXY_MIDDLEWARE_MAJOR ?? 3);

@@ -14,6 +14,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ExecStanza, writeExecKubeconfig } from '@resourceful/test-support';
+import {
+  type ControlPlaneDouble,
+  makeCertificates,
+  startControlPlane,
+  type TestCertificates,
+  writeFakePlugin,
+} from '@resourceful/test-support/k8s';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type ClusterCredentials,
@@ -22,9 +29,6 @@ import {
   findClusterCredentials,
   getApiVersions,
 } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { writeFakePlugin } from './support/exec-plugin.js';
 
 let certs: TestCertificates;
 let plane: ControlPlaneDouble;

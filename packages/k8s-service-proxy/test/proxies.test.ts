@@ -10,6 +10,16 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { errorHandler } from '@resourceful/error-envelope';
 import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import {
+  type ConnectProxy,
+  type ControlPlaneDouble,
+  makeCertificates,
+  rawUpgrade,
+  startConnectProxy,
+  startControlPlane,
+  startSocks5Proxy,
+  type TestCertificates,
+} from '@resourceful/test-support/k8s';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -19,11 +29,6 @@ import {
   serviceProxy,
 } from '../src/index.js';
 import { exemptByNoProxy, proxyFromEnvironment } from '../src/proxy-environment.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ConnectProxy, startConnectProxy } from './support/connect-proxy.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { rawUpgrade } from './support/raw-client.js';
-import { startSocks5Proxy } from './support/socks5-proxy.js';
 
 const TOKEN = 'proxied-token';
 let certs: TestCertificates;

@@ -7,6 +7,13 @@ import {
   listen,
   type RunningServer,
 } from '@resourceful/test-support';
+import {
+  type ControlPlaneDouble,
+  makeCertificates,
+  rawUpgrade,
+  startControlPlane,
+  type TestCertificates,
+} from '@resourceful/test-support/k8s';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,9 +22,6 @@ import {
   type ServiceProxyOptions,
   serviceProxy,
 } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { rawUpgrade } from './support/raw-client.js';
 
 const TOKEN = 'relay-token-0123456789';
 const PREFIX = '/api/v1/namespaces/payments/services/ledger:http/proxy';
