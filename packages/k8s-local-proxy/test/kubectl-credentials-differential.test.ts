@@ -532,6 +532,26 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       /unable to load root certificates: unable to parse bytes as PEM block/,
       /certificate-authority-data\) holds no PEM certificate: unable to load root certificates: unable to parse bytes as PEM block/,
     ],
+    [
+      'a proxy-url of a scheme kubectl does not accept (exit 1, the same line)',
+      () => ({
+        server: 'https://kube.test:6443',
+        userLines: ['    token: test-token'],
+        clusterLines: ['    proxy-url: socks4://127.0.0.1:1080'],
+      }),
+      /exited with 1 before serving; stderr: error: invalid 'proxy-url' "socks4:\/\/127\.0\.0\.1:1080" for cluster "double": unsupported scheme "socks4", must be http, https, or socks5\n$/,
+      /exited with 1 before serving; stderr: error: invalid 'proxy-url' "socks4:\/\/127\.0\.0\.1:1080" for cluster "double": unsupported scheme "socks4", must be http, https, or socks5\n$/,
+    ],
+    [
+      'a proxy-url that does not parse (exit 1, the same line)',
+      () => ({
+        server: 'https://kube.test:6443',
+        userLines: ['    token: test-token'],
+        clusterLines: ["    proxy-url: 'http://[::1'"],
+      }),
+      /exited with 1 before serving; stderr: error: invalid 'proxy-url' "http:\/\/\[::1" for cluster "double": could not parse: http:\/\/\[::1\n$/,
+      /exited with 1 before serving; stderr: error: invalid 'proxy-url' "http:\/\/\[::1" for cluster "double": could not parse: http:\/\/\[::1\n$/,
+    ],
   ])('refuses to start with %s, as kubectl does', async (_what, options, theirs, ours) => {
     const kubeconfig = kubeconfigWith(options());
     const outcomes = await Promise.allSettled([

@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import { describeEachExpress, expectErrorEnvelope, thrownBy } from '@resourceful/test-support';
 import {
   type ConnectProxy,
   type ControlPlaneDouble,
@@ -323,9 +323,22 @@ describe('HTTPS_PROXY and NO_PROXY, as Go reads them', () => {
     expect(exemptByNoProxy(noProxy, host, '6443')).toBe(exempt);
   });
 
-  it('refuses a proxy scheme kubectl does not accept, naming the ones it does', () => {
-    expect(() => viaName({ proxyUrl: 'socks4://127.0.0.1:1080' })).toThrow(
-      /socks4; the proxy schemes kubectl accepts are http, https and socks5/,
+  it('refuses a proxyUrl option kubectl would not accept with ERR_RESOURCEFUL_INVALID_OPTION, naming the schemes it does', () => {
+    const error = thrownBy(() => viaName({ proxyUrl: 'socks4://me:s3cret@127.0.0.1:1080' }));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error).toMatchObject({ code: 'ERR_RESOURCEFUL_INVALID_OPTION', option: 'proxyUrl' });
+    expect(error.message).toBe(
+      'createClusterCredentials: "proxyUrl" "socks4://me:xxxxx@127.0.0.1:1080" is not a proxy URL kubectl accepts: unsupported scheme "socks4", must be http, https, or socks5.',
+    );
+  });
+
+  it('refuses a bad HTTPS_PROXY with ERR_RESOURCEFUL_PROXY_URL_INVALID, naming the variable', () => {
+    expect(() => proxyFromEnvironment(server, { https_proxy: 'http://[::1' })).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_PROXY_URL_INVALID',
+        message:
+          'invalid proxy address "http://[::1" in environment variable https_proxy: could not parse: http://[::1',
+      }),
     );
   });
 
