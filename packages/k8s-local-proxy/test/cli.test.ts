@@ -3,13 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeKubeconfig, writeKubeconfigDocument } from '@resourceful/test-support';
-import {
-  type ControlPlaneDouble,
-  makeCertificates,
-  rawRequest,
-  startControlPlane,
-  type TestCertificates,
-} from '@resourceful/test-support/k8s';
+import { rawRequest, useControlPlane } from '@resourceful/test-support/k8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseProxyArgs, usage } from '../src/cli-options.js';
 import { runProxyCommand } from '../src/run-proxy-command.js';
@@ -224,18 +218,14 @@ describe('a proxy URL the command cannot use', () => {
 });
 
 describe('the k8s-local-proxy process', () => {
-  let certs: TestCertificates;
-  let plane: ControlPlaneDouble;
+  const k8s = useControlPlane({ tokens: ['flag-token'] });
   let kubeconfig: string;
 
   beforeAll(async () => {
-    certs = makeCertificates();
-    plane = await startControlPlane(certs, { tokens: ['flag-token'] });
-    kubeconfig = writeKubeconfig(certs.dir, { server: plane.url, caFile: certs.caFile });
-  });
-  afterAll(async () => {
-    await plane.close();
-    certs.cleanup();
+    kubeconfig = writeKubeconfig(k8s.certs.dir, {
+      server: k8s.plane.url,
+      caFile: k8s.certs.caFile,
+    });
   });
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -243,7 +233,7 @@ describe('the k8s-local-proxy process', () => {
       const proxy = await startOurProxy([
         `--kubeconfig=${kubeconfig}`,
         '--token=flag-token',
-        `--certificate-authority=${certs.caFile}`,
+        `--certificate-authority=${k8s.certs.caFile}`,
       ]);
       expect(proxy.banner).toBe(`Starting to serve on 127.0.0.1:${proxy.port}`);
       expect(proxy.port).toBeGreaterThan(0);
@@ -256,7 +246,7 @@ describe('the k8s-local-proxy process', () => {
 
   it('connects with --server, --token and --insecure-skip-tls-verify, warning on stderr', async () => {
     const proxy = await startOurProxy([
-      `--server=${plane.url}`,
+      `--server=${k8s.plane.url}`,
       '--token=flag-token',
       '--insecure-skip-tls-verify',
     ]);
