@@ -133,6 +133,26 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     expect(recordedPer).toEqual([[`kube.test:${k8s.plane.port}`], [`kube.test:${k8s.plane.port}`]]);
   }
 
+  /**
+   * Starts both with `args`: neither may serve, and each one's failure (exit code and stderr, as
+   * startProcess words it) must match its pattern.
+   */
+  async function expectBothRefuseToStart(args: readonly string[], theirs: RegExp, ours: RegExp) {
+    const outcomes = await Promise.allSettled([
+      startKubectlProxy(kubectl as string, args),
+      startOurProxy(args),
+    ]);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'fulfilled') await outcome.value.stop();
+    }
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    const messages = outcomes.map((outcome) =>
+      outcome.status === 'rejected' ? String(outcome.reason) : '',
+    );
+    expect(messages[0]).toMatch(theirs);
+    expect(messages[1]).toMatch(ours);
+  }
+
   async function stopAll(proxies: readonly RunningProxy[]) {
     await Promise.all(proxies.map((proxy) => proxy.stop()));
   }
@@ -538,19 +558,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     ],
   ])('refuses to start with %s, as kubectl does', async (_what, options, theirs, ours) => {
     const kubeconfig = kubeconfigWith(options());
-    const outcomes = await Promise.allSettled([
-      startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`]),
-      startOurProxy([`--kubeconfig=${kubeconfig}`]),
-    ]);
-    for (const outcome of outcomes) {
-      if (outcome.status === 'fulfilled') await outcome.value.stop();
-    }
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
-    const messages = outcomes.map((outcome) =>
-      outcome.status === 'rejected' ? String(outcome.reason) : '',
-    );
-    expect(messages[0]).toMatch(theirs);
-    expect(messages[1]).toMatch(ours);
+    await expectBothRefuseToStart([`--kubeconfig=${kubeconfig}`], theirs, ours);
   });
   describe('flags merged into the kubeconfig user field by field', () => {
     const cert = () => `--client-certificate=${k8s.certs.clientCertFile}`;
@@ -842,19 +850,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       'refuses to start with %s, as kubectl without a terminal',
       async (_what, userLines, flags, theirs, ours) => {
         const kubeconfig = kubeconfigWith({ userLines: userLines() });
-        const outcomes = await Promise.allSettled([
-          startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`, ...flags()]),
-          startOurProxy([`--kubeconfig=${kubeconfig}`, ...flags()]),
-        ]);
-        for (const outcome of outcomes) {
-          if (outcome.status === 'fulfilled') await outcome.value.stop();
-        }
-        expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
-        const messages = outcomes.map((outcome) =>
-          outcome.status === 'rejected' ? String(outcome.reason) : '',
-        );
-        expect(messages[0]).toMatch(theirs);
-        expect(messages[1]).toMatch(ours);
+        await expectBothRefuseToStart([`--kubeconfig=${kubeconfig}`, ...flags()], theirs, ours);
       },
     );
   });
