@@ -37,6 +37,12 @@ const kubectl = findKubectl();
 const runDifferential = kubectl !== undefined || process.env.CI !== undefined;
 const SERVICE_PATH = '/api/v1/namespaces/default/services/web/proxy/items';
 
+/** startProcess's rejection for a process that exits with `code` having printed only `line`. */
+function exitedWith(code: number, line: string): RegExp {
+  const literal = `exited with ${code} before serving; stderr: ${line}\n`;
+  return new RegExp(`${literal.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
+}
+
 describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kubectl proxy', () => {
   const k8s = useControlPlane({ tokens: ['test-token'], basic: ['alice:pw'] });
   let dir: string;
@@ -536,30 +542,31 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       /unable to load root certificates: unable to parse bytes as PEM block/,
       /certificate-authority-data\) holds no PEM certificate: unable to load root certificates: unable to parse bytes as PEM block/,
     ],
-    [
-      'a proxy-url of a scheme kubectl does not accept (exit 1, the same line)',
-      () => ({
-        server: 'https://kube.test:6443',
-        userLines: ['    token: test-token'],
-        clusterLines: ['    proxy-url: socks4://127.0.0.1:1080'],
-      }),
-      /exited with 1 before serving; stderr: error: invalid 'proxy-url' "socks4:\/\/127\.0\.0\.1:1080" for cluster "double": unsupported scheme "socks4", must be http, https, or socks5\n$/,
-      /exited with 1 before serving; stderr: error: invalid 'proxy-url' "socks4:\/\/127\.0\.0\.1:1080" for cluster "double": unsupported scheme "socks4", must be http, https, or socks5\n$/,
-    ],
-    [
-      'a proxy-url that does not parse (exit 1, the same line)',
-      () => ({
-        server: 'https://kube.test:6443',
-        userLines: ['    token: test-token'],
-        clusterLines: ["    proxy-url: 'http://[::1'"],
-      }),
-      /exited with 1 before serving; stderr: error: invalid 'proxy-url' "http:\/\/\[::1" for cluster "double": could not parse: http:\/\/\[::1\n$/,
-      /exited with 1 before serving; stderr: error: invalid 'proxy-url' "http:\/\/\[::1" for cluster "double": could not parse: http:\/\/\[::1\n$/,
-    ],
   ])('refuses to start with %s, as kubectl does', async (_what, options, theirs, ours) => {
     const kubeconfig = kubeconfigWith(options());
     await expectBothRefuseToStart([`--kubeconfig=${kubeconfig}`], theirs, ours);
   });
+
+  it.each([
+    ['socks4://127.0.0.1:1080', 'unsupported scheme "socks4", must be http, https, or socks5'],
+    ['http://[::1', 'could not parse: http://[::1'],
+    // No http:// is assumed in a kubeconfig (it is for HTTPS_PROXY).
+    ['127.0.0.1:3128', 'could not parse: 127.0.0.1:3128'],
+  ])(
+    'refuses to start with proxy-url %s as kubectl does: exit 1, the same line',
+    async (proxyUrl, reason) => {
+      const kubeconfig = kubeconfigWith({
+        server: 'https://kube.test:6443',
+        userLines: ['    token: test-token'],
+        clusterLines: [`    proxy-url: '${proxyUrl}'`],
+      });
+      const exit = exitedWith(
+        1,
+        `error: invalid 'proxy-url' "${proxyUrl}" for cluster "double": ${reason}`,
+      );
+      await expectBothRefuseToStart([`--kubeconfig=${kubeconfig}`], exit, exit);
+    },
+  );
   describe('flags merged into the kubeconfig user field by field', () => {
     const cert = () => `--client-certificate=${k8s.certs.clientCertFile}`;
     const key = () => `--client-key=${k8s.certs.clientKeyFile}`;

@@ -21,11 +21,15 @@ function variable(env: Environment, name: string): { name: string; value: string
 }
 
 /**
- * A proxy URL as Go parses one (a bare `host:port` means `http://host:port`), or why it cannot
- * be used, in client-go's words (`parseProxyURL` in clientcmd).
+ * A proxy URL, or why it cannot be used, in client-go's words (`parseProxyURL` in clientcmd).
+ * A bare `host:port` means `http://host:port`, as Go's `httpproxy` reads the environment;
+ * with `bareHostIsHttp` false (a kubeconfig's `proxy-url`, which clientcmd parses as it is)
+ * it is refused, as kubectl refuses it.
  */
-export function parseProxyUrl(text: string): URL | string {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
+export function parseProxyUrl(text: string, bareHostIsHttp = true): URL | string {
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
+  if (!hasScheme && !bareHostIsHttp) return withoutScheme(text);
+  const withScheme = hasScheme ? text : `http://${text}`;
   let url: URL;
   try {
     url = new URL(withScheme);
@@ -38,6 +42,19 @@ export function parseProxyUrl(text: string): URL | string {
   return url;
 }
 
+/** What Go's `url.Parse` makes of a proxy URL without `scheme://`, and client-go then says. */
+function withoutScheme(text: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text)?.[1]?.toLowerCase();
+  if (scheme === undefined || ['http', 'https', 'socks5'].includes(scheme)) {
+    // No scheme: a colon in the first path segment is a parse error, else the scheme is "".
+    // (`http:host` parses in Go, but names no host: refused here rather than at the first request.)
+    return scheme === undefined && !/^[^/]*:/.test(text)
+      ? 'unsupported scheme "", must be http, https, or socks5'
+      : `could not parse: ${redactProxyUrl(text)}`;
+  }
+  return `unsupported scheme "${scheme}", must be http, https, or socks5`;
+}
+
 /** The text of a proxy URL with its password, if any, as Go's `URL.Redacted` shows it. */
 export function redactProxyUrl(text: string): string {
   return text.replace(/^((?:[a-z][a-z0-9+.-]*:\/\/)?[^/@:]*:)[^/@]*@/i, '$1xxxxx@');
@@ -48,7 +65,7 @@ export function redactProxyUrl(text: string): string {
  * `invalid 'proxy-url' "socks4://p:1080" for cluster "prod": unsupported scheme "socks4", …`.
  */
 export function kubeconfigProxyUrl(text: string, cluster: string, path: string): URL {
-  const url = parseProxyUrl(text);
+  const url = parseProxyUrl(text, false);
   if (typeof url !== 'string') return url;
   throw new ClusterConfigError(
     CLUSTER_ERROR_CODES.proxyUrlInvalid,

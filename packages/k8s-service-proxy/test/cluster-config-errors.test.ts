@@ -172,6 +172,19 @@ describe('proxy URLs that cannot be used', () => {
       'http://[::1',
       `invalid 'proxy-url' "http://[::1" for cluster "k": could not parse: http://[::1`,
     ],
+    // clientcmd parses proxy-url as it is: no http:// is assumed, as it is for HTTPS_PROXY.
+    [
+      'proxy:3128',
+      `invalid 'proxy-url' "proxy:3128" for cluster "k": unsupported scheme "proxy", must be http, https, or socks5`,
+    ],
+    [
+      '127.0.0.1:3128',
+      `invalid 'proxy-url' "127.0.0.1:3128" for cluster "k": could not parse: 127.0.0.1:3128`,
+    ],
+    [
+      'proxy.example.com',
+      `invalid 'proxy-url' "proxy.example.com" for cluster "k": unsupported scheme "", must be http, https, or socks5`,
+    ],
     [
       'ftp://me:s3cret@proxy:21',
       `invalid 'proxy-url' "ftp://me:xxxxx@proxy:21" for cluster "k": unsupported scheme "ftp", must be http, https, or socks5`,
