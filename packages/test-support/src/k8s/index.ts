@@ -12,7 +12,7 @@ export {
   type RecordedRequest,
   startControlPlane,
 } from './control-plane-double.js';
-export { type ControlPlaneFixture, useControlPlane } from './control-plane-fixture.js';
+export { type ControlPlaneSuite, useControlPlane } from './control-plane-suite.js';
 export { type FakePlugin, writeFakePlugin } from './exec-plugin.js';
 export {
   type RawRequest,

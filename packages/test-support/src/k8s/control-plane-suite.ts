@@ -12,7 +12,7 @@ import {
   startControlPlane,
 } from './control-plane-double.js';
 
-export interface ControlPlaneFixture {
+export interface ControlPlaneSuite {
   /** The suite's certificates; read them inside a test or a later hook. */
   readonly certs: TestCertificates;
   /** The suite's double, started with `certs`; read it inside a test or a later hook. */
@@ -20,7 +20,7 @@ export interface ControlPlaneFixture {
 }
 
 /** Certificates and a control-plane double for the calling suite, cleaned up after it. */
-export function useControlPlane(options: ControlPlaneOptions = {}): ControlPlaneFixture {
+export function useControlPlane(options: ControlPlaneOptions = {}): ControlPlaneSuite {
   let certs: TestCertificates | undefined;
   let plane: ControlPlaneDouble | undefined;
   beforeAll(async () => {
