@@ -10,8 +10,8 @@ import {
 } from '@resourceful/k8s-service-proxy';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { makeCertificates } from '../packages/k8s-service-proxy/test/support/certificates.js';
-import { startControlPlane } from '../packages/k8s-service-proxy/test/support/control-plane-double.js';
+import { makeCertificates } from '../packages/test-support/src/k8s/certificates.js';
+import { startControlPlane } from '../packages/test-support/src/k8s/control-plane-double.js';
 import { type Comparison, compare, load } from './harness.js';
 
 export async function run(): Promise<Comparison[]> {

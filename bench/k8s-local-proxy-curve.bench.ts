@@ -58,11 +58,9 @@ interface Run {
 
 /** The double in a process of its own: prints `{ url, kubeconfig }`, serves until SIGTERM. */
 async function serveControlPlane(): Promise<void> {
-  const { makeCertificates } = await import(
-    '../packages/k8s-service-proxy/test/support/certificates.js'
-  );
+  const { makeCertificates } = await import('../packages/test-support/src/k8s/certificates.js');
   const { startControlPlane } = await import(
-    '../packages/k8s-service-proxy/test/support/control-plane-double.js'
+    '../packages/test-support/src/k8s/control-plane-double.js'
   );
   const { writeKubeconfig } = await import('../packages/test-support/src/kubeconfig.js');
   const certs = makeCertificates();

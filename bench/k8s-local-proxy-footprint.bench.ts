@@ -21,8 +21,8 @@ import {
   type RunningProxy,
   startProcess,
 } from '../packages/k8s-local-proxy/test/support/proxy-processes.js';
-import { makeCertificates } from '../packages/k8s-service-proxy/test/support/certificates.js';
-import { startControlPlane } from '../packages/k8s-service-proxy/test/support/control-plane-double.js';
+import { makeCertificates } from '../packages/test-support/src/k8s/certificates.js';
+import { startControlPlane } from '../packages/test-support/src/k8s/control-plane-double.js';
 import { writeKubeconfig } from '../packages/test-support/src/kubeconfig.js';
 import type { Comparison } from './harness.js';
 

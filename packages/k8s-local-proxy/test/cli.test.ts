@@ -1,16 +1,10 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeKubeconfig } from '@resourceful/test-support';
+import { writeKubeconfig, writeKubeconfigDocument } from '@resourceful/test-support';
+import { rawRequest, useControlPlane } from '@resourceful/test-support/k8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeCertificates,
-  type TestCertificates,
-} from '../../k8s-service-proxy/test/support/certificates.js';
-import {
-  type ControlPlaneDouble,
-  startControlPlane,
-} from '../../k8s-service-proxy/test/support/control-plane-double.js';
-import { rawRequest } from '../../k8s-service-proxy/test/support/raw-client.js';
 import { parseProxyArgs, usage } from '../src/cli-options.js';
 import { runProxyCommand } from '../src/run-proxy-command.js';
 import {
@@ -147,19 +141,91 @@ describe('runProxyCommand with a cluster configuration it cannot use', () => {
   });
 });
 
+/** Runs the bin to its end: the exit code and all of stderr (read until the pipes close). */
+async function runToExit(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stderr: string }> {
+  const { command, prefix } = ourCommand();
+  const child = spawn(command, [...prefix, ...args], {
+    cwd: REPO_ROOT,
+    env: childEnvironment(env),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (data: Buffer) => (stderr += data.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stderr };
+}
+
+/** `runProxyCommand` with captured stderr. */
+async function runCommand(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ exitCode: number; stderr: string }> {
+  let stderr = '';
+  const { exitCode } = await runProxyCommand(args, {
+    stdout: () => {},
+    stderr: (text) => (stderr += text),
+    env,
+  });
+  return { exitCode, stderr };
+}
+
+describe('a proxy URL the command cannot use', () => {
+  const SOCKS4 = 'socks4://127.0.0.1:1080';
+  const REFUSED = 'unsupported scheme "socks4", must be http, https, or socks5';
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cli-proxy-url-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("prints kubectl's line for the kubeconfig's proxy-url and exits 1, from the bin too", async () => {
+    const kubeconfig = writeKubeconfigDocument(dir, 'proxy-url.yaml', {
+      server: 'https://kube.test:6443',
+      clusterLines: [`    proxy-url: ${SOCKS4}`],
+      userLines: ['    token: t'],
+    });
+    const line = `error: invalid 'proxy-url' "${SOCKS4}" for cluster "double": ${REFUSED}\n`;
+    expect(await runCommand([`--kubeconfig=${kubeconfig}`], {})).toEqual({
+      exitCode: 1,
+      stderr: line,
+    });
+    expect(await runToExit([`--kubeconfig=${kubeconfig}`])).toEqual({ code: 1, stderr: line });
+  });
+
+  it.each(['HTTPS_PROXY', 'https_proxy'])(
+    'names %s for a bad proxy in the environment and exits 1, from the bin too',
+    async (variable) => {
+      const kubeconfig = writeKubeconfig(dir, {
+        server: 'https://kube.test:6443',
+        user: { token: 't' },
+        name: 'environment.yaml',
+      });
+      const line = `error: invalid proxy address "${SOCKS4}" in environment variable ${variable}: ${REFUSED}\n`;
+      const env = { [variable]: SOCKS4 };
+      expect(await runCommand([`--kubeconfig=${kubeconfig}`], env)).toEqual({
+        exitCode: 1,
+        stderr: line,
+      });
+      expect(await runToExit([`--kubeconfig=${kubeconfig}`], env)).toEqual({
+        code: 1,
+        stderr: line,
+      });
+    },
+  );
+});
+
 describe('the k8s-local-proxy process', () => {
-  let certs: TestCertificates;
-  let plane: ControlPlaneDouble;
+  const k8s = useControlPlane({ tokens: ['flag-token'] });
   let kubeconfig: string;
 
   beforeAll(async () => {
-    certs = makeCertificates();
-    plane = await startControlPlane(certs, { tokens: ['flag-token'] });
-    kubeconfig = writeKubeconfig(certs.dir, { server: plane.url, caFile: certs.caFile });
-  });
-  afterAll(async () => {
-    await plane.close();
-    certs.cleanup();
+    kubeconfig = writeKubeconfig(k8s.certs.dir, {
+      server: k8s.plane.url,
+      caFile: k8s.certs.caFile,
+    });
   });
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -167,7 +233,7 @@ describe('the k8s-local-proxy process', () => {
       const proxy = await startOurProxy([
         `--kubeconfig=${kubeconfig}`,
         '--token=flag-token',
-        `--certificate-authority=${certs.caFile}`,
+        `--certificate-authority=${k8s.certs.caFile}`,
       ]);
       expect(proxy.banner).toBe(`Starting to serve on 127.0.0.1:${proxy.port}`);
       expect(proxy.port).toBeGreaterThan(0);
@@ -180,7 +246,7 @@ describe('the k8s-local-proxy process', () => {
 
   it('connects with --server, --token and --insecure-skip-tls-verify, warning on stderr', async () => {
     const proxy = await startOurProxy([
-      `--server=${plane.url}`,
+      `--server=${k8s.plane.url}`,
       '--token=flag-token',
       '--insecure-skip-tls-verify',
     ]);
@@ -191,17 +257,13 @@ describe('the k8s-local-proxy process', () => {
 
   it('exits 1 when the port is taken', async () => {
     const first = await startOurProxy([`--kubeconfig=${kubeconfig}`, '--token=flag-token']);
-    const { command, prefix } = ourCommand();
-    const child = spawn(
-      command,
-      [...prefix, `--kubeconfig=${kubeconfig}`, '--token=flag-token', `--port=${first.port}`],
-      { cwd: REPO_ROOT, env: childEnvironment() },
-    );
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, stderr } = await runToExit([
+      `--kubeconfig=${kubeconfig}`,
+      '--token=flag-token',
+      `--port=${first.port}`,
+    ]);
     expect(code).toBe(1);
-    expect(err).toMatch(/cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/);
+    expect(stderr).toMatch(/cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/);
     await first.stop();
   });
 

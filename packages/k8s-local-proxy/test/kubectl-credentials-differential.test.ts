@@ -17,19 +17,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ExecStanza, writeExecKubeconfig } from '@resourceful/test-support';
+import {
+  rawRequest,
+  rawUpgrade,
+  startConnectProxy,
+  startSocks5Proxy,
+  useControlPlane,
+  writeFakePlugin,
+} from '@resourceful/test-support/k8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeCertificates,
-  type TestCertificates,
-} from '../../k8s-service-proxy/test/support/certificates.js';
-import { startConnectProxy } from '../../k8s-service-proxy/test/support/connect-proxy.js';
-import {
-  type ControlPlaneDouble,
-  startControlPlane,
-} from '../../k8s-service-proxy/test/support/control-plane-double.js';
-import { writeFakePlugin } from '../../k8s-service-proxy/test/support/exec-plugin.js';
-import { rawRequest, rawUpgrade } from '../../k8s-service-proxy/test/support/raw-client.js';
-import { startSocks5Proxy } from '../../k8s-service-proxy/test/support/socks5-proxy.js';
 import {
   findKubectl,
   type RunningProxy,
@@ -41,21 +37,22 @@ const kubectl = findKubectl();
 const runDifferential = kubectl !== undefined || process.env.CI !== undefined;
 const SERVICE_PATH = '/api/v1/namespaces/default/services/web/proxy/items';
 
+/** startProcess's rejection for a process that exits with `code` having printed only `line`. */
+function exitedWith(code: number, line: string): RegExp {
+  const literal = `exited with ${code} before serving; stderr: ${line}\n`;
+  return new RegExp(`${literal.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
+}
+
 describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kubectl proxy', () => {
-  let certs: TestCertificates;
-  let plane: ControlPlaneDouble;
+  const k8s = useControlPlane({ tokens: ['test-token'], basic: ['alice:pw'] });
   let dir: string;
   let counter = 0;
 
   beforeAll(async () => {
     if (kubectl === undefined) throw new Error('kubectl is required for this suite under CI');
-    certs = makeCertificates();
-    plane = await startControlPlane(certs, { tokens: ['test-token'], basic: ['alice:pw'] });
     dir = mkdtempSync(join(tmpdir(), 'kubectl-credentials-'));
   });
   afterAll(async () => {
-    await plane?.close();
-    certs?.cleanup();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -69,9 +66,11 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
   }) {
     counter += 1;
     return writeExecKubeconfig(dir, {
-      server: options.server ?? plane.url,
+      server: options.server ?? k8s.plane.url,
       caFile:
-        options.server?.startsWith('http:') || options.caFile === false ? undefined : certs.caFile,
+        options.server?.startsWith('http:') || options.caFile === false
+          ? undefined
+          : k8s.certs.caFile,
       exec: options.exec,
       userLines: options.userLines,
       clusterLines: options.clusterLines,
@@ -93,12 +92,12 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
   async function through(proxies: readonly RunningProxy[], path = SERVICE_PATH) {
     const results = [];
     for (const proxy of proxies) {
-      const before = plane.requests.length;
+      const before = k8s.plane.requests.length;
       const response = await rawRequest(proxy.port, { path });
       results.push({
         status: response.status,
         body: response.body,
-        upstream: plane.requests.slice(before).map((request) => ({
+        upstream: k8s.plane.requests.slice(before).map((request) => ({
           auth: request.auth,
           authorization: request.headers.authorization,
           clientCertificate: request.clientCertificate,
@@ -109,6 +108,55 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       });
     }
     return results;
+  }
+
+  /** A kubeconfig for `https://kube.test:PORT` (a name only the forward proxy maps to the double). */
+  function throughProxyUrl(proxyUrl: string) {
+    return kubeconfigWith({
+      server: `https://kube.test:${k8s.plane.port}`,
+      userLines: ['    token: test-token'],
+      clusterLines: [`    proxy-url: ${proxyUrl}`, '    tls-server-name: localhost'],
+    });
+  }
+
+  /**
+   * One GET through each proxy: both answer 200 alike, and each reached `kube.test:PORT` through
+   * the forward proxy once, as `recorded()` (the proxy's list of destinations) shows.
+   */
+  async function expectSameAnswersVia(
+    proxies: readonly RunningProxy[],
+    recorded: () => readonly string[],
+  ) {
+    const recordedPer = [];
+    const answers = [];
+    for (const running of proxies) {
+      const before = recorded().length;
+      answers.push(...(await through([running])));
+      recordedPer.push(recorded().slice(before));
+    }
+    expect(answers[0]?.status).toBe(200);
+    expect(answers[1]).toEqual(answers[0]);
+    expect(recordedPer).toEqual([[`kube.test:${k8s.plane.port}`], [`kube.test:${k8s.plane.port}`]]);
+  }
+
+  /**
+   * Starts both with `args`: neither may serve, and each one's failure (exit code and stderr, as
+   * startProcess words it) must match its pattern.
+   */
+  async function expectBothRefuseToStart(args: readonly string[], theirs: RegExp, ours: RegExp) {
+    const outcomes = await Promise.allSettled([
+      startKubectlProxy(kubectl as string, args),
+      startOurProxy(args),
+    ]);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'fulfilled') await outcome.value.stop();
+    }
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    const messages = outcomes.map((outcome) =>
+      outcome.status === 'rejected' ? String(outcome.reason) : '',
+    );
+    expect(messages[0]).toMatch(theirs);
+    expect(messages[1]).toMatch(ours);
   }
 
   async function stopAll(proxies: readonly RunningProxy[]) {
@@ -122,7 +170,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     ]) {
       counter += 1;
       const prefix = `pair${counter}`;
-      plane.tokens.add(`${prefix}-1`);
+      k8s.plane.tokens.add(`${prefix}-1`);
       const plugins = [writeFakePlugin(dir, `k-${counter}`), writeFakePlugin(dir, `o-${counter}`)];
       const kubeconfigs = plugins.map((plugin) =>
         kubeconfigWith({
@@ -157,7 +205,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
   it("gives a provideClusterInfo plugin the cluster's exec extension as spec.cluster.config", async () => {
     counter += 1;
     const prefix = `info${counter}`;
-    plane.tokens.add(`${prefix}-1`);
+    k8s.plane.tokens.add(`${prefix}-1`);
     const plugins = [writeFakePlugin(dir, `k-${counter}`), writeFakePlugin(dir, `o-${counter}`)];
     const kubeconfigs = plugins.map((plugin) =>
       kubeconfigWith({
@@ -230,7 +278,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
   ])("sends the file's token for %s, as client-go does", async (_what, userLines, flags) => {
     const tokenFile = join(dir, `token-${++counter}`);
     writeFileSync(tokenFile, 'file-token\n');
-    plane.tokens.add('file-token');
+    k8s.plane.tokens.add('file-token');
     const kubeconfig = kubeconfigWith({ userLines: [...userLines, `    tokenFile: ${tokenFile}`] });
     const proxies = await pair(kubeconfig, flags);
     try {
@@ -272,7 +320,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
   it('sends an OIDC id-token as the bearer token', async () => {
     const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const idToken = `${part({ alg: 'RS256' })}.${part({ sub: 'jane', exp: Math.floor(Date.now() / 1000) + 3600 })}.c2ln`;
-    plane.tokens.add(idToken);
+    k8s.plane.tokens.add(idToken);
     const kubeconfig = kubeconfigWith({
       userLines: [
         '    auth-provider:',
@@ -326,23 +374,10 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
 
   it("tunnels requests through the cluster's proxy-url as kubectl does, and upgrades too (kubectl dials those directly)", async () => {
     const proxy = await startConnectProxy({ aliases: ['kube.test'] });
-    const kubeconfig = kubeconfigWith({
-      server: `https://kube.test:${plane.port}`,
-      userLines: ['    token: test-token'],
-      clusterLines: [`    proxy-url: ${proxy.url}`, '    tls-server-name: localhost'],
-    });
+    const kubeconfig = throughProxyUrl(proxy.url);
     const proxies = await pair(kubeconfig);
     try {
-      const tunnelsPer = [];
-      const answers = [];
-      for (const running of proxies) {
-        const before = proxy.tunnels.length;
-        answers.push(...(await through([running])));
-        tunnelsPer.push(proxy.tunnels.slice(before).map((t) => t.authority));
-      }
-      expect(answers[0]?.status).toBe(200);
-      expect(answers[1]).toEqual(answers[0]);
-      expect(tunnelsPer).toEqual([[`kube.test:${plane.port}`], [`kube.test:${plane.port}`]]);
+      await expectSameAnswersVia(proxies, () => proxy.tunnels.map((t) => t.authority));
       const socketPath = '/api/v1/namespaces/default/services/web/proxy/socket';
       const [kubectlUpgrade, ourUpgrade] = [
         await rawUpgrade(proxies[0]?.port ?? 0, socketPath),
@@ -361,25 +396,12 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
   it("tunnels through an https:// proxy-url, verified with the cluster's CA, as kubectl does", async () => {
     const proxy = await startConnectProxy({
       aliases: ['kube.test'],
-      tls: { cert: certs.serverCert, key: certs.serverKey },
+      tls: { cert: k8s.certs.serverCert, key: k8s.certs.serverKey },
     });
-    const kubeconfig = kubeconfigWith({
-      server: `https://kube.test:${plane.port}`,
-      userLines: ['    token: test-token'],
-      clusterLines: [`    proxy-url: ${proxy.url}`, '    tls-server-name: localhost'],
-    });
+    const kubeconfig = throughProxyUrl(proxy.url);
     const proxies = await pair(kubeconfig);
     try {
-      const tunnelsPer = [];
-      const answers = [];
-      for (const running of proxies) {
-        const before = proxy.tunnels.length;
-        answers.push(...(await through([running])));
-        tunnelsPer.push(proxy.tunnels.slice(before).map((t) => t.authority));
-      }
-      expect(answers[0]?.status).toBe(200);
-      expect(answers[1]).toEqual(answers[0]);
-      expect(tunnelsPer).toEqual([[`kube.test:${plane.port}`], [`kube.test:${plane.port}`]]);
+      await expectSameAnswersVia(proxies, () => proxy.tunnels.map((t) => t.authority));
     } finally {
       await stopAll(proxies);
       await proxy.close();
@@ -388,23 +410,10 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
 
   it('connects through a socks5:// proxy-url, the proxy resolving the name, as kubectl does', async () => {
     const socks = await startSocks5Proxy({ aliases: ['kube.test'] });
-    const kubeconfig = kubeconfigWith({
-      server: `https://kube.test:${plane.port}`,
-      userLines: ['    token: test-token'],
-      clusterLines: [`    proxy-url: ${socks.url}`, '    tls-server-name: localhost'],
-    });
+    const kubeconfig = throughProxyUrl(socks.url);
     const proxies = await pair(kubeconfig);
     try {
-      const connectionsPer = [];
-      const answers = [];
-      for (const running of proxies) {
-        const before = socks.connections.length;
-        answers.push(...(await through([running])));
-        connectionsPer.push(socks.connections.slice(before));
-      }
-      expect(answers[0]?.status).toBe(200);
-      expect(answers[1]).toEqual(answers[0]);
-      expect(connectionsPer).toEqual([[`kube.test:${plane.port}`], [`kube.test:${plane.port}`]]);
+      await expectSameAnswersVia(proxies, () => socks.connections);
     } finally {
       await stopAll(proxies);
       await socks.close();
@@ -458,20 +467,20 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     ],
     [
       'a client certificate without its key',
-      () => ({ userLines: [`    client-certificate: ${certs.clientCertFile}`] }),
+      () => ({ userLines: [`    client-certificate: ${k8s.certs.clientCertFile}`] }),
       /client-key-data or client-key must be specified for tester/,
       /client-key-data or client-key must be specified for user "tester"/,
     ],
     [
       'a client key without its certificate and no other credential',
-      () => ({ userLines: [`    client-key: ${certs.clientKeyFile}`] }),
+      () => ({ userLines: [`    client-key: ${k8s.certs.clientKeyFile}`] }),
       // kubectl asks for a username on stdin (stdout: "Please enter Username:"), empty here.
       /error: EOF/,
       /client-certificate-data or client-certificate must be specified for user "tester"/,
     ],
     [
       'certificate-authority and certificate-authority-data',
-      () => ({ clusterLines: [`    certificate-authority-data: ${base64(certs.ca)}`] }),
+      () => ({ clusterLines: [`    certificate-authority-data: ${base64(k8s.certs.ca)}`] }),
       /certificate-authority-data and certificate-authority are both specified for double/,
       /certificate-authority-data and certificate-authority are both specified for cluster "double"/,
     ],
@@ -479,9 +488,9 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       'client-certificate and client-certificate-data',
       () => ({
         userLines: [
-          `    client-certificate: ${certs.clientCertFile}`,
-          `    client-certificate-data: ${base64(certs.clientCert)}`,
-          `    client-key: ${certs.clientKeyFile}`,
+          `    client-certificate: ${k8s.certs.clientCertFile}`,
+          `    client-certificate-data: ${base64(k8s.certs.clientCert)}`,
+          `    client-key: ${k8s.certs.clientKeyFile}`,
         ],
       }),
       /client-cert-data and client-cert are both specified for tester/,
@@ -491,9 +500,9 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       'client-key and client-key-data',
       () => ({
         userLines: [
-          `    client-certificate: ${certs.clientCertFile}`,
-          `    client-key: ${certs.clientKeyFile}`,
-          `    client-key-data: ${base64(certs.clientKey)}`,
+          `    client-certificate: ${k8s.certs.clientCertFile}`,
+          `    client-key: ${k8s.certs.clientKeyFile}`,
+          `    client-key-data: ${base64(k8s.certs.clientKey)}`,
         ],
       }),
       /client-key-data and client-key are both specified for tester/,
@@ -513,7 +522,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       'a certificate-authority file in DER, not PEM',
       () => {
         const derFile = join(dir, 'ca.der');
-        writeFileSync(derFile, new X509Certificate(certs.ca).raw);
+        writeFileSync(derFile, new X509Certificate(k8s.certs.ca).raw);
         return {
           caFile: false as const,
           clusterLines: [`    certificate-authority: ${derFile}`],
@@ -535,39 +544,48 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
     ],
   ])('refuses to start with %s, as kubectl does', async (_what, options, theirs, ours) => {
     const kubeconfig = kubeconfigWith(options());
-    const outcomes = await Promise.allSettled([
-      startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`]),
-      startOurProxy([`--kubeconfig=${kubeconfig}`]),
-    ]);
-    for (const outcome of outcomes) {
-      if (outcome.status === 'fulfilled') await outcome.value.stop();
-    }
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
-    const messages = outcomes.map((outcome) =>
-      outcome.status === 'rejected' ? String(outcome.reason) : '',
-    );
-    expect(messages[0]).toMatch(theirs);
-    expect(messages[1]).toMatch(ours);
+    await expectBothRefuseToStart([`--kubeconfig=${kubeconfig}`], theirs, ours);
   });
+
+  it.each([
+    ['socks4://127.0.0.1:1080', 'unsupported scheme "socks4", must be http, https, or socks5'],
+    ['http://[::1', 'could not parse: http://[::1'],
+    // No http:// is assumed in a kubeconfig (it is for HTTPS_PROXY).
+    ['127.0.0.1:3128', 'could not parse: 127.0.0.1:3128'],
+  ])(
+    'refuses to start with proxy-url %s as kubectl does: exit 1, the same line',
+    async (proxyUrl, reason) => {
+      const kubeconfig = kubeconfigWith({
+        server: 'https://kube.test:6443',
+        userLines: ['    token: test-token'],
+        clusterLines: [`    proxy-url: '${proxyUrl}'`],
+      });
+      const exit = exitedWith(
+        1,
+        `error: invalid 'proxy-url' "${proxyUrl}" for cluster "double": ${reason}`,
+      );
+      await expectBothRefuseToStart([`--kubeconfig=${kubeconfig}`], exit, exit);
+    },
+  );
   describe('flags merged into the kubeconfig user field by field', () => {
-    const cert = () => `--client-certificate=${certs.clientCertFile}`;
-    const key = () => `--client-key=${certs.clientKeyFile}`;
+    const cert = () => `--client-certificate=${k8s.certs.clientCertFile}`;
+    const key = () => `--client-key=${k8s.certs.clientKeyFile}`;
     it.each([
       [
         'a client-certificate user and --client-key',
-        () => [`    client-certificate: ${certs.clientCertFile}`],
+        () => [`    client-certificate: ${k8s.certs.clientCertFile}`],
         () => [key()],
         { auth: 'client-certificate', clientCertificate: 'test-user' },
       ],
       [
         'a client-certificate-data user and --client-key',
-        () => [`    client-certificate-data: ${base64(certs.clientCert)}`],
+        () => [`    client-certificate-data: ${base64(k8s.certs.clientCert)}`],
         () => [key()],
         { auth: 'client-certificate', clientCertificate: 'test-user' },
       ],
       [
         'a client-key user and --client-certificate',
-        () => [`    client-key: ${certs.clientKeyFile}`],
+        () => [`    client-key: ${k8s.certs.clientKeyFile}`],
         () => [cert()],
         { auth: 'client-certificate', clientCertificate: 'test-user' },
       ],
@@ -575,7 +593,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
         'an unreadable client-certificate replaced by --client-certificate',
         () => [
           `    client-certificate: ${join(dir, 'missing.crt')}`,
-          `    client-key: ${certs.clientKeyFile}`,
+          `    client-key: ${k8s.certs.clientKeyFile}`,
         ],
         () => [cert()],
         { auth: 'client-certificate', clientCertificate: 'test-user' },
@@ -583,8 +601,8 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       [
         'a certificate user and --token (both are sent)',
         () => [
-          `    client-certificate: ${certs.clientCertFile}`,
-          `    client-key: ${certs.clientKeyFile}`,
+          `    client-certificate: ${k8s.certs.clientCertFile}`,
+          `    client-key: ${k8s.certs.clientKeyFile}`,
         ],
         () => ['--token=test-token'],
         { auth: 'bearer', authorization: 'Bearer test-token', clientCertificate: 'test-user' },
@@ -637,9 +655,9 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
 
     it('refuses at start a --client-key that does not match the certificate (kubectl starts and answers 500)', async () => {
       const kubeconfig = kubeconfigWith({
-        userLines: [`    client-certificate: ${certs.clientCertFile}`],
+        userLines: [`    client-certificate: ${k8s.certs.clientCertFile}`],
       });
-      const flags = [`--client-key=${join(certs.dir, 'other-ca.key')}`];
+      const flags = [`--client-key=${join(k8s.certs.dir, 'other-ca.key')}`];
       const outcomes = await Promise.allSettled([
         startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`, ...flags]),
         startOurProxy([`--kubeconfig=${kubeconfig}`, ...flags]),
@@ -669,13 +687,13 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       const kubeconfig = kubeconfigWith({
         server: 'https://127.0.0.1:1',
         caFile: false,
-        clusterLines: [`    certificate-authority: ${certs.caFile}`],
+        clusterLines: [`    certificate-authority: ${k8s.certs.caFile}`],
         userLines: [
-          `    client-certificate: ${certs.clientCertFile}`,
-          `    client-key: ${certs.clientKeyFile}`,
+          `    client-certificate: ${k8s.certs.clientCertFile}`,
+          `    client-key: ${k8s.certs.clientKeyFile}`,
         ],
       });
-      const flags = [`--server=${plane.url}`, '--token=test-token'];
+      const flags = [`--server=${k8s.plane.url}`, '--token=test-token'];
       const env = { KUBECONFIG: kubeconfig };
       const proxies = await Promise.all([
         startKubectlProxy(kubectl as string, flags, env),
@@ -723,7 +741,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
         clusterLines: ['    insecure-skip-tls-verify: true'],
         userLines: ['    token: test-token'],
       });
-      const ca = `--certificate-authority=${certs.caFile}`;
+      const ca = `--certificate-authority=${k8s.certs.caFile}`;
       const verified = await pair(kubeconfig, [ca]);
       try {
         const [theirs, ours] = await through(verified);
@@ -799,7 +817,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       ],
       [
         'a client-certificate user and no key anywhere',
-        () => [`    client-certificate: ${certs.clientCertFile}`],
+        () => [`    client-certificate: ${k8s.certs.clientCertFile}`],
         () => [],
         /client-key-data or client-key must be specified for tester/,
         /client-key-data or client-key must be specified for user "tester" to use the client certificate \(kubectl refuses it too\); give it in the kubeconfig or with --client-key/,
@@ -814,8 +832,8 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       [
         'a client-key-data user and --client-key',
         () => [
-          `    client-certificate: ${certs.clientCertFile}`,
-          `    client-key-data: ${base64(certs.clientKey)}`,
+          `    client-certificate: ${k8s.certs.clientCertFile}`,
+          `    client-key-data: ${base64(k8s.certs.clientKey)}`,
         ],
         () => [key()],
         /client-key-data and client-key are both specified for tester/,
@@ -839,19 +857,7 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       'refuses to start with %s, as kubectl without a terminal',
       async (_what, userLines, flags, theirs, ours) => {
         const kubeconfig = kubeconfigWith({ userLines: userLines() });
-        const outcomes = await Promise.allSettled([
-          startKubectlProxy(kubectl as string, [`--kubeconfig=${kubeconfig}`, ...flags()]),
-          startOurProxy([`--kubeconfig=${kubeconfig}`, ...flags()]),
-        ]);
-        for (const outcome of outcomes) {
-          if (outcome.status === 'fulfilled') await outcome.value.stop();
-        }
-        expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
-        const messages = outcomes.map((outcome) =>
-          outcome.status === 'rejected' ? String(outcome.reason) : '',
-        );
-        expect(messages[0]).toMatch(theirs);
-        expect(messages[1]).toMatch(ours);
+        await expectBothRefuseToStart([`--kubeconfig=${kubeconfig}`, ...flags()], theirs, ours);
       },
     );
   });

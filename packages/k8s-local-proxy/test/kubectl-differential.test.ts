@@ -10,22 +10,15 @@
 
 import { createServer } from 'node:net';
 import { writeKubeconfig } from '@resourceful/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeCertificates,
-  type TestCertificates,
-} from '../../k8s-service-proxy/test/support/certificates.js';
-import {
-  type ControlPlaneDouble,
-  type RecordedRequest,
-  startControlPlane,
-} from '../../k8s-service-proxy/test/support/control-plane-double.js';
 import {
   type RawRequest,
   type RawResponse,
+  type RecordedRequest,
   rawRequest,
   rawUpgrade,
-} from '../../k8s-service-proxy/test/support/raw-client.js';
+  useControlPlane,
+} from '@resourceful/test-support/k8s';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   findKubectl,
   type RunningProxy,
@@ -86,19 +79,16 @@ interface Observation {
 describe.skipIf(!runDifferential)(
   'k8s-local-proxy against kubectl proxy, control plane on HTTP/1.1',
   () => {
-    let certs: TestCertificates;
+    const k8s = useControlPlane();
     let kubeconfig: string;
-    let plane: ControlPlaneDouble;
     let reference: RunningProxy;
     let candidate: RunningProxy;
 
     beforeAll(async () => {
       if (kubectl === undefined) throw new Error('kubectl is required for this suite under CI');
-      certs = makeCertificates();
-      plane = await startControlPlane(certs);
-      kubeconfig = writeKubeconfig(certs.dir, {
-        server: plane.url,
-        caFile: certs.caFile,
+      kubeconfig = writeKubeconfig(k8s.certs.dir, {
+        server: k8s.plane.url,
+        caFile: k8s.certs.caFile,
         user: { token: 'test-token' },
       });
       [reference, candidate] = await Promise.all([
@@ -109,12 +99,10 @@ describe.skipIf(!runDifferential)(
 
     afterAll(async () => {
       await Promise.all([reference?.stop(), candidate?.stop()]);
-      await plane?.close();
-      certs?.cleanup();
     });
 
     async function observe(proxy: RunningProxy, request: RawRequest): Promise<Observation> {
-      const before = plane.requests.length;
+      const before = k8s.plane.requests.length;
       const headers = Object.fromEntries(
         Object.entries(request.headers ?? {}).map(([name, value]) => [
           name,
@@ -122,7 +110,7 @@ describe.skipIf(!runDifferential)(
         ]),
       );
       const response = await rawRequest(proxy.port, { ...request, headers });
-      return { response, upstream: seen(plane.requests.slice(before)) };
+      return { response, upstream: seen(k8s.plane.requests.slice(before)) };
     }
 
     async function both(request: RawRequest): Promise<[Observation, Observation]> {
@@ -290,12 +278,12 @@ describe.skipIf(!runDifferential)(
 
     it('relays an upgrade and splices both connections (101)', async () => {
       const path = `${SERVICE}/web/proxy/socket`;
-      const before = plane.requests.length;
+      const before = k8s.plane.requests.length;
       const kubectlResult = await rawUpgrade(reference.port, path);
-      const kubectlUpstream = seen(plane.requests.slice(before));
-      const middle = plane.requests.length;
+      const kubectlUpstream = seen(k8s.plane.requests.slice(before));
+      const middle = k8s.plane.requests.length;
       const ourResult = await rawUpgrade(candidate.port, path);
-      const ourUpstream = seen(plane.requests.slice(middle));
+      const ourUpstream = seen(k8s.plane.requests.slice(middle));
       expect(kubectlResult).toEqual({ status: 101, echoed: 'echo:ping' });
       expect(ourResult).toEqual(kubectlResult);
       expect(ourUpstream).toEqual(kubectlUpstream);
@@ -307,12 +295,12 @@ describe.skipIf(!runDifferential)(
     ])(
       'redirects an upgrade request with %s to the cleaned path, sending nothing upstream (301)',
       async (_what, path) => {
-        const before = plane.requests.length;
+        const before = k8s.plane.requests.length;
         const kubectlResult = await rawUpgrade(reference.port, path);
         const ourResult = await rawUpgrade(candidate.port, path);
         expect(kubectlResult.status).toBe(301);
         expect(ourResult).toEqual(kubectlResult);
-        expect(plane.requests.length).toBe(before);
+        expect(k8s.plane.requests.length).toBe(before);
       },
     );
     describe('documented difference: a dead control plane', () => {
@@ -326,9 +314,9 @@ describe.skipIf(!runDifferential)(
         const address = probe.address();
         const port = typeof address === 'object' && address !== null ? address.port : 1;
         await new Promise<void>((resolve) => probe.close(() => resolve()));
-        const kubeconfig = writeKubeconfig(certs.dir, {
+        const kubeconfig = writeKubeconfig(k8s.certs.dir, {
           server: `https://127.0.0.1:${port}`,
-          caFile: certs.caFile,
+          caFile: k8s.certs.caFile,
           user: { token: 'test-token' },
           name: 'dead.yaml',
         });
@@ -363,13 +351,13 @@ describe.skipIf(!runDifferential)(
 );
 
 describe.skipIf(!runDifferential)('documented difference: a control plane offering HTTP/2', () => {
+  const k8s = useControlPlane({ http2: true });
+
   it('gets the same answer, over HTTP/1.1 from us where kubectl negotiates HTTP/2 (200)', async () => {
     if (kubectl === undefined) throw new Error('kubectl is required for this suite under CI');
-    const certs = makeCertificates();
-    const plane = await startControlPlane(certs, { http2: true });
-    const kubeconfig = writeKubeconfig(certs.dir, {
-      server: plane.url,
-      caFile: certs.caFile,
+    const kubeconfig = writeKubeconfig(k8s.certs.dir, {
+      server: k8s.plane.url,
+      caFile: k8s.certs.caFile,
       user: { token: 'test-token' },
     });
     const proxies = await Promise.all([
@@ -386,10 +374,10 @@ describe.skipIf(!runDifferential)('documented difference: a control plane offeri
       const answers = [];
       const versions = [];
       for (const proxy of proxies) {
-        const before = plane.requests.length;
+        const before = k8s.plane.requests.length;
         answers.push(await rawRequest(proxy.port, request));
         versions.push(
-          plane.requests
+          k8s.plane.requests
             .slice(before)
             .filter((r) => !r.url.startsWith('/version'))
             .map((r) => r.httpVersion),
@@ -400,8 +388,6 @@ describe.skipIf(!runDifferential)('documented difference: a control plane offeri
       expect(answers[1]?.body).toBe(answers[0]?.body);
     } finally {
       await Promise.all(proxies.map((proxy) => proxy.stop()));
-      await plane.close();
-      certs.cleanup();
     }
   });
 });

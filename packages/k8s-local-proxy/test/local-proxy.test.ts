@@ -2,16 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClusterCredentials } from '@resourceful/k8s-service-proxy';
+import { rawRequest, rawUpgrade, useControlPlane } from '@resourceful/test-support/k8s';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeCertificates,
-  type TestCertificates,
-} from '../../k8s-service-proxy/test/support/certificates.js';
-import {
-  type ControlPlaneDouble,
-  startControlPlane,
-} from '../../k8s-service-proxy/test/support/control-plane-double.js';
-import { rawRequest, rawUpgrade } from '../../k8s-service-proxy/test/support/raw-client.js';
 import {
   createLocalProxy,
   createRequestFilter,
@@ -20,21 +12,16 @@ import {
 } from '../src/index.js';
 import { hostForFilter } from '../src/request-filter.js';
 
-let certs: TestCertificates;
-let plane: ControlPlaneDouble;
+const k8s = useControlPlane();
 let www: string;
 
 beforeAll(async () => {
-  certs = makeCertificates();
-  plane = await startControlPlane(certs);
   www = mkdtempSync(join(tmpdir(), 'k8s-www-'));
   writeFileSync(join(www, 'hello.txt'), 'hello');
   mkdirSync(join(www, 'docs'));
   writeFileSync(join(www, 'docs', 'index.html'), '<h1>docs</h1>');
 });
 afterAll(async () => {
-  await plane.close();
-  certs.cleanup();
   rmSync(www, { recursive: true, force: true });
 });
 
@@ -69,15 +56,19 @@ describe('createLocalProxy', () => {
     proxy = undefined;
   });
 
-  async function start(options: Partial<LocalProxyOptions> = {}, server = plane.url) {
-    const credentials = createClusterCredentials({ server, token: 'test-token', ca: certs.ca });
+  async function start(options: Partial<LocalProxyOptions> = {}, server = k8s.plane.url) {
+    const credentials = createClusterCredentials({ server, token: 'test-token', ca: k8s.certs.ca });
     proxy = createLocalProxy({ credentials, port: 0, ...options });
     const where = await proxy.listen();
     return Number(where.split(':').at(-1));
   }
 
   it('refuses bad options at construction', () => {
-    const credentials = createClusterCredentials({ server: plane.url, token: 't', ca: certs.ca });
+    const credentials = createClusterCredentials({
+      server: k8s.plane.url,
+      token: 't',
+      ca: k8s.certs.ca,
+    });
     expect(() => createLocalProxy({ credentials, port: 70000 })).toThrow(/port/);
     expect(() => createLocalProxy({ credentials, apiPrefix: 'api' })).toThrow(/apiPrefix/);
     expect(() => createLocalProxy({} as unknown as LocalProxyOptions)).toThrow(/credentials/);
@@ -104,9 +95,9 @@ describe('createLocalProxy', () => {
     const port = await start({ apiPrefix: '/k8s-api/' });
     const res = await rawRequest(port, { path: '/k8s-api/api' });
     expect(res.status).toBe(200);
-    expect(plane.requests.at(-1)?.url).toBe('/api');
+    expect(k8s.plane.requests.at(-1)?.url).toBe('/api');
     await rawRequest(port, { path: '/k8s-api/api/v1/pods?limit=1' });
-    expect(plane.requests.at(-1)?.url).toBe('/api/v1/pods?limit=1');
+    expect(k8s.plane.requests.at(-1)?.url).toBe('/api/v1/pods?limit=1');
     const outside = await rawRequest(port, { path: '/api' });
     expect(outside.status).toBe(404);
     expect(outside.body).toBe('404 page not found\n');
@@ -118,52 +109,52 @@ describe('createLocalProxy', () => {
   it('keeps an --api-prefix that starts with /api', async () => {
     const port = await start({ apiPrefix: '/api/' });
     await rawRequest(port, { path: '/api/v1/namespaces' });
-    expect(plane.requests.at(-1)?.url).toBe('/api/v1/namespaces');
+    expect(k8s.plane.requests.at(-1)?.url).toBe('/api/v1/namespaces');
   });
 
   it('appends the server path with --append-server-path', async () => {
-    const port = await start({ appendServerPath: true }, `${plane.url}/base/`);
+    const port = await start({ appendServerPath: true }, `${k8s.plane.url}/base/`);
     await rawRequest(port, { path: '/api/v1?watch=1' });
-    expect(plane.requests.at(-1)?.url).toBe('/base/api/v1?watch=1');
+    expect(k8s.plane.requests.at(-1)?.url).toBe('/base/api/v1?watch=1');
   });
 
   it('rejects methods matched by --reject-methods with 403 and sends nothing', async () => {
     const port = await start({ rejectMethods: 'POST,DELETE' });
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await rawRequest(port, { method: 'DELETE', path: '/api' });
     expect(res.status).toBe(403);
     expect(res.body).toBe('Forbidden\n');
-    expect(plane.requests.length).toBe(before);
+    expect(k8s.plane.requests.length).toBe(before);
   });
 
   it('redirects an upgrade request with a .. segment, never relaying it past --accept-paths', async () => {
     const port = await start({ acceptPaths: '^/api/v1/namespaces/default/services/web/proxy/' });
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await rawUpgrade(
       port,
       '/api/v1/namespaces/default/services/web/proxy/../../../../../api?x=1',
     );
     expect(res.status).toBe(301);
     expect(res.location).toBe('/api/v1/api?x=1');
-    expect(plane.requests.length).toBe(before);
+    expect(k8s.plane.requests.length).toBe(before);
   });
 
   it('refuses an upgrade request outside --accept-paths with 403 Forbidden', async () => {
     const port = await start({ acceptPaths: '^/api/v1/namespaces/default/services/web/proxy/' });
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await rawUpgrade(port, '/api/v1/namespaces/default/secrets');
     expect(res).toMatchObject({ status: 403, body: 'Forbidden\n' });
     expect(res.contentType).toBe('text/plain; charset=utf-8');
-    expect(plane.requests.length).toBe(before);
+    expect(k8s.plane.requests.length).toBe(before);
   });
 
   it('answers 431 in plain text, as Go does, to request headers too large to parse', async () => {
     const port = await start();
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await rawRequest(port, { path: '/api', headers: { 'X-Big': 'x'.repeat(20_000) } });
     expect(res).toMatchObject({ status: 431, body: '431 Request Header Fields Too Large' });
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
-    expect(plane.requests.length).toBe(before);
+    expect(k8s.plane.requests.length).toBe(before);
   });
 
   it('lets everything through with --disable-filter', async () => {
@@ -189,9 +180,9 @@ describe('createLocalProxy', () => {
 
   it('answers 400 for malformed percent-encoding and sends nothing', async () => {
     const port = await start();
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     expect((await rawRequest(port, { path: '/api/%zz' })).status).toBe(400);
-    expect(plane.requests.length).toBe(before);
+    expect(k8s.plane.requests.length).toBe(before);
   });
 
   it('answers 504 when --request-timeout passes, as an envelope', async () => {
@@ -206,9 +197,9 @@ describe('createLocalProxy', () => {
   it('listens on a Unix socket with --unix-socket', async () => {
     const socketPath = join(www, 'proxy.sock');
     const credentials = createClusterCredentials({
-      server: plane.url,
+      server: k8s.plane.url,
       token: 'test-token',
-      ca: certs.ca,
+      ca: k8s.certs.ca,
     });
     proxy = createLocalProxy({ credentials, unixSocket: socketPath });
     expect(await proxy.listen()).toBe(socketPath);

@@ -43,7 +43,7 @@ import { type InClusterOptions, loadInCluster } from './in-cluster.js';
 import { keyPairProblem } from './key-pair.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { oidcAuthorization } from './oidc-token.js';
-import { parseProxyUrl, proxyFromEnvironment } from './proxy-environment.js';
+import { parseProxyUrl, proxyFromEnvironment, redactProxyUrl } from './proxy-environment.js';
 import {
   DEFAULT_TOKEN_REFRESH_MS,
   fileTokenSource,
@@ -245,6 +245,18 @@ function serverOption(factory: string, value: string | undefined): URL {
   return server;
 }
 
+/** The `proxyUrl` option as a URL: http, https or socks5, refused as client-go refuses one. */
+function proxyUrlOption(factory: string, value: string): URL {
+  const url = parseProxyUrl(value);
+  if (typeof url !== 'string') return url;
+  throw optionError(
+    OPTION_ERROR_CODES.invalidOption,
+    factory,
+    `"proxyUrl" "${redactProxyUrl(value)}" is not a proxy URL kubectl accepts: ${url}.`,
+    'proxyUrl',
+  );
+}
+
 /** A construction error of two options that exclude each other (or one that needs another). */
 function conflict(factory: string, option: string, message: string): never {
   throw optionError(OPTION_ERROR_CODES.conflictingOptions, factory, message, option);
@@ -414,7 +426,7 @@ function buildCredentials(options: ClusterCredentialsOptions, factory: string): 
       ? undefined
       : options.proxyUrl === undefined
         ? proxyFromEnvironment(server, process.env)
-        : parseProxyUrl(options.proxyUrl, 'proxyUrl');
+        : proxyUrlOption(factory, options.proxyUrl);
   const tlsOptions = {
     ca,
     rejectUnauthorized: !insecure,

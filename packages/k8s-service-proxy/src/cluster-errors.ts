@@ -1,6 +1,7 @@
 /**
  * @module The error thrown at start when the cluster's configuration cannot be used: a kubeconfig
- * that is missing or invalid, a credential file that cannot be read, no credentials at all. It
+ * that is missing or invalid, a credential file that cannot be read, a proxy URL that cannot be
+ * used, no credentials at all. It
  * carries a stable `code` (as option-checks' `ERR_RESOURCEFUL_*` codes) and, where one is at
  * fault, the `path` of the file. The message names the file, field or option and may be
  * reworded; the codes are part of the public API.
@@ -23,6 +24,12 @@ export const CLUSTER_ERROR_CODES = Object.freeze({
   noClusterCredentials: 'ERR_RESOURCEFUL_NO_CLUSTER_CREDENTIALS',
   /** An explicit `server` over https with no token, username or client certificate for it. */
   noCredential: 'ERR_RESOURCEFUL_NO_CREDENTIAL',
+  /**
+   * A proxy URL read from the kubeconfig (the cluster's `proxy-url`) or the environment
+   * (`HTTPS_PROXY` / `HTTP_PROXY`) that does not parse or names a scheme other than http, https
+   * and socks5.
+   */
+  proxyUrlInvalid: 'ERR_RESOURCEFUL_PROXY_URL_INVALID',
 } as const);
 
 export type ClusterErrorCode = (typeof CLUSTER_ERROR_CODES)[keyof typeof CLUSTER_ERROR_CODES];

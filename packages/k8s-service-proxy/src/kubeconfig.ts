@@ -20,6 +20,7 @@ import {
 import { environmentOption } from './credential-options.js';
 import { base64ErrorOffset, decodeBase64 } from './go-base64.js';
 import { goTypeOf, parseKubeconfigYaml } from './kubeconfig-yaml.js';
+import { kubeconfigProxyUrl } from './proxy-environment.js';
 
 export interface KubeconfigOptions {
   /** A kubeconfig path (kubectl's `--kubeconfig`); when set, `KUBECONFIG` is ignored. */
@@ -257,7 +258,11 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): ClusterConfig |
     config.insecureSkipTlsVerify = true;
   }
   const proxyUrl = str(cluster.entry, 'proxy-url', clusterWhere);
-  if (proxyUrl !== undefined) config.proxyUrl = proxyUrl;
+  // Checked here, at load, as clientcmd's validation checks it; empty is unset there too.
+  if (proxyUrl !== undefined && proxyUrl !== '') {
+    kubeconfigProxyUrl(proxyUrl, clusterName, cluster.file);
+    config.proxyUrl = proxyUrl;
+  }
   const tlsServerName = str(cluster.entry, 'tls-server-name', clusterWhere);
   if (tlsServerName !== undefined) config.tlsServerName = tlsServerName;
   const namespace = str(context?.entry, 'namespace');

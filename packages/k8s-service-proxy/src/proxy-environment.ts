@@ -8,29 +8,70 @@
  * @see https://pkg.go.dev/golang.org/x/net/http/httpproxy#Config.ProxyFunc
  */
 import { BlockList, isIP } from 'node:net';
+import { CLUSTER_ERROR_CODES, ClusterConfigError } from './cluster-errors.js';
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
-/** Go's `getEnvAny`: the upper-case name first, then the lower-case one. */
-function variable(env: Environment, name: string): string {
-  return env[name] || env[name.toLowerCase()] || '';
+/** Go's `getEnvAny`: the upper-case name first, then the lower-case one; which one was set. */
+function variable(env: Environment, name: string): { name: string; value: string } {
+  const upper = env[name];
+  if (upper) return { name, value: upper };
+  const lower = name.toLowerCase();
+  return { name: lower, value: env[lower] || '' };
 }
 
-/** A proxy URL as Go parses one: a bare `host:port` means `http://host:port`. */
-export function parseProxyUrl(text: string, what: string): URL {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
+/**
+ * A proxy URL, or why it cannot be used, in client-go's words (`parseProxyURL` in clientcmd).
+ * A bare `host:port` means `http://host:port`, as Go's `httpproxy` reads the environment;
+ * with `bareHostIsHttp` false (a kubeconfig's `proxy-url`, which clientcmd parses as it is)
+ * it is refused, as kubectl refuses it.
+ */
+export function parseProxyUrl(text: string, bareHostIsHttp = true): URL | string {
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
+  if (!hasScheme && !bareHostIsHttp) return withoutScheme(text);
+  const withScheme = hasScheme ? text : `http://${text}`;
   let url: URL;
   try {
     url = new URL(withScheme);
   } catch {
-    throw new TypeError(`${what} is not a valid proxy URL`);
+    return `could not parse: ${redactProxyUrl(text)}`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:' && url.protocol !== 'socks5:') {
-    throw new TypeError(
-      `${what} uses ${url.protocol.replace(/:$/, '')}; the proxy schemes kubectl accepts are http, https and socks5`,
-    );
+    return `unsupported scheme "${url.protocol.replace(/:$/, '')}", must be http, https, or socks5`;
   }
   return url;
+}
+
+/** What Go's `url.Parse` makes of a proxy URL without `scheme://`, and client-go then says. */
+function withoutScheme(text: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text)?.[1]?.toLowerCase();
+  if (scheme === undefined || ['http', 'https', 'socks5'].includes(scheme)) {
+    // No scheme: a colon in the first path segment is a parse error, else the scheme is "".
+    // (`http:host` parses in Go, but names no host: refused here rather than at the first request.)
+    return scheme === undefined && !/^[^/]*:/.test(text)
+      ? 'unsupported scheme "", must be http, https, or socks5'
+      : `could not parse: ${redactProxyUrl(text)}`;
+  }
+  return `unsupported scheme "${scheme}", must be http, https, or socks5`;
+}
+
+/** The text of a proxy URL with its password, if any, as Go's `URL.Redacted` shows it. */
+export function redactProxyUrl(text: string): string {
+  return text.replace(/^((?:[a-z][a-z0-9+.-]*:\/\/)?[^/@:]*:)[^/@]*@/i, '$1xxxxx@');
+}
+
+/**
+ * A cluster's `proxy-url`, refused at load as kubectl refuses it:
+ * `invalid 'proxy-url' "socks4://p:1080" for cluster "prod": unsupported scheme "socks4", …`.
+ */
+export function kubeconfigProxyUrl(text: string, cluster: string, path: string): URL {
+  const url = parseProxyUrl(text, false);
+  if (typeof url !== 'string') return url;
+  throw new ClusterConfigError(
+    CLUSTER_ERROR_CODES.proxyUrlInvalid,
+    `invalid 'proxy-url' "${redactProxyUrl(text)}" for cluster "${cluster}": ${url}`,
+    path,
+  );
 }
 
 const LOOPBACK = new BlockList();
@@ -95,15 +136,20 @@ export function exemptByNoProxy(noProxy: string, host: string, port: string): bo
 
 /**
  * The proxy for `server` from the environment, or `undefined` for a direct connection. Throws a
- * TypeError for a proxy variable that is not a usable URL.
+ * `ClusterConfigError` (`ERR_RESOURCEFUL_PROXY_URL_INVALID`) naming the variable for a proxy
+ * URL that cannot be used.
  */
 export function proxyFromEnvironment(server: URL, env: Environment): URL | undefined {
   const host = server.hostname.replace(/^\[|\]$/g, '');
   if (isLoopback(host.toLowerCase())) return undefined;
-  const name = server.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY';
-  const value = variable(env, name);
-  if (value === '') return undefined;
+  const proxy = variable(env, server.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY');
+  if (proxy.value === '') return undefined;
   const port = server.port || (server.protocol === 'https:' ? '443' : '80');
-  if (exemptByNoProxy(variable(env, 'NO_PROXY'), host, port)) return undefined;
-  return parseProxyUrl(value, name);
+  if (exemptByNoProxy(variable(env, 'NO_PROXY').value, host, port)) return undefined;
+  const url = parseProxyUrl(proxy.value);
+  if (typeof url !== 'string') return url;
+  throw new ClusterConfigError(
+    CLUSTER_ERROR_CODES.proxyUrlInvalid,
+    `invalid proxy address "${redactProxyUrl(proxy.value)}" in environment variable ${proxy.name}: ${url}`,
+  );
 }

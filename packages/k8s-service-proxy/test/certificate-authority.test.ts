@@ -10,9 +10,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeKubeconfig } from '@resourceful/test-support';
+import { makeCertificates, type TestCertificates } from '@resourceful/test-support/k8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClusterCredentials, findClusterCredentials } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
 
 let certs: TestCertificates;
 let dir: string;

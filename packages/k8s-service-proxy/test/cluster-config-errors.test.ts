@@ -153,6 +153,101 @@ describe('missing credentials', () => {
   });
 });
 
+describe('proxy URLs that cannot be used', () => {
+  const withProxyUrl = (name: string, proxyUrl: string) =>
+    kubeconfig(
+      name,
+      VALID.replace(
+        "server: 'https://127.0.0.1:6443'",
+        `server: 'https://kube.test:6443', proxy-url: '${proxyUrl}'`,
+      ),
+    );
+
+  it.each([
+    [
+      'socks4://127.0.0.1:1080',
+      `invalid 'proxy-url' "socks4://127.0.0.1:1080" for cluster "k": unsupported scheme "socks4", must be http, https, or socks5`,
+    ],
+    [
+      'http://[::1',
+      `invalid 'proxy-url' "http://[::1" for cluster "k": could not parse: http://[::1`,
+    ],
+    // clientcmd parses proxy-url as it is: no http:// is assumed, as it is for HTTPS_PROXY.
+    [
+      'proxy:3128',
+      `invalid 'proxy-url' "proxy:3128" for cluster "k": unsupported scheme "proxy", must be http, https, or socks5`,
+    ],
+    [
+      '127.0.0.1:3128',
+      `invalid 'proxy-url' "127.0.0.1:3128" for cluster "k": could not parse: 127.0.0.1:3128`,
+    ],
+    [
+      'proxy.example.com',
+      `invalid 'proxy-url' "proxy.example.com" for cluster "k": unsupported scheme "", must be http, https, or socks5`,
+    ],
+    [
+      'ftp://me:s3cret@proxy:21',
+      `invalid 'proxy-url' "ftp://me:xxxxx@proxy:21" for cluster "k": unsupported scheme "ftp", must be http, https, or socks5`,
+    ],
+  ])(
+    'refuse a kubeconfig proxy-url %s at load with ERR_RESOURCEFUL_PROXY_URL_INVALID, as kubectl words it',
+    (proxyUrl, message) => {
+      const path = withProxyUrl('bad-proxy.yaml', proxyUrl);
+      for (const load of [
+        () => loadKubeconfig({ path }),
+        () => findClusterCredentials({ kubeconfig: path, inCluster: false, env: {} }),
+      ]) {
+        const error = thrown(load);
+        expect(error.code).toBe('ERR_RESOURCEFUL_PROXY_URL_INVALID');
+        expect(error.code).toBe(CLUSTER_ERROR_CODES.proxyUrlInvalid);
+        expect(error.path).toBe(path);
+        expect(error.message).toBe(message);
+        expect(error.message).not.toContain('s3cret');
+      }
+    },
+  );
+
+  it('read an empty proxy-url as unset, as clientcmd does: the environment proxy applies', () => {
+    const path = withProxyUrl('empty-proxy.yaml', '');
+    expect(loadKubeconfig({ path })?.proxyUrl).toBeUndefined();
+    const error = thrown(() =>
+      findClusterCredentials({
+        kubeconfig: path,
+        inCluster: false,
+        env: { HTTPS_PROXY: 'socks4://p:1080' },
+      }),
+    );
+    expect(error.code).toBe('ERR_RESOURCEFUL_PROXY_URL_INVALID');
+    expect(error.message).toMatch(
+      /^invalid proxy address "socks4:\/\/p:1080" in environment variable HTTPS_PROXY: /,
+    );
+  });
+
+  it.each([
+    ['HTTPS_PROXY', 'https://kube.test:6443'],
+    ['https_proxy', 'https://kube.test:6443'],
+    ['HTTP_PROXY', 'http://kube.test:8080'],
+  ])(
+    'refuse %s from the environment with ERR_RESOURCEFUL_PROXY_URL_INVALID, naming the variable',
+    (variable, server) => {
+      const error = thrown(() =>
+        findClusterCredentials({
+          server,
+          token: 't',
+          kubeconfig: false,
+          inCluster: false,
+          env: { [variable]: 'socks4://me:s3cret@p:1080' },
+        }),
+      );
+      expect(error.code).toBe('ERR_RESOURCEFUL_PROXY_URL_INVALID');
+      expect(error.path).toBeUndefined();
+      expect(error.message).toBe(
+        `invalid proxy address "socks4://me:xxxxx@p:1080" in environment variable ${variable}: unsupported scheme "socks4", must be http, https, or socks5`,
+      );
+    },
+  );
+});
+
 describe('service proxy path errors', () => {
   it('carry ERR_RESOURCEFUL_INVALID_OPTION beside the target option', () => {
     try {

@@ -16,8 +16,9 @@ import {
   waitFor,
   writeExecKubeconfig,
 } from '@resourceful/test-support';
+import { useControlPlane, writeFakePlugin } from '@resourceful/test-support/k8s';
 import request from 'supertest';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type ClusterCredentials,
   createClusterCredentials,
@@ -25,24 +26,12 @@ import {
   getApiVersions,
   serviceProxy,
 } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { writeFakePlugin } from './support/exec-plugin.js';
 
-let certs: TestCertificates;
-let plane: ControlPlaneDouble;
+const k8s = useControlPlane({ tokens: [] });
 let dir: string;
 let counter = 0;
 const opened: ClusterCredentials[] = [];
 
-beforeAll(async () => {
-  certs = makeCertificates();
-  plane = await startControlPlane(certs, { tokens: [] });
-});
-afterAll(async () => {
-  await plane.close();
-  certs.cleanup();
-});
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'exec-plugin-'));
 });
@@ -57,8 +46,8 @@ function withPlugin(args: string[] = [], stanza: Partial<ExecStanza> = {}) {
   const prefix = `tok${counter}`;
   const plugin = writeFakePlugin(dir, `plugin-${counter}`);
   const kubeconfig = writeExecKubeconfig(dir, {
-    server: plane.url,
-    caFile: certs.caFile,
+    server: k8s.plane.url,
+    caFile: k8s.certs.caFile,
     exec: {
       command: plugin.command,
       args: [`--prefix=${prefix}`, ...args],
@@ -74,7 +63,7 @@ function withPlugin(args: string[] = [], stanza: Partial<ExecStanza> = {}) {
 }
 
 function upstreamSince(before: number) {
-  return plane.requests.slice(before);
+  return k8s.plane.requests.slice(before);
 }
 
 describeEachExpress('exec credential plugins through serviceProxy', (express) => {
@@ -87,9 +76,9 @@ describeEachExpress('exec credential plugins through serviceProxy', (express) =>
 
   it('runs the plugin on the first request, not at start, with args, env and KUBERNETES_EXEC_INFO', async () => {
     const { plugin, credentials, prefix } = withPlugin(['--ttl=3600']);
-    plane.tokens.add(`${prefix}-1`);
+    k8s.plane.tokens.add(`${prefix}-1`);
     expect(plugin.runs()).toBe(0);
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await request(app(credentials)).get('/ledger/items');
     expect(res.status).toBe(200);
     expect(plugin.runs()).toBe(1);
@@ -108,8 +97,8 @@ describeEachExpress('exec credential plugins through serviceProxy', (express) =>
 
   it('keeps the credential until it expires, then runs the plugin again', async () => {
     const { plugin, credentials, prefix } = withPlugin(['--ttl=1']);
-    plane.tokens.add(`${prefix}-1`);
-    plane.tokens.add(`${prefix}-2`);
+    k8s.plane.tokens.add(`${prefix}-1`);
+    k8s.plane.tokens.add(`${prefix}-2`);
     const relay = app(credentials);
     await request(relay).get('/ledger/a').expect(200);
     await request(relay).get('/ledger/b').expect(200);
@@ -121,13 +110,13 @@ describeEachExpress('exec credential plugins through serviceProxy', (express) =>
       },
       { what: 'a second plugin run after expirationTimestamp', intervalMs: 200 },
     );
-    const last = plane.requests.at(-1);
+    const last = k8s.plane.requests.at(-1);
     expect(last?.headers.authorization).toBe(`Bearer ${prefix}-2`);
   });
 
   it('shares one plugin run between concurrent requests', async () => {
     const { plugin, credentials, prefix } = withPlugin(['--delay-ms=300']);
-    plane.tokens.add(`${prefix}-1`);
+    k8s.plane.tokens.add(`${prefix}-1`);
     const relay = app(credentials);
     const answers = await Promise.all(
       Array.from({ length: 6 }, (_, i) => request(relay).get(`/ledger/c${i}`)),
@@ -138,12 +127,12 @@ describeEachExpress('exec credential plugins through serviceProxy', (express) =>
 
   it('passes a 401 to the client, runs the plugin at once, and sends the new token next', async () => {
     const { plugin, credentials, prefix } = withPlugin();
-    plane.tokens.add(`${prefix}-2`);
+    k8s.plane.tokens.add(`${prefix}-2`);
     const relay = app(credentials);
     const refused = await request(relay).get('/ledger/first');
     expect(refused.status).toBe(401);
     await waitFor(() => plugin.runs() === 2, { what: 'the plugin re-run after a 401' });
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     await request(relay).get('/ledger/second').expect(200);
     expect(upstreamSince(before).map((r) => r.headers.authorization)).toEqual([
       `Bearer ${prefix}-2`,
@@ -154,7 +143,7 @@ describeEachExpress('exec credential plugins through serviceProxy', (express) =>
   it('answers 500 naming the exit code when the plugin fails, sends nothing, and does not cache the failure', async () => {
     const { plugin, credentials } = withPlugin(['--exit=3']);
     const relay = app(credentials);
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const first = await request(relay).get('/ledger/x');
     expectErrorEnvelope(first, 500, { code: 'INTERNAL_SERVER_ERROR' });
     expect(first.body.error.message).toMatch(/exited with code 3/);
@@ -170,7 +159,7 @@ describeEachExpress('exec credential plugins through serviceProxy', (express) =>
       command: 'resourceful-no-such-plugin',
       installHint: 'Install it with: brew install no-such-plugin',
     });
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await request(app(credentials)).get('/ledger/x');
     expectErrorEnvelope(res, 500);
     expect(res.body.error.message).toMatch(/is not installed: Install it with: brew install/);
@@ -191,10 +180,10 @@ describeEachExpress('exec credential plugins through serviceProxy', (express) =>
 
   it('presents a client certificate a v1 plugin returns, with no Authorization', async () => {
     const { plugin, credentials } = withPlugin(
-      [`--cert=${certs.clientCertFile}`, `--key=${certs.clientKeyFile}`],
+      [`--cert=${k8s.certs.clientCertFile}`, `--key=${k8s.certs.clientKeyFile}`],
       { apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never' },
     );
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     await request(app(credentials)).get('/ledger/cert').expect(200);
     const [seen] = upstreamSince(before);
     expect(seen?.auth).toBe('client-certificate');
@@ -206,13 +195,13 @@ describeEachExpress('exec credential plugins through serviceProxy', (express) =>
 describeEachExpress('a plugin certificate and key that do not belong together', (express) => {
   it('answers 500 naming the mismatch, sends nothing, and never blames the client', async () => {
     const { credentials } = withPlugin(
-      [`--cert=${certs.clientCertFile}`, `--key=${join(certs.dir, 'other-ca.key')}`],
+      [`--cert=${k8s.certs.clientCertFile}`, `--key=${join(k8s.certs.dir, 'other-ca.key')}`],
       { apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never' },
     );
     const application = express();
     application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
     application.use(errorHandler());
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await request(application).get('/ledger/cert');
     expectErrorEnvelope(res, 500);
     expect(res.body.error.message).toMatch(
@@ -226,7 +215,7 @@ describeEachExpress('a plugin certificate and key that do not belong together', 
 describe('the credential resolver outside HTTP', () => {
   it('is used by getApiVersions too: the plugin runs once for discovery', async () => {
     const { plugin, credentials, prefix } = withPlugin(['--ttl=3600']);
-    plane.tokens.add(`${prefix}-1`);
+    k8s.plane.tokens.add(`${prefix}-1`);
     await expect(getApiVersions(credentials)).resolves.toMatchObject({ kind: 'APIVersions' });
     await expect(getApiVersions(credentials)).resolves.toMatchObject({ kind: 'APIVersions' });
     expect(plugin.runs()).toBe(1);
@@ -253,10 +242,10 @@ describe('the credential resolver outside HTTP', () => {
     const execInfoWith = async (clusterLines: string[]) => {
       counter += 1;
       const plugin = writeFakePlugin(dir, `info-${counter}`);
-      plane.tokens.add(`info${counter}-1`);
+      k8s.plane.tokens.add(`info${counter}-1`);
       const kubeconfig = writeExecKubeconfig(dir, {
-        server: plane.url,
-        caFile: certs.caFile,
+        server: k8s.plane.url,
+        caFile: k8s.certs.caFile,
         exec: {
           command: plugin.command,
           args: [`--prefix=info${counter}`],
@@ -272,9 +261,9 @@ describe('the credential resolver outside HTTP', () => {
         .cluster;
     };
     const cluster = {
-      server: plane.url,
+      server: k8s.plane.url,
       'tls-server-name': 'localhost',
-      'certificate-authority-data': Buffer.from(certs.ca).toString('base64'),
+      'certificate-authority-data': Buffer.from(k8s.certs.ca).toString('base64'),
     };
     expect(await execInfoWith(extensions)).toEqual({
       ...cluster,
@@ -286,7 +275,7 @@ describe('the credential resolver outside HTTP', () => {
   it('refuses cluster extensions that are not a list of {name, extension}', () => {
     counter += 1;
     const kubeconfig = writeExecKubeconfig(dir, {
-      server: plane.url,
+      server: k8s.plane.url,
       exec: { command: 'plugin' },
       clusterLines: ['    extensions: {client.authentication.k8s.io/exec: {audience: foo}}'],
       name: `bad-extensions-${counter}.yaml`,
@@ -307,8 +296,8 @@ describeEachExpress('auth-provider oidc through serviceProxy', (express) => {
   function oidcCredentials(idToken: string) {
     counter += 1;
     const kubeconfig = writeExecKubeconfig(dir, {
-      server: plane.url,
-      caFile: certs.caFile,
+      server: k8s.plane.url,
+      caFile: k8s.certs.caFile,
       userLines: [
         '    auth-provider:',
         '      name: oidc',
@@ -325,13 +314,13 @@ describeEachExpress('auth-provider oidc through serviceProxy', (express) => {
 
   it('sends a valid id-token as the bearer token', async () => {
     const token = jwt(Math.floor(Date.now() / 1000) + 3600);
-    plane.tokens.add(token);
+    k8s.plane.tokens.add(token);
     const application = express();
     application.use(
       '/ledger',
       serviceProxy({ credentials: oidcCredentials(token), service: 'ledger' }),
     );
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     await request(application).get('/ledger/x').expect(200);
     expect(upstreamSince(before)[0]?.headers.authorization).toBe(`Bearer ${token}`);
   });
@@ -341,7 +330,7 @@ describeEachExpress('auth-provider oidc through serviceProxy', (express) => {
     const credentials = oidcCredentials(jwt(Math.floor(Date.now() / 1000) - 60));
     application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
     application.use(errorHandler());
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await request(application).get('/ledger/x');
     expectErrorEnvelope(res, 500);
     expect(res.body.error.message).toMatch(/cannot refresh/);
@@ -385,10 +374,10 @@ describeEachExpress('a plain http:// control plane', (express) => {
 describe('impersonation from the kubeconfig', () => {
   it('replaces whatever Impersonate-* headers a middleware client sends', async () => {
     counter += 1;
-    plane.tokens.add('imp-token');
+    k8s.plane.tokens.add('imp-token');
     const kubeconfig = writeExecKubeconfig(dir, {
-      server: plane.url,
-      caFile: certs.caFile,
+      server: k8s.plane.url,
+      caFile: k8s.certs.caFile,
       userLines: [
         '    token: imp-token',
         '    as: jane',
@@ -402,7 +391,7 @@ describe('impersonation from the kubeconfig', () => {
     const { default: express } = await import('express');
     const application = express();
     application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     await request(application)
       .get('/ledger/x')
       .set('Impersonate-User', 'system:admin')

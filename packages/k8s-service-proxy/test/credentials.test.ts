@@ -3,6 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { type KubeconfigUser, waitFor, writeKubeconfig } from '@resourceful/test-support';
+import {
+  type ControlPlaneDouble,
+  makeCertificates,
+  startControlPlane,
+  type TestCertificates,
+} from '@resourceful/test-support/k8s';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   type ClusterCredentials,
@@ -14,8 +20,6 @@ import {
   loadInCluster,
   loadKubeconfig,
 } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
 
 const SECRET = 'sekret-token-value-123';
 

@@ -1,32 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useControlPlane } from '@resourceful/test-support/k8s';
+import { describe, expect, it } from 'vitest';
 import { createClusterCredentials, DiscoveryError, getApiVersions } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
 
-let certs: TestCertificates;
-let plane: ControlPlaneDouble;
-
-beforeAll(async () => {
-  certs = makeCertificates();
-  plane = await startControlPlane(certs, { tokens: ['t0k3n'] });
-});
-afterAll(async () => {
-  await plane.close();
-  certs.cleanup();
-});
+const k8s = useControlPlane({ tokens: ['t0k3n'] });
 
 describe('getApiVersions', () => {
   it('returns versions, kind and serverAddressByClientCIDRs with a bearer token', async () => {
     const credentials = createClusterCredentials({
-      server: plane.url,
+      server: k8s.plane.url,
       token: 't0k3n',
-      ca: certs.ca,
+      ca: k8s.certs.ca,
     });
     await expect(getApiVersions(credentials)).resolves.toEqual({
       kind: 'APIVersions',
       versions: ['v1'],
       serverAddressByClientCIDRs: [
-        { clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${plane.port}` },
+        { clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${k8s.plane.port}` },
       ],
     });
     credentials.close();
@@ -34,21 +23,21 @@ describe('getApiVersions', () => {
 
   it('authenticates with a client certificate as well', async () => {
     const credentials = createClusterCredentials({
-      server: plane.url,
-      ca: certs.ca,
-      clientCert: certs.clientCert,
-      clientKey: certs.clientKey,
+      server: k8s.plane.url,
+      ca: k8s.certs.ca,
+      clientCert: k8s.certs.clientCert,
+      clientKey: k8s.certs.clientKey,
     });
     await expect(getApiVersions(credentials)).resolves.toMatchObject({ kind: 'APIVersions' });
-    expect(plane.requests.at(-1)?.auth).toBe('client-certificate');
+    expect(k8s.plane.requests.at(-1)?.auth).toBe('client-certificate');
     credentials.close();
   });
 
   it('rejects with the status, not the token, when the token is refused (401)', async () => {
     const credentials = createClusterCredentials({
-      server: plane.url,
+      server: k8s.plane.url,
       token: 'wrong-secret',
-      ca: certs.ca,
+      ca: k8s.certs.ca,
     });
     const error = await getApiVersions(credentials).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DiscoveryError);
@@ -59,9 +48,9 @@ describe('getApiVersions', () => {
 
   it('verifies the server certificate against the CA', async () => {
     const credentials = createClusterCredentials({
-      server: plane.url,
+      server: k8s.plane.url,
       token: 't0k3n',
-      ca: certs.otherCa,
+      ca: k8s.certs.otherCa,
     });
     await expect(getApiVersions(credentials)).rejects.toThrow(/cannot reach the control plane/);
     credentials.close();
@@ -69,16 +58,16 @@ describe('getApiVersions', () => {
 
   it('checks the name in the certificate: localhost is in its SAN, 127.0.0.2 is not', async () => {
     const byName = createClusterCredentials({
-      server: `https://localhost:${plane.port}`,
+      server: `https://localhost:${k8s.plane.port}`,
       token: 't0k3n',
-      ca: certs.ca,
+      ca: k8s.certs.ca,
     });
     await expect(getApiVersions(byName)).resolves.toMatchObject({ versions: ['v1'] });
     byName.close();
     const wrongName = createClusterCredentials({
-      server: plane.url,
+      server: k8s.plane.url,
       token: 't0k3n',
-      ca: certs.ca,
+      ca: k8s.certs.ca,
       tlsServerName: 'api.example.com',
     });
     await expect(getApiVersions(wrongName)).rejects.toThrow(DiscoveryError);

@@ -15,6 +15,7 @@ import {
   waitFor,
   writeExecKubeconfig,
 } from '@resourceful/test-support';
+import { useControlPlane, writeFakePlugin } from '@resourceful/test-support/k8s';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,33 +25,25 @@ import {
   createClusterCredentials,
   findClusterCredentials,
 } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { writeFakePlugin } from './support/exec-plugin.js';
 
 const TOKEN = 'hpm-token';
 const MAJOR = Number(process.env.HTTP_PROXY_MIDDLEWARE_MAJOR ?? 3);
-let certs: TestCertificates;
-let plane: ControlPlaneDouble;
+const k8s = useControlPlane({ tokens: [TOKEN] });
 let dir: string;
 const opened: ClusterCredentials[] = [];
 
 beforeAll(async () => {
-  certs = makeCertificates();
-  plane = await startControlPlane(certs, { tokens: [TOKEN] });
   dir = mkdtempSync(join(tmpdir(), 'hpm-'));
 });
 afterAll(async () => {
-  await plane.close();
-  certs.cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
 afterEach(() => {
   for (const credentials of opened.splice(0)) credentials.close();
 });
 
-function tokenCredentials(server = plane.url): ClusterCredentials {
-  const credentials = createClusterCredentials({ server, token: TOKEN, ca: certs.ca });
+function tokenCredentials(server = k8s.plane.url): ClusterCredentials {
+  const credentials = createClusterCredentials({ server, token: TOKEN, ca: k8s.certs.ca });
   opened.push(credentials);
   return credentials;
 }
@@ -92,14 +85,14 @@ describeEachExpress(`http-proxy-middleware ${MAJOR} with clusterServiceProxyOpti
   }
 
   it("relays to the service proxy path with the cluster's token, not the client's credentials", async () => {
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await request(app(tokenCredentials(), { port: 'http' }))
       .get('/ledger/items?x=1')
       .set('Authorization', 'Bearer client')
       .set('Cookie', 'session=1')
       .set('Impersonate-User', 'system:admin');
     expect(res.status).toBe(200);
-    const [seen] = plane.requests.slice(before);
+    const [seen] = k8s.plane.requests.slice(before);
     expect(seen?.url).toBe('/api/v1/namespaces/payments/services/ledger:http/proxy/items?x=1');
     expect(seen?.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(seen?.headers.cookie).toBeUndefined();
@@ -113,19 +106,19 @@ describeEachExpress(`http-proxy-middleware ${MAJOR} with clusterServiceProxyOpti
   });
 
   it('refuses an encoded traversal with 400 and sends nothing upstream', async () => {
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await request(app(tokenCredentials())).get('/ledger/%2e%2e/%2e%2e/secrets');
     expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'path' });
-    expect(plane.requests.length).toBe(before);
+    expect(k8s.plane.requests.length).toBe(before);
   });
 
   it('runs an exec plugin per need: lazily, then again after a 401', async () => {
     const plugin = writeFakePlugin(dir, `hpm-plugin-${Math.random().toString(36).slice(2)}`);
     const prefix = `hpm${Date.now()}`;
-    plane.tokens.add(`${prefix}-2`);
+    k8s.plane.tokens.add(`${prefix}-2`);
     const kubeconfig = writeExecKubeconfig(dir, {
-      server: plane.url,
-      caFile: certs.caFile,
+      server: k8s.plane.url,
+      caFile: k8s.certs.caFile,
       exec: { command: plugin.command, args: [`--prefix=${prefix}`] },
       name: `${prefix}.yaml`,
     });
@@ -136,24 +129,24 @@ describeEachExpress(`http-proxy-middleware ${MAJOR} with clusterServiceProxyOpti
     await request(relay).get('/ledger/a').expect(401);
     await waitFor(() => plugin.runs() === 2, { what: 'a plugin re-run after a 401' });
     await request(relay).get('/ledger/b').expect(200);
-    expect(plane.requests.at(-1)?.headers.authorization).toBe(`Bearer ${prefix}-2`);
+    expect(k8s.plane.requests.at(-1)?.headers.authorization).toBe(`Bearer ${prefix}-2`);
   });
 
   it('passes a failing plugin to next(err): a 500 envelope, nothing sent', async () => {
     const plugin = writeFakePlugin(dir, `hpm-failing-${Math.random().toString(36).slice(2)}`);
     const kubeconfig = writeExecKubeconfig(dir, {
-      server: plane.url,
-      caFile: certs.caFile,
+      server: k8s.plane.url,
+      caFile: k8s.certs.caFile,
       exec: { command: plugin.command, args: ['--exit=4'] },
       name: `failing-${Date.now()}.yaml`,
     });
     const credentials = findClusterCredentials({ kubeconfig }) as ClusterCredentials;
     opened.push(credentials);
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await request(app(credentials)).get('/ledger/x');
     expectErrorEnvelope(res, 500);
     expect(res.body.error.message).toMatch(/exited with code 4/);
-    expect(plane.requests.length).toBe(before);
+    expect(k8s.plane.requests.length).toBe(before);
   });
 
   it('answers a dead control plane with the 502 envelope', async () => {

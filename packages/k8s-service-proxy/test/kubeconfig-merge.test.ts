@@ -14,7 +14,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ExecStanza, writeExecKubeconfig } from '@resourceful/test-support';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useControlPlane, writeFakePlugin } from '@resourceful/test-support/k8s';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type ClusterCredentials,
   createClusterCredentials,
@@ -22,24 +23,12 @@ import {
   findClusterCredentials,
   getApiVersions,
 } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { writeFakePlugin } from './support/exec-plugin.js';
 
-let certs: TestCertificates;
-let plane: ControlPlaneDouble;
+const k8s = useControlPlane({ tokens: ['test-token'], basic: ['alice:pw'] });
 let dir: string;
 let counter = 0;
 const opened: ClusterCredentials[] = [];
 
-beforeAll(async () => {
-  certs = makeCertificates();
-  plane = await startControlPlane(certs, { tokens: ['test-token'], basic: ['alice:pw'] });
-});
-afterAll(async () => {
-  await plane.close();
-  certs.cleanup();
-});
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'kubeconfig-merge-'));
 });
@@ -53,8 +42,8 @@ const base64 = (text: string) => Buffer.from(text).toString('base64');
 function kubeconfig(userLines: string[], options: { exec?: ExecStanza; server?: string } = {}) {
   counter += 1;
   return writeExecKubeconfig(dir, {
-    server: options.server ?? plane.url,
-    caFile: options.server?.startsWith('http:') ? undefined : certs.caFile,
+    server: options.server ?? k8s.plane.url,
+    caFile: options.server?.startsWith('http:') ? undefined : k8s.certs.caFile,
     exec: options.exec,
     userLines: userLines.map((line) => `    ${line}`),
     name: `k${counter}.yaml`,
@@ -70,9 +59,9 @@ function find(file: string, options: Omit<FindCredentialsOptions, 'kubeconfig'> 
 
 /** One discovery call; what the double saw of it. */
 async function sentWith(credentials: ClusterCredentials) {
-  const before = plane.requests.length;
+  const before = k8s.plane.requests.length;
   await getApiVersions(credentials).catch(() => undefined);
-  return plane.requests.slice(before).map((request) => ({
+  return k8s.plane.requests.slice(before).map((request) => ({
     auth: request.auth,
     authorization: request.headers.authorization,
     clientCertificate: request.clientCertificate,
@@ -83,70 +72,70 @@ const certificateOnly = [{ auth: 'client-certificate', clientCertificate: 'test-
 
 describe('a client certificate and key from the kubeconfig and explicit values together', () => {
   it("completes a user's client-certificate with an explicit clientKeyFile (kubectl --client-key)", async () => {
-    const file = kubeconfig([`client-certificate: ${certs.clientCertFile}`]);
-    expect(await sentWith(find(file, { clientKeyFile: certs.clientKeyFile }))).toEqual(
+    const file = kubeconfig([`client-certificate: ${k8s.certs.clientCertFile}`]);
+    expect(await sentWith(find(file, { clientKeyFile: k8s.certs.clientKeyFile }))).toEqual(
       certificateOnly,
     );
   });
 
   it("completes a user's client-certificate-data with an explicit key, as file or PEM", async () => {
-    const file = kubeconfig([`client-certificate-data: ${base64(certs.clientCert)}`]);
-    expect(await sentWith(find(file, { clientKeyFile: certs.clientKeyFile }))).toEqual(
+    const file = kubeconfig([`client-certificate-data: ${base64(k8s.certs.clientCert)}`]);
+    expect(await sentWith(find(file, { clientKeyFile: k8s.certs.clientKeyFile }))).toEqual(
       certificateOnly,
     );
-    expect(await sentWith(find(file, { clientKey: certs.clientKey }))).toEqual(certificateOnly);
+    expect(await sentWith(find(file, { clientKey: k8s.certs.clientKey }))).toEqual(certificateOnly);
   });
 
   it("completes a user's client-key with an explicit clientCertFile (kubectl --client-certificate)", async () => {
     for (const line of [
-      `client-key: ${certs.clientKeyFile}`,
-      `client-key-data: ${base64(certs.clientKey)}`,
+      `client-key: ${k8s.certs.clientKeyFile}`,
+      `client-key-data: ${base64(k8s.certs.clientKey)}`,
     ]) {
       const file = kubeconfig([line]);
-      expect(await sentWith(find(file, { clientCertFile: certs.clientCertFile }))).toEqual(
+      expect(await sentWith(find(file, { clientCertFile: k8s.certs.clientCertFile }))).toEqual(
         certificateOnly,
       );
     }
   });
 
   it('still refuses a certificate with no key anywhere, naming the user and the missing key', () => {
-    const file = kubeconfig([`client-certificate: ${certs.clientCertFile}`]);
+    const file = kubeconfig([`client-certificate: ${k8s.certs.clientCertFile}`]);
     expect(() => find(file)).toThrow(
       'kubeconfig: client-key-data or client-key must be specified for user "tester" to use the client certificate (kubectl refuses it too); give it in the kubeconfig or with --client-key (clientKeyFile)',
     );
     const tokenUser = kubeconfig(['token: test-token']);
-    expect(() => find(tokenUser, { clientCertFile: certs.clientCertFile })).toThrow(
+    expect(() => find(tokenUser, { clientCertFile: k8s.certs.clientCertFile })).toThrow(
       /client-key-data or client-key must be specified for user "tester"/,
     );
   });
 
   it('refuses at start a key that does not belong to the certificate, or a PEM that is not one', () => {
-    const file = kubeconfig([`client-certificate: ${certs.clientCertFile}`]);
-    expect(() => find(file, { clientKeyFile: join(certs.dir, 'other-ca.key') })).toThrow(
+    const file = kubeconfig([`client-certificate: ${k8s.certs.clientCertFile}`]);
+    expect(() => find(file, { clientKeyFile: join(k8s.certs.dir, 'other-ca.key') })).toThrow(
       'the client certificate and key cannot be used together (key values mismatch, ERR_OSSL_X509_KEY_VALUES_MISMATCH)',
     );
     expect(() =>
       createClusterCredentials({
-        server: plane.url,
+        server: k8s.plane.url,
         clientCert: 'not a PEM',
-        clientKey: certs.clientKey,
+        clientKey: k8s.certs.clientKey,
       }),
     ).toThrow(/the client certificate and key cannot be used together \(no start line/);
   });
 
   it("refuses an explicit key file beside the user's client-key-data, as kubectl does", () => {
     const file = kubeconfig([
-      `client-certificate: ${certs.clientCertFile}`,
-      `client-key-data: ${base64(certs.clientKey)}`,
+      `client-certificate: ${k8s.certs.clientCertFile}`,
+      `client-key-data: ${base64(k8s.certs.clientKey)}`,
     ]);
-    expect(() => find(file, { clientKeyFile: certs.clientKeyFile })).toThrow(
+    expect(() => find(file, { clientKeyFile: k8s.certs.clientKeyFile })).toThrow(
       'kubeconfig: client-key-data and client-key are both specified for user "tester"',
     );
     const data = kubeconfig([
-      `client-certificate-data: ${base64(certs.clientCert)}`,
-      `client-key: ${certs.clientKeyFile}`,
+      `client-certificate-data: ${base64(k8s.certs.clientCert)}`,
+      `client-key: ${k8s.certs.clientKeyFile}`,
     ]);
-    expect(() => find(data, { clientCertFile: certs.clientCertFile })).toThrow(
+    expect(() => find(data, { clientCertFile: k8s.certs.clientCertFile })).toThrow(
       'kubeconfig: client-certificate-data and client-certificate are both specified for user "tester"',
     );
   });
@@ -155,10 +144,10 @@ describe('a client certificate and key from the kubeconfig and explicit values t
     const missing = join(dir, 'missing.pem');
     const file = kubeconfig([
       `client-certificate: ${missing}`,
-      `client-key: ${certs.clientKeyFile}`,
+      `client-key: ${k8s.certs.clientKeyFile}`,
     ]);
     // As kubectl, which reads the files only once its flags are merged in.
-    expect(await sentWith(find(file, { clientCertFile: certs.clientCertFile }))).toEqual(
+    expect(await sentWith(find(file, { clientCertFile: k8s.certs.clientCertFile }))).toEqual(
       certificateOnly,
     );
     expect(() => find(file)).toThrow(`cannot read client-certificate ${missing} (ENOENT)`);
@@ -168,10 +157,10 @@ describe('a client certificate and key from the kubeconfig and explicit values t
     const caFile = join(dir, 'ca-missing.yaml');
     writeFileSync(
       caFile,
-      readFileSync(kubeconfig(['token: test-token']), 'utf8').replace(certs.caFile, missing),
+      readFileSync(kubeconfig(['token: test-token']), 'utf8').replace(k8s.certs.caFile, missing),
     );
     expect(() => find(caFile)).toThrow(`cannot read certificate-authority ${missing} (ENOENT)`);
-    expect(await sentWith(find(caFile, { caFile: certs.caFile }))).toEqual([
+    expect(await sentWith(find(caFile, { caFile: k8s.certs.caFile }))).toEqual([
       { auth: 'bearer', authorization: 'Bearer test-token', clientCertificate: undefined },
     ]);
   });
@@ -180,8 +169,8 @@ describe('a client certificate and key from the kubeconfig and explicit values t
 describe('which credential is sent when the merged user has several', () => {
   it('sends a token and presents the certificate of a user that has both', async () => {
     const file = kubeconfig([
-      `client-certificate: ${certs.clientCertFile}`,
-      `client-key: ${certs.clientKeyFile}`,
+      `client-certificate: ${k8s.certs.clientCertFile}`,
+      `client-key: ${k8s.certs.clientKeyFile}`,
     ]);
     expect(await sentWith(find(file, { token: 'test-token' }))).toEqual([
       { auth: 'bearer', authorization: 'Bearer test-token', clientCertificate: 'test-user' },
@@ -192,8 +181,8 @@ describe('which credential is sent when the merged user has several', () => {
     const plugin = writeFakePlugin(dir, 'unused-plugin');
     const file = kubeconfig([], { exec: { command: plugin.command } });
     const credentials = find(file, {
-      clientCertFile: certs.clientCertFile,
-      clientKeyFile: certs.clientKeyFile,
+      clientCertFile: k8s.certs.clientCertFile,
+      clientKeyFile: k8s.certs.clientKeyFile,
     });
     expect(await sentWith(credentials)).toEqual(certificateOnly);
     expect(plugin.runs()).toBe(0);
@@ -202,7 +191,7 @@ describe('which credential is sent when the merged user has several', () => {
 
   it('runs the exec plugin beside an explicit password without a username, as client-go', async () => {
     const plugin = writeFakePlugin(dir, 'password-plugin');
-    plane.tokens.add('merge-1');
+    k8s.plane.tokens.add('merge-1');
     const file = kubeconfig([], { exec: { command: plugin.command, args: ['--prefix=merge'] } });
     expect(await sentWith(find(file, { password: 'pw' }))).toEqual([
       { auth: 'bearer', authorization: 'Bearer merge-1', clientCertificate: undefined },
@@ -259,19 +248,22 @@ describe('impersonation', () => {
 describe('an explicit CA and the cluster', () => {
   it('turns verification back on for a cluster the kubeconfig marks insecure, as kubectl', async () => {
     const file = writeExecKubeconfig(dir, {
-      server: plane.url,
+      server: k8s.plane.url,
       clusterLines: ['    insecure-skip-tls-verify: true'],
       userLines: ['    token: test-token'],
       name: 'insecure.yaml',
     });
     const warnings: string[] = [];
-    const credentials = find(file, { caFile: certs.caFile, onWarning: (m) => warnings.push(m) });
+    const credentials = find(file, {
+      caFile: k8s.certs.caFile,
+      onWarning: (m) => warnings.push(m),
+    });
     expect(credentials.insecureSkipTlsVerify).toBe(false);
     expect(warnings).toEqual([]);
     expect(await sentWith(credentials)).toEqual([
       { auth: 'bearer', authorization: 'Bearer test-token', clientCertificate: undefined },
     ]);
-    expect(() => find(file, { caFile: certs.caFile, insecureSkipTlsVerify: true })).toThrow(
+    expect(() => find(file, { caFile: k8s.certs.caFile, insecureSkipTlsVerify: true })).toThrow(
       /insecureSkipTlsVerify and a certificate authority exclude each other/,
     );
   });
@@ -281,15 +273,15 @@ describe('an explicit server with a credential', () => {
   it('is used alone by default, and merged into the kubeconfig with explicitServerAlone: false', async () => {
     const file = writeExecKubeconfig(dir, {
       server: 'https://127.0.0.1:1',
-      caFile: certs.caFile,
+      caFile: k8s.certs.caFile,
       userLines: [
-        `    client-certificate: ${certs.clientCertFile}`,
-        `    client-key: ${certs.clientKeyFile}`,
+        `    client-certificate: ${k8s.certs.clientCertFile}`,
+        `    client-key: ${k8s.certs.clientKeyFile}`,
       ],
       name: 'elsewhere.yaml',
     });
-    const explicit = { server: plane.url, token: 'test-token', env: { KUBECONFIG: file } };
-    const alone = findClusterCredentials({ ...explicit, ca: certs.ca });
+    const explicit = { server: k8s.plane.url, token: 'test-token', env: { KUBECONFIG: file } };
+    const alone = findClusterCredentials({ ...explicit, ca: k8s.certs.ca });
     opened.push(alone as ClusterCredentials);
     expect(alone?.source).toBe('options');
     expect(await sentWith(alone as ClusterCredentials)).toEqual([
@@ -306,7 +298,7 @@ describe('an explicit server with a credential', () => {
       ...explicit,
       env: {},
       homeDir: dir,
-      ca: certs.ca,
+      ca: k8s.certs.ca,
       explicitServerAlone: false,
     });
     opened.push(none as ClusterCredentials);
@@ -331,14 +323,18 @@ describe('a user with no credential (kubectl would ask on its terminal)', () => 
     expect(() => find(kubeconfig(['password: pw']))).toThrow(
       /user "tester" has a password but no username, and no other credential; kubectl asks/,
     );
-    expect(() => find(kubeconfig([]), { clientKeyFile: certs.clientKeyFile })).toThrow(
+    expect(() => find(kubeconfig([]), { clientKeyFile: k8s.certs.clientKeyFile })).toThrow(
       /client-certificate-data or client-certificate must be specified for user "tester" to use its client key, and there is no other credential/,
     );
   });
 
   it('refuses a context that names no user', () => {
     const file = join(dir, 'no-user.yaml');
-    writeExecKubeconfig(dir, { server: plane.url, caFile: certs.caFile, name: 'no-user.yaml' });
+    writeExecKubeconfig(dir, {
+      server: k8s.plane.url,
+      caFile: k8s.certs.caFile,
+      name: 'no-user.yaml',
+    });
     writeFileSync(file, readFileSync(file, 'utf8').replace('    user: tester\n', ''));
     expect(() => find(file)).toThrow(
       /the kubeconfig context \(it names no user\) has no credential .*; kubectl asks/,
@@ -356,7 +352,10 @@ describe('a user with no credential (kubectl would ask on its terminal)', () => 
     ]);
     expect(
       await sentWith(
-        find(file, { clientCertFile: certs.clientCertFile, clientKeyFile: certs.clientKeyFile }),
+        find(file, {
+          clientCertFile: k8s.certs.clientCertFile,
+          clientKeyFile: k8s.certs.clientKeyFile,
+        }),
       ),
     ).toEqual(certificateOnly);
     // A username alone is basic authentication with an empty password, as kubectl sends it.
@@ -392,7 +391,7 @@ describe('a user with no credential (kubectl would ask on its terminal)', () => 
   });
 
   it('leaves createClusterCredentials, which takes no kubeconfig, free to send nothing', async () => {
-    const credentials = createClusterCredentials({ server: plane.url, ca: certs.ca });
+    const credentials = createClusterCredentials({ server: k8s.plane.url, ca: k8s.certs.ca });
     opened.push(credentials);
     expect(credentials.toJSON()).toMatchObject({ auth: 'none' });
     expect(await sentWith(credentials)).toEqual([

@@ -9,9 +9,16 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import { describeEachExpress, expectErrorEnvelope, thrownBy } from '@resourceful/test-support';
+import {
+  type ConnectProxy,
+  rawUpgrade,
+  startConnectProxy,
+  startSocks5Proxy,
+  useControlPlane,
+} from '@resourceful/test-support/k8s';
 import request from 'supertest';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type ClusterCredentials,
   createClusterCredentials,
@@ -19,26 +26,12 @@ import {
   serviceProxy,
 } from '../src/index.js';
 import { exemptByNoProxy, proxyFromEnvironment } from '../src/proxy-environment.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ConnectProxy, startConnectProxy } from './support/connect-proxy.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { rawUpgrade } from './support/raw-client.js';
-import { startSocks5Proxy } from './support/socks5-proxy.js';
 
 const TOKEN = 'proxied-token';
-let certs: TestCertificates;
-let plane: ControlPlaneDouble;
+const k8s = useControlPlane({ tokens: [TOKEN] });
 let proxy: ConnectProxy;
 const opened: ClusterCredentials[] = [];
 
-beforeAll(async () => {
-  certs = makeCertificates();
-  plane = await startControlPlane(certs, { tokens: [TOKEN] });
-});
-afterAll(async () => {
-  await plane.close();
-  certs.cleanup();
-});
 beforeEach(async () => {
   proxy = await startConnectProxy({ aliases: ['kube.test'] });
 });
@@ -51,14 +44,40 @@ function viaName(
   extra: Parameters<typeof createClusterCredentials>[0] extends infer O ? Partial<O> : never,
 ) {
   const credentials = createClusterCredentials({
-    server: `https://kube.test:${plane.port}`,
+    server: `https://kube.test:${k8s.plane.port}`,
     token: TOKEN,
-    ca: certs.ca,
+    ca: k8s.certs.ca,
     tlsServerName: 'localhost',
     ...extra,
   });
   opened.push(credentials);
   return credentials;
+}
+
+/** An app relaying `/ledger` to the `ledger` service with `credentials`, errors as envelopes. */
+async function ledgerApp(credentials: ClusterCredentials) {
+  const express = (await import('express')).default;
+  const application = express();
+  application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
+  application.use(errorHandler());
+  return application;
+}
+
+/** A WebSocket-style upgrade of `/ledger/socket`, relayed through the proxy at `proxyUrl`. */
+async function upgradeThrough(proxyUrl: string) {
+  const relay = serviceProxy({
+    credentials: viaName({ proxyUrl }),
+    service: 'ledger',
+    mountPath: '/ledger',
+  });
+  const server = createServer((_req, res) => res.end());
+  server.on('upgrade', relay.upgrade);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await rawUpgrade((server.address() as AddressInfo).port, '/ledger/socket');
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 }
 
 describeEachExpress('serviceProxy through a forward proxy', (express) => {
@@ -71,11 +90,11 @@ describeEachExpress('serviceProxy through a forward proxy', (express) => {
 
   it("tunnels through the cluster's proxy-url, keeping the cluster's TLS and token", async () => {
     const credentials = viaName({ proxyUrl: proxy.url });
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await request(app(credentials)).get('/ledger/items');
     expect(res.status).toBe(200);
-    expect(proxy.tunnels.map((t) => t.authority)).toEqual([`kube.test:${plane.port}`]);
-    expect(plane.requests.slice(before).map((r) => r.auth)).toEqual(['bearer']);
+    expect(proxy.tunnels.map((t) => t.authority)).toEqual([`kube.test:${k8s.plane.port}`]);
+    expect(k8s.plane.requests.slice(before).map((r) => r.auth)).toEqual(['bearer']);
     expect(JSON.stringify(credentials)).toContain(new URL(proxy.url).origin);
   });
 
@@ -88,10 +107,10 @@ describeEachExpress('serviceProxy through a forward proxy', (express) => {
   it('answers 502 when the proxy refuses the tunnel, sending nothing to the control plane', async () => {
     await proxy.close();
     proxy = await startConnectProxy({ aliases: ['kube.test'], proxyAuthorization: 'Basic eDp5' });
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     const res = await request(app(viaName({ proxyUrl: proxy.url }))).get('/ledger/x');
     expectErrorEnvelope(res, 502, { code: 'UPSTREAM_ERROR' });
-    expect(plane.requests.length).toBe(before);
+    expect(k8s.plane.requests.length).toBe(before);
   });
 
   it('sends the proxy URL credentials as Proxy-Authorization and never shows them', async () => {
@@ -107,26 +126,13 @@ describeEachExpress('serviceProxy through a forward proxy', (express) => {
 
 describe('upgrades through a forward proxy', () => {
   it('relays a WebSocket-style upgrade through the CONNECT tunnel (101)', async () => {
-    const relay = serviceProxy({
-      credentials: viaName({ proxyUrl: proxy.url }),
-      service: 'ledger',
-      mountPath: '/ledger',
-    });
-    const server = createServer((_req, res) => res.end());
-    server.on('upgrade', relay.upgrade);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const result = await rawUpgrade((server.address() as AddressInfo).port, '/ledger/socket');
-      expect(result).toEqual({ status: 101, echoed: 'echo:ping' });
-      expect(proxy.tunnels).toHaveLength(1);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+    expect(await upgradeThrough(proxy.url)).toEqual({ status: 101, echoed: 'echo:ping' });
+    expect(proxy.tunnels).toHaveLength(1);
   });
 });
 
 describe('an https:// proxy (TLS to the proxy, then the tunnel)', () => {
-  async function tlsProxy(cert = certs.serverCert, key = certs.serverKey) {
+  async function tlsProxy(cert = k8s.certs.serverCert, key = k8s.certs.serverKey) {
     await proxy.close();
     proxy = await startConnectProxy({ aliases: ['kube.test'], tls: { cert, key } });
     return proxy;
@@ -135,56 +141,32 @@ describe('an https:// proxy (TLS to the proxy, then the tunnel)', () => {
   it("tunnels a request, verifying the proxy with the cluster's CA as kubectl does", async () => {
     const { url } = await tlsProxy();
     expect(url).toMatch(/^https:/);
-    const express = (await import('express')).default;
-    const application = express();
-    application.use(
-      '/ledger',
-      serviceProxy({ credentials: viaName({ proxyUrl: url }), service: 'ledger' }),
-    );
-    const before = plane.requests.length;
+    const application = await ledgerApp(viaName({ proxyUrl: url }));
+    const before = k8s.plane.requests.length;
     await request(application).get('/ledger/over-tls').expect(200);
-    expect(proxy.tunnels.map((t) => t.authority)).toEqual([`kube.test:${plane.port}`]);
-    expect(plane.requests.slice(before).map((r) => [r.url, r.auth])).toEqual([
+    expect(proxy.tunnels.map((t) => t.authority)).toEqual([`kube.test:${k8s.plane.port}`]);
+    expect(k8s.plane.requests.slice(before).map((r) => [r.url, r.auth])).toEqual([
       ['/api/v1/namespaces/default/services/ledger/proxy/over-tls', 'bearer'],
     ]);
   });
 
   it('relays a WebSocket-style upgrade through it (101)', async () => {
     const { url } = await tlsProxy();
-    const relay = serviceProxy({
-      credentials: viaName({ proxyUrl: url }),
-      service: 'ledger',
-      mountPath: '/ledger',
-    });
-    const server = createServer((_req, res) => res.end());
-    server.on('upgrade', relay.upgrade);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const result = await rawUpgrade((server.address() as AddressInfo).port, '/ledger/socket');
-      expect(result).toEqual({ status: 101, echoed: 'echo:ping' });
-      expect(proxy.tunnels).toHaveLength(1);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+    expect(await upgradeThrough(url)).toEqual({ status: 101, echoed: 'echo:ping' });
+    expect(proxy.tunnels).toHaveLength(1);
   });
 
   it('answers 502 to a proxy whose certificate the cluster CA does not sign; no tunnel opens', async () => {
     const { url } = await tlsProxy(
-      certs.otherCa,
-      readFileSync(join(certs.dir, 'other-ca.key'), 'utf8'),
+      k8s.certs.otherCa,
+      readFileSync(join(k8s.certs.dir, 'other-ca.key'), 'utf8'),
     );
-    const express = (await import('express')).default;
-    const application = express();
-    application.use(
-      '/ledger',
-      serviceProxy({ credentials: viaName({ proxyUrl: url }), service: 'ledger' }),
-    );
-    application.use(errorHandler());
-    const before = plane.requests.length;
+    const application = await ledgerApp(viaName({ proxyUrl: url }));
+    const before = k8s.plane.requests.length;
     const res = await request(application).get('/ledger/x');
     expectErrorEnvelope(res, 502, { code: 'UPSTREAM_ERROR' });
     expect(proxy.tunnels).toEqual([]);
-    expect(plane.requests.length).toBe(before);
+    expect(k8s.plane.requests.length).toBe(before);
   });
 });
 
@@ -192,20 +174,15 @@ describe('a socks5:// proxy', () => {
   it('connects through it, leaving the host name for the proxy to resolve, as kubectl does', async () => {
     const socks = await startSocks5Proxy({ aliases: ['kube.test'] });
     try {
-      const express = (await import('express')).default;
-      const application = express();
-      application.use(
-        '/ledger',
-        serviceProxy({ credentials: viaName({ proxyUrl: socks.url }), service: 'ledger' }),
-      );
-      const before = plane.requests.length;
+      const application = await ledgerApp(viaName({ proxyUrl: socks.url }));
+      const before = k8s.plane.requests.length;
       await request(application).get('/ledger/one').expect(200);
       await request(application).get('/ledger/two').expect(200);
-      expect(socks.connections).toEqual([`kube.test:${plane.port}`]);
+      expect(socks.connections).toEqual([`kube.test:${k8s.plane.port}`]);
       expect(
-        plane.requests
+        k8s.plane.requests
           .slice(before)
-          .map((r) => [r.auth, r.connection === plane.requests[before]?.connection]),
+          .map((r) => [r.auth, r.connection === k8s.plane.requests[before]?.connection]),
       ).toEqual([
         ['bearer', true],
         ['bearer', true],
@@ -217,20 +194,10 @@ describe('a socks5:// proxy', () => {
 
   it('relays a WebSocket-style upgrade through it (101)', async () => {
     const socks = await startSocks5Proxy({ aliases: ['kube.test'] });
-    const relay = serviceProxy({
-      credentials: viaName({ proxyUrl: socks.url }),
-      service: 'ledger',
-      mountPath: '/ledger',
-    });
-    const server = createServer((_req, res) => res.end());
-    server.on('upgrade', relay.upgrade);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const result = await rawUpgrade((server.address() as AddressInfo).port, '/ledger/socket');
-      expect(result).toEqual({ status: 101, echoed: 'echo:ping' });
-      expect(socks.connections).toEqual([`kube.test:${plane.port}`]);
+      expect(await upgradeThrough(socks.url)).toEqual({ status: 101, echoed: 'echo:ping' });
+      expect(socks.connections).toEqual([`kube.test:${k8s.plane.port}`]);
     } finally {
-      await new Promise((resolve) => server.close(resolve));
       await socks.close();
     }
   });
@@ -238,16 +205,10 @@ describe('a socks5:// proxy', () => {
   it('answers 502 when the SOCKS proxy cannot reach the control plane', async () => {
     const socks = await startSocks5Proxy();
     try {
-      const express = (await import('express')).default;
-      const application = express();
-      application.use(
-        '/ledger',
-        serviceProxy({ credentials: viaName({ proxyUrl: socks.url }), service: 'ledger' }),
-      );
-      application.use(errorHandler());
+      const application = await ledgerApp(viaName({ proxyUrl: socks.url }));
       const res = await request(application).get('/ledger/x');
       expectErrorEnvelope(res, 502, { code: 'UPSTREAM_ERROR' });
-      expect(socks.connections).toEqual([`kube.test:${plane.port}`]);
+      expect(socks.connections).toEqual([`kube.test:${k8s.plane.port}`]);
     } finally {
       await socks.close();
     }
@@ -257,35 +218,31 @@ describe('a socks5:// proxy', () => {
 describe('HTTPS_PROXY and NO_PROXY, as Go reads them', () => {
   it('uses HTTPS_PROXY from the environment for a named control plane', async () => {
     const credentials = findClusterCredentials({
-      server: `https://kube.test:${plane.port}`,
+      server: `https://kube.test:${k8s.plane.port}`,
       token: TOKEN,
-      ca: certs.ca,
+      ca: k8s.certs.ca,
       tlsServerName: 'localhost',
       kubeconfig: false,
       inCluster: false,
       env: { HTTPS_PROXY: proxy.url, NO_PROXY: 'example.com' },
     }) as ClusterCredentials;
     opened.push(credentials);
-    const express = (await import('express')).default;
-    const application = express();
-    application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
+    const application = await ledgerApp(credentials);
     await request(application).get('/ledger/env').expect(200);
     expect(proxy.tunnels).toHaveLength(1);
   });
 
   it('never proxies a loopback control plane from the environment', async () => {
     const credentials = findClusterCredentials({
-      server: plane.url,
+      server: k8s.plane.url,
       token: TOKEN,
-      ca: certs.ca,
+      ca: k8s.certs.ca,
       kubeconfig: false,
       inCluster: false,
       env: { HTTPS_PROXY: proxy.url },
     }) as ClusterCredentials;
     opened.push(credentials);
-    const express = (await import('express')).default;
-    const application = express();
-    application.use('/ledger', serviceProxy({ credentials, service: 'ledger' }));
+    const application = await ledgerApp(credentials);
     await request(application).get('/ledger/direct').expect(200);
     expect(proxy.tunnels).toEqual([]);
   });
@@ -318,9 +275,22 @@ describe('HTTPS_PROXY and NO_PROXY, as Go reads them', () => {
     expect(exemptByNoProxy(noProxy, host, '6443')).toBe(exempt);
   });
 
-  it('refuses a proxy scheme kubectl does not accept, naming the ones it does', () => {
-    expect(() => viaName({ proxyUrl: 'socks4://127.0.0.1:1080' })).toThrow(
-      /socks4; the proxy schemes kubectl accepts are http, https and socks5/,
+  it('refuses a proxyUrl option kubectl would not accept with ERR_RESOURCEFUL_INVALID_OPTION, naming the schemes it does', () => {
+    const error = thrownBy(() => viaName({ proxyUrl: 'socks4://me:s3cret@127.0.0.1:1080' }));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error).toMatchObject({ code: 'ERR_RESOURCEFUL_INVALID_OPTION', option: 'proxyUrl' });
+    expect(error.message).toBe(
+      'createClusterCredentials: "proxyUrl" "socks4://me:xxxxx@127.0.0.1:1080" is not a proxy URL kubectl accepts: unsupported scheme "socks4", must be http, https, or socks5.',
+    );
+  });
+
+  it('refuses a bad HTTPS_PROXY with ERR_RESOURCEFUL_PROXY_URL_INVALID, naming the variable', () => {
+    expect(() => proxyFromEnvironment(server, { https_proxy: 'http://[::1' })).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_PROXY_URL_INVALID',
+        message:
+          'invalid proxy address "http://[::1" in environment variable https_proxy: could not parse: http://[::1',
+      }),
     );
   });
 

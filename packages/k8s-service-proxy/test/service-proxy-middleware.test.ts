@@ -7,6 +7,7 @@ import {
   listen,
   type RunningServer,
 } from '@resourceful/test-support';
+import { rawUpgrade, useControlPlane } from '@resourceful/test-support/k8s';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,26 +16,18 @@ import {
   type ServiceProxyOptions,
   serviceProxy,
 } from '../src/index.js';
-import { makeCertificates, type TestCertificates } from './support/certificates.js';
-import { type ControlPlaneDouble, startControlPlane } from './support/control-plane-double.js';
-import { rawUpgrade } from './support/raw-client.js';
 
 const TOKEN = 'relay-token-0123456789';
 const PREFIX = '/api/v1/namespaces/payments/services/ledger:http/proxy';
 
-let certs: TestCertificates;
-let plane: ControlPlaneDouble;
+const k8s = useControlPlane({ tokens: [TOKEN] });
 let credentials: ClusterCredentials;
 
 beforeAll(async () => {
-  certs = makeCertificates();
-  plane = await startControlPlane(certs, { tokens: [TOKEN] });
-  credentials = createClusterCredentials({ server: plane.url, token: TOKEN, ca: certs.ca });
+  credentials = createClusterCredentials({ server: k8s.plane.url, token: TOKEN, ca: k8s.certs.ca });
 });
 afterAll(async () => {
   credentials.close();
-  await plane.close();
-  certs.cleanup();
 });
 
 describe('serviceProxy options', () => {
@@ -125,15 +118,15 @@ describeEachExpress('serviceProxy', (express) => {
   }
 
   function lastUpstream() {
-    return plane.requests.at(-1);
+    return k8s.plane.requests.at(-1);
   }
 
   describe('when the control plane answers with its own Status', () => {
     it('relays a 401 (the relay credential refused) with its Status body, as kubectl proxy does', async () => {
       const refused = createClusterCredentials({
-        server: plane.url,
+        server: k8s.plane.url,
         token: 'revoked',
-        ca: certs.ca,
+        ca: k8s.certs.ca,
       });
       try {
         const { url } = await start({ credentials: refused });
@@ -256,11 +249,11 @@ describeEachExpress('serviceProxy', (express) => {
   it('answers 400 naming "path" for a suffix that climbs out, and sends nothing upstream', async () => {
     const { url } = await start();
     for (const suffix of ['/%2e%2e/%2e%2e/secrets', '/a/%2E%2E', '/..%2f..%2fsecrets', '/a%5c..']) {
-      const before = plane.requests.length;
+      const before = k8s.plane.requests.length;
       const res = await request(url).get(`/ledger${suffix}`);
       expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'path' });
       expect(res.body.error.innererror).toEqual({ code: 'PATH_OUTSIDE_SERVICE' });
-      expect(plane.requests.length).toBe(before);
+      expect(k8s.plane.requests.length).toBe(before);
     }
   });
 
@@ -324,7 +317,7 @@ describeEachExpress('serviceProxy', (express) => {
     expect(lastUpstream()?.url).toBe('/api/v1/namespaces/payments/services/ledger/proxy/v1?x=1');
     const wildcard = await request(url).get('/svc/ops/anything/');
     expect(wildcard.status).toBe(200);
-    const before = plane.requests.length;
+    const before = k8s.plane.requests.length;
     expectErrorEnvelope(await request(url).get('/svc/payments/secrets-api/'), 404, {
       code: 'NOT_FOUND',
       target: 'service',
@@ -339,7 +332,7 @@ describeEachExpress('serviceProxy', (express) => {
     expectErrorEnvelope(await request(url).get('/svc/__proto__/ledger/'), 400, {
       target: 'namespace',
     });
-    expect(plane.requests.length).toBe(before);
+    expect(k8s.plane.requests.length).toBe(before);
   });
 
   it('answers 504 UPSTREAM_ERROR when the service does not answer in time', async () => {
@@ -353,9 +346,9 @@ describeEachExpress('serviceProxy', (express) => {
     const app = express();
     const dead = createClusterCredentials({ server: 'https://127.0.0.1:1', token: TOKEN });
     const untrusted = createClusterCredentials({
-      server: plane.url,
+      server: k8s.plane.url,
       token: TOKEN,
-      ca: certs.otherCa,
+      ca: k8s.certs.otherCa,
     });
     app.use('/dead', serviceProxy({ credentials: dead, service: 'ledger' }));
     app.use('/untrusted', serviceProxy({ credentials: untrusted, service: 'ledger' }));

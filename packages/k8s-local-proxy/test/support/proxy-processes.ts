@@ -94,7 +94,9 @@ export function startProcess(
       child.kill('SIGKILL');
       reject(new Error(`${command} did not start within 20 s; stderr: ${stderr}`));
     }, 20_000);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': the message then holds all of stderr (the pipes may still be
+    // draining when the process has exited).
+    child.on('close', (code) => {
       clearTimeout(timer);
       reject(new Error(`${command} exited with ${code} before serving; stderr: ${stderr}`));
     });

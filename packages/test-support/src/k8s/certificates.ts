@@ -28,18 +28,25 @@ function openssl(args: readonly string[], cwd: string): void {
   execFileSync('openssl', args, { cwd, stdio: 'pipe' });
 }
 
+/** `openssl req` arguments for a new P-256 key, unencrypted, written to `name.key`. */
+function newKey(name: string): string[] {
+  return [
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+  ];
+}
+
 function makeCa(dir: string, name: string): void {
   openssl(
     [
       'req',
       '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      `${name}.key`,
+      ...newKey(name),
       '-out',
       `${name}.crt`,
       '-subj',
@@ -57,23 +64,7 @@ function makeCa(dir: string, name: string): void {
 
 function makeLeaf(dir: string, name: string, subject: string, extensions: string): void {
   writeFileSync(join(dir, `${name}.ext`), extensions);
-  openssl(
-    [
-      'req',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      `${name}.key`,
-      '-out',
-      `${name}.csr`,
-      '-subj',
-      subject,
-    ],
-    dir,
-  );
+  openssl(['req', ...newKey(name), '-out', `${name}.csr`, '-subj', subject], dir);
   openssl(
     [
       'x509',
