@@ -106,26 +106,24 @@ describe('applyJsonPatch', () => {
 
   // RFC 6902 §4.2, §4.3: the target location of remove and replace MUST exist. A member named
   // like a method of Object.prototype is found by `in` on any object: it must not pass for one.
-  it.each([
-    '/toString',
-    '/hasOwnProperty',
-    '/valueOf',
-    '/billing_address/isPrototypeOf',
-  ])('refuses remove and replace of %s, a member the resource does not have', (path) => {
-    const doc = card();
-    for (const operation of [
-      { op: 'remove', path },
-      { op: 'replace', path, value: 'x' },
-    ]) {
-      const error = failure(() => applyJsonPatch(doc, [operation]));
-      expect([error.status, error.target, error.innererror?.code]).toEqual([
-        400,
-        '[0].path',
-        'PATH_UNRESOLVABLE',
-      ]);
-    }
-    expect(doc).toEqual(card());
-  });
+  it.each(['/toString', '/hasOwnProperty', '/valueOf', '/billing_address/isPrototypeOf'])(
+    'refuses remove and replace of %s, a member the resource does not have',
+    (path) => {
+      const doc = card();
+      for (const operation of [
+        { op: 'remove', path },
+        { op: 'replace', path, value: 'x' },
+      ]) {
+        const error = failure(() => applyJsonPatch(doc, [operation]));
+        expect([error.status, error.target, error.innererror?.code]).toEqual([
+          400,
+          '[0].path',
+          'PATH_UNRESOLVABLE',
+        ]);
+      }
+      expect(doc).toEqual(card());
+    },
+  );
 
   it('removes and replaces a member named like a method of Object.prototype when it exists', () => {
     const doc = { toString: 'a', valueOf: 'b' };
