@@ -195,6 +195,28 @@ describe('applyJsonPatch', () => {
       expect(result).toMatchObject({ billing_address: { city: 'Lyon', country_code: 'FR' } });
     });
 
+    // A store may hand back what JSON has no form for: pg reads a timestamptz as a Date, and
+    // an object built with `{ ...x, secret: undefined }` has an undefined member. The stored
+    // value counts as its JSON form, the one GET sends and a patch sees.
+    it('accepts a patch of a resource whose stored read-only values are not JSON values', () => {
+      const stored = {
+        id: 'CARD-1',
+        create_time: new Date('2024-01-01T00:00:00.000Z'),
+        secret: undefined,
+        first_name: 'Ada',
+      };
+      const result = applyJsonPatch(
+        stored,
+        [{ op: 'replace', path: '/first_name', value: 'Grace' }],
+        { readOnly: ['id', 'create_time', 'secret'] },
+      );
+      expect(result).toEqual({
+        id: 'CARD-1',
+        create_time: '2024-01-01T00:00:00.000Z',
+        first_name: 'Grace',
+      });
+    });
+
     it('refuses a read-only array element that shifts under an insertion', () => {
       const doc = { id: 'x', items: [{ id: 'i1' }, { id: 'i2' }] };
       const error = failure(() =>
