@@ -81,11 +81,18 @@ function mapPatchError(error: unknown, index: number): ApiError {
 }
 
 /**
- * RFC 6902 §4.4-4.5: the `from` location of a move or copy MUST exist. fast-json-patch checks it,
- * except for a move or copy onto the root (`"path": ""`), which it applies with the missing
- * value: the whole document would become `undefined`.
+ * Refuses an operation whose location must exist and does not: the `from` of a move or copy
+ * (RFC 6902 §4.4-4.5), which fast-json-patch checks except onto the root (`"path": ""`), where it
+ * applies the missing value and the whole document would become `undefined`; and the `path` of
+ * a remove or replace (§4.2-4.3) ending in a name of Object.prototype's (`/toString`), which
+ * fast-json-patch finds on every object: a replace would add the member, a remove succeed.
  */
-function checkFromExists(document: unknown, segments: readonly string[], index: number): void {
+function checkExists(
+  document: unknown,
+  segments: readonly string[],
+  index: number,
+  member: 'path' | 'from',
+): void {
   let node = document;
   for (const segment of segments) {
     const found = Array.isArray(node)
@@ -93,13 +100,19 @@ function checkFromExists(document: unknown, segments: readonly string[], index: 
       : typeof node === 'object' && node !== null && Object.hasOwn(node, segment);
     if (!found) {
       throw ApiError.invalidRequest(
-        `The operation at index ${index} cannot be applied: its from does not resolve in the resource.`,
-        { target: `[${index}].from`, innererror: { code: 'FROM_UNRESOLVABLE' } },
+        `The operation at index ${index} cannot be applied: its ${member} does not resolve in the resource.`,
+        {
+          target: `[${index}].${member}`,
+          innererror: { code: member === 'from' ? 'FROM_UNRESOLVABLE' : 'PATH_UNRESOLVABLE' },
+        },
       );
     }
     node = (node as Record<string, unknown>)[segment];
   }
 }
+
+/** Names every object inherits: fast-json-patch takes a location ending in one for a member. */
+const INHERITED_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 /**
  * Refuses an array index RFC 6901 does not allow (`01`, `1e0`, `+1`) on the way to a location;
@@ -170,7 +183,12 @@ export function applyParsedOperations(
     checkArrayIndexes(result, parsed.pathSegments, index, 'path');
     if (parsed.op === 'move' || parsed.op === 'copy') {
       checkArrayIndexes(result, parsed.fromSegments, index, 'from');
-      checkFromExists(result, parsed.fromSegments, index);
+      checkExists(result, parsed.fromSegments, index, 'from');
+    } else if (
+      (parsed.op === 'remove' || parsed.op === 'replace') &&
+      INHERITED_NAMES.has(parsed.pathSegments[parsed.pathSegments.length - 1]!)
+    ) {
+      checkExists(result, parsed.pathSegments, index, 'path');
     }
     if (parsed.op === 'copy')
       copied = countCopy(result, parsed, index, copied, limits.maxCopyBytes);

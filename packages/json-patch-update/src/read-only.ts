@@ -13,7 +13,7 @@ import {
   valueAt,
 } from './json-pointer.js';
 import type { ParsedOperation } from './validate-operations.js';
-import { jsonEqual } from './value-checks.js';
+import { cloneJson, jsonEqual } from './value-checks.js';
 
 /** Always read-only: the identifier and the times computed by the service. */
 export const ALWAYS_READ_ONLY: readonly string[] = Object.freeze([
@@ -82,19 +82,30 @@ export function checkOperationsReadOnly(
 /**
  * Refuses a result in which a read-only field differs from the original (added, removed or
  * changed): the last line of defence for merge patches, PUT bodies and shifting array indexes.
+ * The original is compared in its JSON form, the one GET sends and the result was built from:
+ * a store may hand back a `Date` (pg reads a timestamptz so) or a member set to `undefined`,
+ * which are the same field to a client. That form is made only for a field that looks changed.
  */
 export function checkReadOnlyUnchanged(
   before: unknown,
   after: unknown,
   fields: readonly ReadOnlyField[],
 ): void {
+  let beforeAsJson: { value: unknown } | undefined;
   for (const field of fields) {
-    const a = valueAt(before, field.segments);
     const b = valueAt(after, field.segments);
-    if (a.found !== b.found || !jsonEqual(a.value, b.value)) {
-      throw ApiError.readOnlyField(field.target, undefined, {
-        innererror: { code: 'READ_ONLY_FIELD_CHANGED' },
-      });
-    }
+    if (sameValue(valueAt(before, field.segments), b)) continue;
+    beforeAsJson ??= { value: cloneJson(before) };
+    if (sameValue(valueAt(beforeAsJson.value, field.segments), b)) continue;
+    throw ApiError.readOnlyField(field.target, undefined, {
+      innererror: { code: 'READ_ONLY_FIELD_CHANGED' },
+    });
   }
+}
+
+function sameValue(
+  a: { found: boolean; value: unknown },
+  b: { found: boolean; value: unknown },
+): boolean {
+  return a.found === b.found && jsonEqual(a.value, b.value);
 }

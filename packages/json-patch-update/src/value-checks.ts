@@ -96,19 +96,46 @@ export function jsonSize(value: unknown, limit: number): number {
   return size;
 }
 
-/** Structural equality of JSON values (key order ignored). Depth is bounded by `checkJsonValue`. */
+/**
+ * Structural equality of JSON values (key order ignored). Depth is bounded by `checkJsonValue`.
+ * A value with a `toJSON` method (a `Date` a schema or a store made) is compared in the form
+ * JSON gives it, as JSON.stringify does, calling it once: two Dates have no own members, yet are
+ * one value only at the same time.
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
+  return equal(a, b, true);
+}
+
+/** `convert`: a `toJSON` of `a` or `b` is still to be called (not on what one returned). */
+function equal(a: unknown, b: unknown, convert: boolean): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
+    return convert && (hasToJSON(a) || hasToJSON(b)) && equal(jsonForm(a), jsonForm(b), false);
+  }
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+    return a.length === b.length && a.every((item, i) => equal(item, b[i], true));
   }
   const x = a as Record<string, unknown>;
   const y = b as Record<string, unknown>;
   const keys = Object.keys(x);
   if (keys.length !== Object.keys(y).length) return false;
-  return keys.every((key) => Object.hasOwn(y, key) && jsonEqual(x[key], y[key]));
+  if (keys.length === 0) {
+    return !convert || !(hasToJSON(x) || hasToJSON(y)) || equal(jsonForm(x), jsonForm(y), false);
+  }
+  return keys.every((key) => Object.hasOwn(y, key) && equal(x[key], y[key], true));
+}
+
+function hasToJSON(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  );
+}
+
+function jsonForm(value: unknown): unknown {
+  return hasToJSON(value) ? (value as { toJSON: () => unknown }).toJSON() : value;
 }
 
 /** A deep copy of a JSON value. */

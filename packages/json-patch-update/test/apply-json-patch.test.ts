@@ -104,6 +104,36 @@ describe('applyJsonPatch', () => {
     expect([error.status, error.target]).toEqual([400, '[0].from']);
   });
 
+  // RFC 6902 §4.2, §4.3: the target location of remove and replace MUST exist. A member named
+  // like a method of Object.prototype is found by `in` on any object: it must not pass for one.
+  it.each(['/toString', '/hasOwnProperty', '/valueOf', '/billing_address/isPrototypeOf'])(
+    'refuses remove and replace of %s, a member the resource does not have',
+    (path) => {
+      const doc = card();
+      for (const operation of [
+        { op: 'remove', path },
+        { op: 'replace', path, value: 'x' },
+      ]) {
+        const error = failure(() => applyJsonPatch(doc, [operation]));
+        expect([error.status, error.target, error.innererror?.code]).toEqual([
+          400,
+          '[0].path',
+          'PATH_UNRESOLVABLE',
+        ]);
+      }
+      expect(doc).toEqual(card());
+    },
+  );
+
+  it('removes and replaces a member named like a method of Object.prototype when it exists', () => {
+    const doc = { toString: 'a', valueOf: 'b' };
+    const result = applyJsonPatch(doc, [
+      { op: 'replace', path: '/toString', value: 'c' },
+      { op: 'remove', path: '/valueOf' },
+    ]);
+    expect(result).toEqual({ toString: 'c' });
+  });
+
   it('names the from member when it does not resolve', () => {
     const error = failure(() =>
       applyJsonPatch(card(), [{ op: 'move', from: '/nope', path: '/x' }]),
@@ -163,6 +193,28 @@ describe('applyJsonPatch', () => {
         { readOnly: READ_ONLY },
       );
       expect(result).toMatchObject({ billing_address: { city: 'Lyon', country_code: 'FR' } });
+    });
+
+    // A store may hand back what JSON has no form for: pg reads a timestamptz as a Date, and
+    // an object built with `{ ...x, secret: undefined }` has an undefined member. The stored
+    // value counts as its JSON form, the one GET sends and a patch sees.
+    it('accepts a patch of a resource whose stored read-only values are not JSON values', () => {
+      const stored = {
+        id: 'CARD-1',
+        create_time: new Date('2024-01-01T00:00:00.000Z'),
+        secret: undefined,
+        first_name: 'Ada',
+      };
+      const result = applyJsonPatch(
+        stored,
+        [{ op: 'replace', path: '/first_name', value: 'Grace' }],
+        { readOnly: ['id', 'create_time', 'secret'] },
+      );
+      expect(result).toEqual({
+        id: 'CARD-1',
+        create_time: '2024-01-01T00:00:00.000Z',
+        first_name: 'Grace',
+      });
     });
 
     it('refuses a read-only array element that shifts under an insertion', () => {

@@ -59,6 +59,27 @@ describe('applyMergePatch', () => {
     });
   });
 
+  it('accepts a read-only field stored as a Date and sent back as the JSON string GET gave', () => {
+    const stored = { id: '1', create_time: new Date('2024-01-01T00:00:00.000Z'), a: 1 };
+    const sent = { create_time: '2024-01-01T00:00:00.000Z', a: 2 };
+    expect(applyMergePatch(stored, sent, { readOnly: ['create_time'] })).toEqual({
+      id: '1',
+      create_time: '2024-01-01T00:00:00.000Z',
+      a: 2,
+    });
+  });
+
+  it('refuses a change to a read-only field stored as a Date', () => {
+    const stored = { id: '1', create_time: new Date('2024-01-01T00:00:00.000Z') };
+    expect(() =>
+      applyMergePatch(
+        stored,
+        { create_time: '2025-01-01T00:00:00.000Z' },
+        { readOnly: ['create_time'] },
+      ),
+    ).toThrow(/read-only/);
+  });
+
   it('refuses replacing the whole document when it holds a read-only field', () => {
     expect(() => applyMergePatch({ id: '1' }, ['x'], { readOnly: ['id'] })).toThrow(ApiError);
   });

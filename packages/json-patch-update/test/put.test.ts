@@ -4,7 +4,7 @@ import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/t
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { putReplace } from '../src/index.js';
-import { buildApp, CREATED, type Fixture, NOW, seed } from './fixtures.js';
+import { buildApp, CREATED, type Fixture, NOW, seed, type Webhook } from './fixtures.js';
 
 describeEachExpress('putReplace', (express) => {
   let fixture: Fixture;
@@ -54,6 +54,17 @@ describeEachExpress('putReplace', (express) => {
       const res = await put(app(), { ...original(), url: 'https://c.example/h' });
       expect(res.status).toBe(204);
       expect(fixture.store.get('WH-1')?.update_time).toBe(NOW.toISOString());
+    });
+
+    it('accepts the computed fields sent back as GET gave them when the store holds Dates', async () => {
+      // pg reads a timestamptz column as a Date; GET sends its JSON form.
+      const stored = { ...original(), create_time: new Date(CREATED) } as unknown as Webhook;
+      fixture.store.set('WH-1', stored);
+      const server = app({ schema: undefined });
+      const read = await request(server).get('/hooks/WH-1');
+      const res = await put(server, { ...read.body, url: 'https://c.example/h' });
+      expect(res.status).toBe(204);
+      expect(fixture.store.get('WH-1')?.url).toBe('https://c.example/h');
     });
 
     it.each([

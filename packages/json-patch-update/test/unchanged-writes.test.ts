@@ -1,6 +1,9 @@
+import { errorHandler } from '@resourceful/error-envelope';
 import { describeEachExpress } from '@resourceful/test-support';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { jsonPatchUpdate } from '../src/index.js';
 import { buildApp, type Fixture, seed } from './fixtures.js';
 
 const JSON_PATCH = 'application/json-patch+json';
@@ -114,5 +117,62 @@ describeEachExpress('writes that change nothing', (express) => {
     expect(res.headers.etag).not.toBe(before);
     expect(fixture.saves).toBe(1);
     expect(fixture.store.get('WH-1')?.update_time).not.toBe(original()?.update_time);
+  });
+  // A schema may turn a string into a Date (`z.coerce.date()`), and a store keep it: two Dates
+  // are equal when their times are, not because neither has an own key.
+  describe('with a schema whose output holds Dates', () => {
+    const Card = z.object({
+      id: z.string(),
+      valid_until: z.coerce.date(),
+      create_time: z.string(),
+      update_time: z.string(),
+    });
+    type Card = z.infer<typeof Card>;
+
+    function cardApp(store: Map<string, Card>) {
+      const app = express();
+      app.patch(
+        '/cards/:id',
+        jsonPatchUpdate<Card>({
+          load: (id) => store.get(id),
+          save: (card) => {
+            store.set(card.id, card);
+          },
+          schema: Card,
+        }),
+      );
+      app.use(errorHandler());
+      return app;
+    }
+
+    const stored = (): Card => ({
+      id: 'CARD-1',
+      valid_until: new Date('2030-01-01T00:00:00.000Z'),
+      create_time: '2024-01-01T00:00:00.000Z',
+      update_time: '2024-01-01T00:00:00.000Z',
+    });
+
+    it('saves a patch that changes only a Date', async () => {
+      const store = new Map([['CARD-1', stored()]]);
+      const res = await request(cardApp(store))
+        .patch('/cards/CARD-1')
+        .set('Content-Type', JSON_PATCH)
+        .send(
+          JSON.stringify([
+            { op: 'replace', path: '/valid_until', value: '2031-06-30T00:00:00.000Z' },
+          ]),
+        );
+      expect(res.status).toBe(204);
+      expect(store.get('CARD-1')?.valid_until.toISOString()).toBe('2031-06-30T00:00:00.000Z');
+    });
+
+    it('does not save a patch that sets a Date to the time it holds', async () => {
+      const store = new Map([['CARD-1', stored()]]);
+      await request(cardApp(store))
+        .patch('/cards/CARD-1')
+        .set('Content-Type', MERGE_PATCH)
+        .send(JSON.stringify({ valid_until: '2030-01-01T00:00:00.000Z' }));
+      expect(store.get('CARD-1')?.update_time).toBe('2024-01-01T00:00:00.000Z');
+    });
   });
 });
