@@ -35,8 +35,8 @@ export type WriteCondition =
   | { readonly exists: true; readonly etag: string };
 
 export interface ConditionalWriteOptions<T, R> {
-  /** Reads the current resource; `undefined` when it does not exist. */
-  load: () => T | undefined | Promise<T | undefined>;
+  /** Reads the current resource; `undefined` or `null` when it does not exist. */
+  load: () => T | null | undefined | Promise<T | null | undefined>;
   /** The entity tag of a loaded resource, the same one its GET answers carry. */
   etag: (current: T) => string;
   /**
@@ -194,7 +194,8 @@ export async function conditionalWrite<T, R>(
   const key = options.identity ?? requestPath(req);
 
   const attempt = async (): Promise<R> => {
-    const current = await options.load();
+    // `null` is "not found" too: what Prisma's `findUnique`, many drivers and JSON stores answer.
+    const current = (await options.load()) ?? undefined;
     if (current === undefined) {
       if (ifMissing === 'not-found') throw ApiError.notFound();
       if (ifMissing === 'conflict') {

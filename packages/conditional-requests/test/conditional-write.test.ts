@@ -33,6 +33,7 @@ describeEachExpress('conditionalWrite', (express) => {
 
   function app(
     options: Pick<ConditionalWriteOptions<Webhook, unknown>, 'ifMissing' | 'requireIfMatch'> = {},
+    { missingAsNull = false } = {},
   ) {
     const app = express();
     app.use(express.json());
@@ -54,7 +55,8 @@ describeEachExpress('conditionalWrite', (express) => {
           // The store is asynchronous: without the lock, racing writers would interleave here.
           load: async () => {
             await tick();
-            return store.get(id);
+            const hook = store.get(id);
+            return missingAsNull ? (hook ?? null) : hook;
           },
           etag,
           write: async (current) => {
@@ -120,6 +122,44 @@ describeEachExpress('conditionalWrite', (express) => {
         .set('If-Match', String(read.headers.etag))
         .send({ url: 'b' });
       expect(res.status).toBe(200);
+    });
+  });
+
+  // Prisma's findUnique, many drivers and JSON stores answer null for a missing record.
+  describe('with a load that answers null for a missing resource', () => {
+    it('answers 404 when the resource is missing', async () => {
+      const res = await request(app({}, { missingAsNull: true }))
+        .put('/hooks/WH-9')
+        .set('If-Match', '"1"')
+        .send({ url: 'b' });
+      expectErrorEnvelope(res, 404, { code: 'NOT_FOUND' });
+      expect(writes).toBe(0);
+    });
+
+    it('answers 409 when a missing resource is a conflict', async () => {
+      const res = await request(app({ ifMissing: 'conflict' }, { missingAsNull: true }))
+        .put('/hooks/WH-9')
+        .send({ url: 'b' });
+      expectErrorEnvelope(res, 409, { code: 'CONFLICT' });
+      expect(writes).toBe(0);
+    });
+
+    it('creates a missing resource with If-None-Match: *, handing write undefined', async () => {
+      const res = await request(app({ ifMissing: 'proceed' }, { missingAsNull: true }))
+        .put('/hooks/WH-2')
+        .set('If-None-Match', '*')
+        .send({ url: 'b' });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ id: 'WH-2', url: 'b', version: 1 });
+    });
+
+    it('updates an existing resource as before', async () => {
+      const res = await request(app({}, { missingAsNull: true }))
+        .put('/hooks/WH-1')
+        .set('If-Match', '"1"')
+        .send({ url: 'b' });
+      expect(res.status).toBe(200);
+      expect(res.headers.etag).toBe('"2"');
     });
   });
 

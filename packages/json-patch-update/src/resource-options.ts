@@ -40,8 +40,8 @@ export interface SaveContext<T> {
 
 /** Options shared by `jsonPatchUpdate` and `putReplace`. */
 export interface ResourceUpdateOptions<T extends object> {
-  /** Reads the stored resource; `undefined` when there is none. */
-  load: (id: string, req: ResourceRequest) => T | undefined | Promise<T | undefined>;
+  /** Reads the stored resource; `undefined` or `null` when there is none. */
+  load: (id: string, req: ResourceRequest) => T | null | undefined | Promise<T | null | undefined>;
   /** Stores the new resource. Throwing (an ApiError, say) fails the request; nothing is sent. */
   save: (resource: T, context: SaveContext<T>) => void | Promise<void>;
   /**
@@ -115,7 +115,7 @@ const SHARED_KEYS = [
 
 /** The options with every default resolved. */
 export interface ResolvedResource<T extends object> {
-  load: (id: string, req: ResourceRequest) => T | undefined | Promise<T | undefined>;
+  load: (id: string, req: ResourceRequest) => T | null | undefined | Promise<T | null | undefined>;
   save: (resource: T, context: SaveContext<T>) => void | Promise<void>;
   schema: StandardSchemaV1<unknown, T> | undefined;
   readOnly: readonly ReadOnlyField[];

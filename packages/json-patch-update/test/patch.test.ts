@@ -496,6 +496,33 @@ describeEachExpress('jsonPatchUpdate', (express) => {
       expectErrorEnvelope(res, 409, { code: 'CONFLICT' });
     });
 
+    // Prisma's findUnique, many drivers and JSON stores answer null for a missing record.
+    describe('when load answers null for it', () => {
+      const loadNull = { load: async (id: string) => fixture.store.get(id) ?? null };
+
+      it('answers 409 without upsert', async () => {
+        const res = await patch(app(loadNull), create, JSON_PATCH, 'WH-9');
+        expectErrorEnvelope(res, 409, { code: 'CONFLICT' });
+        expect(fixture.store.has('WH-9')).toBe(false);
+      });
+
+      it('creates it with upsert', async () => {
+        const res = await patch(app({ ...loadNull, upsert: true }), create, JSON_PATCH, 'WH-9');
+        expect(res.status).toBe(201);
+        expect(fixture.store.get('WH-9')?.url).toBe('https://new.example/h');
+      });
+
+      it('answers 404 to a PUT without allowCreate and creates it with allowCreate', async () => {
+        const body = { url: 'https://new.example/h', event_types: [] };
+        const refused = await request(app(loadNull)).put('/hooks/WH-9').send(body);
+        expectErrorEnvelope(refused, 404, { code: 'NOT_FOUND' });
+        const created = await request(app({ ...loadNull, allowCreate: true }))
+          .put('/hooks/WH-9')
+          .send(body);
+        expect(created.status).toBe(201);
+      });
+    });
+
     it('creates it with upsert: 201, Location, ETag and the body', async () => {
       const res = await patch(app({ upsert: true }), create, JSON_PATCH, 'WH-9');
       expect(res.status).toBe(201);

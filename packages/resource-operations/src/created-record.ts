@@ -28,7 +28,7 @@ export interface RelatedLink {
 export interface CreatedRecords<R> {
   /** The collection path of the created records: `/payments/refunds`. */
   path: string;
-  load: (id: string, req: OperationRequest) => MaybePromise<R | undefined>;
+  load: (id: string, req: OperationRequest) => MaybePromise<R | null | undefined>;
   /** @default { message: 'The resource does not exist.', target: 'id' } */
   notFound?: NotFoundOptions;
 }

@@ -4,7 +4,8 @@
 import { ApiError } from '@resourceful/error-envelope';
 import type { MaybePromise, NotFoundOptions, OperationRequest } from './types.js';
 
-export type Loader<T> = (id: string, req: OperationRequest) => MaybePromise<T | undefined>;
+/** A record by id; `undefined` or `null` when there is none (404). */
+export type Loader<T> = (id: string, req: OperationRequest) => MaybePromise<T | null | undefined>;
 
 export function loaderOr404<T>(
   load: Loader<T>,
@@ -14,8 +15,9 @@ export function loaderOr404<T>(
   const message = notFound?.message ?? 'The resource does not exist.';
   const target = notFound?.target ?? parameter;
   return async function loadOr404(id, req) {
+    // `null` is "not found" too: what Prisma's `findUnique`, many drivers and JSON stores answer.
     const record = await load(id, req);
-    if (record === undefined) throw ApiError.notFound(message, { target });
+    if (record === undefined || record === null) throw ApiError.notFound(message, { target });
     return record;
   };
 }

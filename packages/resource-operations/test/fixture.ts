@@ -199,7 +199,9 @@ export function buildFixture(express: ExpressModule, options: FixtureOptions = {
       decisions.set(decision.id, decision);
       return decision;
     },
-    load: (id) => decisions.get(id),
+    // null for a missing decision (as Prisma's findUnique answers); the other loaders answer
+    // undefined: both are a 404.
+    load: (id) => decisions.get(id) ?? null,
     notFound: { message: 'The decision does not exist.', target: 'decision_id' },
     represent: (decision) => ({ ...decision }),
   });
