@@ -38,6 +38,17 @@ describe('lookupLanguage (RFC 4647 §3.4)', () => {
     expect(lookupLanguage(header, available, 'en')).toBe(expected);
   });
 
+  // RFC 9110 §12.5.4: "*" matches every language not matched by another range of the header.
+  it.each([
+    ['en;q=0, *', 'fr'],
+    ['en;q=0, fr;q=0, *', 'zh-Hant'],
+    ['en-GB;q=0, *', 'en'],
+    ['en;q=0, fr;q=0, fr-CA;q=0, zh;q=0, *', 'en'],
+    ['de, *;q=0.5, en;q=0', 'fr'],
+  ])('"Accept-Language: %s" lets "*" choose %s, no refused language', (header, expected) => {
+    expect(lookupLanguage(header, available, 'en')).toBe(expected);
+  });
+
   it('orders ranges by q-value, then by the client’s order', () => {
     expect(parseAcceptLanguage('a;q=0.5, b, c;q=0.5, d').map((r) => r.range)).toEqual([
       'b',
@@ -62,6 +73,12 @@ describeEachExpress('Accept-Language', (express) => {
     expect(res.body).toEqual({ text });
     expect(res.headers['content-language']).toBe(language);
     expect(res.headers.vary).toMatch(/Accept-Language/);
+  });
+
+  it('answers "Accept-Language: en;q=0, *" in the language not refused', async () => {
+    const res = await request(app).get('/greeting').set('Accept-Language', 'en;q=0, *');
+    expect(res.body).toEqual({ text: 'Bonjour' });
+    expect(res.headers['content-language']).toBe('fr');
   });
 
   it('exposes the language as req.language, and reading it marks the answer', async () => {
