@@ -121,7 +121,10 @@ export async function readPlannedBody(
       target: 'Content-Encoding',
     });
   }
-  const text = bytes.toString(plan.charset === 'utf-8' ? 'utf8' : 'latin1');
+  const decoded = bytes.toString(plan.charset === 'utf-8' ? 'utf8' : 'latin1');
+  // A UTF-8 byte order mark is no part of the JSON text (RFC 8259 §8.1 lets a parser ignore it);
+  // express.json() drops it, so a compressed body keeps it no more than an identity one.
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   if (text.trim() === '') throw ApiError.malformedRequest('The request body is empty.');
   let parsed: unknown;
   try {

@@ -202,6 +202,23 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
       );
     });
 
+    it('reads a gzip UTF-8 body that starts with a byte order mark, as express.json() does', async () => {
+      const text = '\uFEFF{"a":"é"}';
+      const res = await request(app)
+        .post('/echo')
+        .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' })
+        .serialize(asIs)
+        .send(gzipSync(Buffer.from(text)));
+      const utf8 = await request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .serialize(asIs)
+        .send(Buffer.from(text));
+      expect(utf8.status).toBe(201);
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ received: { a: 'é' } });
+    });
+
     it('leaves UTF-8 bodies to the app’s parser', async () => {
       const res = await request(app).post('/echo').send({ a: 'é' });
       expect(res.body).toEqual({ received: { a: 'é' } });
