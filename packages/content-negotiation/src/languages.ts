@@ -4,6 +4,8 @@
  * prefix filtering (§3.3), which can select a tag the service does not have as such.
  */
 
+import { isWeight } from './header-limits.js';
+
 interface LanguageRange {
   readonly range: string;
   readonly q: number;
@@ -11,7 +13,7 @@ interface LanguageRange {
 }
 
 const RANGE = /^(?:\*|[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*)$/;
-const WEIGHT = /^[qQ]=(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+const WEIGHT = /^[qQ]=(.*)$/;
 
 /**
  * The ranges of an Accept-Language value, best first (q-value, then the client's order).
@@ -28,8 +30,10 @@ export function parseAcceptLanguage(header: string): LanguageRange[] {
     let q = 1;
     let valid = true;
     for (const param of params) {
+      // The weights the bounds check lets through (`q=.5`, more than three decimals), read as
+      // negotiator reads them for Accept, Accept-Charset and Accept-Encoding.
       const match = WEIGHT.exec(param.trim());
-      if (match === null) valid = false;
+      if (match === null || !isWeight(match[1]!)) valid = false;
       else q = Number(match[1]);
     }
     if (valid) ranges.push({ range: range.toLowerCase(), q, order: order++ });

@@ -34,6 +34,10 @@ describe('lookupLanguage (RFC 4647 §3.4)', () => {
     ['not a tag!, fr', 'fr'],
     ['fr;q=2, en', 'en'],
     [';;;,,,', 'en'],
+    // Weights as the bounds check takes them (and negotiator reads them for the other Accept*).
+    ['en;q=.1, fr;q=.9', 'fr'],
+    ['en;q=0.1, fr;q=0.9001', 'fr'],
+    ['en;q=.0, *', 'fr'],
   ])('"Accept-Language: %s" chooses %s', (header, expected) => {
     expect(lookupLanguage(header, available, 'en')).toBe(expected);
   });
