@@ -11,14 +11,21 @@
 import type { CollectionQuery } from '@resourceful/collection-pagination';
 import { ApiError } from '@resourceful/error-envelope';
 
-/** The filter a data exception is about: the one whose value PostgreSQL quotes, else the first. */
+/**
+ * The filter a data exception is about: the one whose value PostgreSQL quotes; for a NUL
+ * character, which no PostgreSQL text holds and whose error (SQLSTATE 22021, "invalid byte
+ * sequence … 0x00") quotes no value, the one holding it; else the first.
+ */
 export function clientValueError(error: unknown, query: CollectionQuery): ApiError | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !code.startsWith('22')) return undefined;
   const names = Object.keys(query.filters);
   if (names.length === 0) return undefined;
   const message = String((error as { message?: unknown }).message ?? '');
-  const target = names.find((name) => message.includes(`"${query.filters[name]}"`)) ?? names[0]!;
+  const target =
+    names.find((name) => message.includes(`"${query.filters[name]}"`)) ??
+    (code === '22021' ? names.find((name) => query.filters[name]!.includes('\0')) : undefined) ??
+    names[0]!;
   return ApiError.invalidRequest(
     `The query parameter "${target}" is not a valid value for this property.`,
     { target, innererror: { code: 'INVALID_FILTER_VALUE' } },

@@ -157,6 +157,16 @@ describe.skipIf(!hasPostgresServer())('pgDataSource against PostgreSQL', () => {
     });
   });
 
+  // PostgreSQL text cannot hold U+0000, and its error (SQLSTATE 22021) quotes no value.
+  it.each([
+    ['state=ok&payer_id=P-%00', 'payer_id'],
+    ['expire_year=2025&state=ok%00', 'state'],
+  ])('names the filter holding a NUL character in its 400 (%s)', async (search, target) => {
+    const query = parseCollectionQuery(search, spec);
+    await expect(source().fetchPage(query)).rejects.toMatchObject({ status: 400, target });
+    await expect(source().count(query)).rejects.toMatchObject({ status: 400, target });
+  });
+
   it('refuses an offset past maxOffset with a 400 naming the position parameter', async () => {
     const data = pgDataSource<Card>({ pool, table: 'cards', key: 'id', columns, maxOffset: 100 });
     await expect(

@@ -168,7 +168,9 @@ function loadFrom<T>(
 }
 
 function fail(next: (err?: unknown) => void, error: unknown): void {
-  next(error ?? new Error('Promise rejected'));
+  // `||`, as Express 5 routes a rejection: a falsy reason (`''`, `0`, `false`) given to next()
+  // as it is would mean "no error" and run the next handler.
+  next(error || new Error('Promise rejected'));
 }
 
 export interface PageContext {

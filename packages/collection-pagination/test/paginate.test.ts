@@ -519,6 +519,25 @@ describeEachExpress('paginate', (express) => {
       expect(handled).toHaveBeenCalledTimes(1);
     });
 
+    // As Express 5 routes a rejection (`err || new Error(…)`): next('') would mean "no error".
+    it.each([[''], [0], [false]])(
+      'answers 500 for a rejection with %j, never the next handler',
+      async (reason) => {
+        const server = express();
+        const failing: DataSource<Card> = {
+          count: () => Promise.resolve(0),
+          fetchPage: () => Promise.reject(reason),
+        };
+        server.get('/cards', paginate({ source: failing }));
+        server.get('/cards', (_req, res) => {
+          res.json({ ranNext: true });
+        });
+        server.use(errorHandler());
+        const res = await request(server).get('/cards');
+        expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+      },
+    );
+
     it('passes a synchronous throw to the error handler without an unhandled rejection', async () => {
       const server = express();
       const failing: DataSource<Card> = {

@@ -19,6 +19,11 @@ export const MAX_ACCEPT_HEADER_ELEMENTS = 64;
  */
 const WEIGHT = /^(?:[01](?:\.[0-9]*)?|\.[0-9]+)$/;
 
+/** Whether `text` is a weight as clients write it (see `WEIGHT`), from 0 to 1. */
+export function isWeight(text: string): boolean {
+  return WEIGHT.test(text) && Number(text) <= 1;
+}
+
 /** `OWS` (RFC 9110 §5.6.3). */
 function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09;
@@ -51,8 +56,7 @@ function hasInvalidWeight(text: string): boolean {
     if (text.charCodeAt(at) !== 0x3d) continue;
     let end = at + 1;
     while (end < length && text.charCodeAt(end) !== 0x2c && text.charCodeAt(end) !== 0x3b) end++;
-    const weight = text.slice(at + 1, end).trim();
-    if (!WEIGHT.test(weight) || Number(weight) > 1) return true;
+    if (!isWeight(text.slice(at + 1, end).trim())) return true;
     i = end - 1;
   }
   return false;

@@ -4,6 +4,8 @@
  * prefix filtering (§3.3), which can select a tag the service does not have as such.
  */
 
+import { isWeight } from './header-limits.js';
+
 interface LanguageRange {
   readonly range: string;
   readonly q: number;
@@ -11,7 +13,7 @@ interface LanguageRange {
 }
 
 const RANGE = /^(?:\*|[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*)$/;
-const WEIGHT = /^[qQ]=(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+const WEIGHT = /^[qQ]=(.*)$/;
 
 /**
  * The ranges of an Accept-Language value, best first (q-value, then the client's order).
@@ -28,8 +30,10 @@ export function parseAcceptLanguage(header: string): LanguageRange[] {
     let q = 1;
     let valid = true;
     for (const param of params) {
+      // The weights the bounds check lets through (`q=.5`, more than three decimals), read as
+      // negotiator reads them for Accept, Accept-Charset and Accept-Encoding.
       const match = WEIGHT.exec(param.trim());
-      if (match === null) valid = false;
+      if (match === null || !isWeight(match[1]!)) valid = false;
       else q = Number(match[1]);
     }
     if (valid) ranges.push({ range: range.toLowerCase(), q, order: order++ });
@@ -40,8 +44,9 @@ export function parseAcceptLanguage(header: string): LanguageRange[] {
 /**
  * RFC 4647 §3.4 lookup: for each range, best first, the range and then ever shorter prefixes
  * of it (`zh-Hant-CN` → `zh-Hant` → `zh`; a single-letter subtag is dropped with the one after
- * it) are looked for among `available`; `*` and no match give `defaultLanguage`. A language
- * refused with `q=0` is never chosen by a prefix.
+ * it) are looked for among `available`; `*` gives `defaultLanguage`, or else the first of
+ * `available`, that no `q=0` range refuses (RFC 9110 §12.5.4); no match gives `defaultLanguage`.
+ * A language refused with `q=0` is never chosen by a prefix.
  * @returns one of `available` (as spelled there), or `defaultLanguage`
  */
 export function lookupLanguage(
@@ -52,10 +57,19 @@ export function lookupLanguage(
   if (header === undefined) return defaultLanguage;
   const byLower = new Map(available.map((tag) => [tag.toLowerCase(), tag]));
   const ranges = parseAcceptLanguage(header);
-  const refused = new Set(ranges.filter((r) => r.q === 0).map((r) => r.range));
+  const refusedRanges = ranges.filter((r) => r.q === 0).map((r) => r.range);
+  const refused = new Set(refusedRanges);
   for (const { range, q } of ranges) {
     if (q === 0) break;
-    if (range === '*') return defaultLanguage;
+    if (range === '*') {
+      // RFC 9110 §12.5.4: "*" matches only the languages no other range of the header matches,
+      // so it never brings back one a range refused with q=0 (`en;q=0, *`).
+      const chosen = [defaultLanguage, ...available].find(
+        (tag) => !refusedRanges.some((refusedRange) => matchesRange(refusedRange, tag)),
+      );
+      if (chosen !== undefined) return chosen;
+      continue;
+    }
     let candidate = range;
     while (candidate !== '') {
       const found = byLower.get(candidate);
@@ -64,6 +78,12 @@ export function lookupLanguage(
     }
   }
   return defaultLanguage;
+}
+
+/** RFC 4647 §3.3.1 basic filtering: the range is the tag or a prefix of it ending at a `-`. */
+function matchesRange(range: string, tag: string): boolean {
+  const lower = tag.toLowerCase();
+  return lower === range || lower.startsWith(`${range}-`);
 }
 
 function truncate(tag: string): string {

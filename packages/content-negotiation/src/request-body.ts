@@ -86,8 +86,9 @@ interface RawBodyError {
 /**
  * Reads, inflates and decodes the body, and parses it as JSON. The limit bounds the inflated
  * size, so a small body that inflates past it is a 413 and never fills memory.
- * @throws ApiError 413 `PAYLOAD_TOO_LARGE` (`innererror` `{ code: 'BODY_TOO_LARGE', max_bytes }`), 400 `MALFORMED_REQUEST` (not JSON, or a corrupt
- *   compressed stream, target `Content-Encoding`), 400 `INVALID_REQUEST` (aborted)
+ * @throws ApiError 413 `PAYLOAD_TOO_LARGE` (`innererror` `{ code: 'BODY_TOO_LARGE', max_bytes }`), 400 `MALFORMED_REQUEST` (not JSON, JSON that
+ *   is not an object or an array, or a corrupt compressed stream, target `Content-Encoding`),
+ *   400 `INVALID_REQUEST` (aborted)
  */
 export async function readPlannedBody(
   req: IncomingMessage,
@@ -120,13 +121,23 @@ export async function readPlannedBody(
       target: 'Content-Encoding',
     });
   }
-  const text = bytes.toString(plan.charset === 'utf-8' ? 'utf8' : 'latin1');
+  const decoded = bytes.toString(plan.charset === 'utf-8' ? 'utf8' : 'latin1');
+  // A UTF-8 byte order mark is no part of the JSON text (RFC 8259 §8.1 lets a parser ignore it);
+  // express.json() drops it, so a compressed body keeps it no more than an identity one.
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   if (text.trim() === '') throw ApiError.malformedRequest('The request body is empty.');
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text);
   } catch {
     throw ApiError.malformedRequest();
   }
+  // As express.json() in its default strict mode, whose 400 error-envelope words the same way:
+  // a route behind it may read `req.body.name`, which `null`, sent gzipped, would make a 500.
+  if (typeof parsed !== 'object' || parsed === null) {
+    throw ApiError.malformedRequest('The request body must be a JSON object or array.');
+  }
+  return parsed;
 }
 
 /**

@@ -169,6 +169,56 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
       expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST' });
     });
 
+    // express.json() is strict by default: a body that is not an object or an array is a 400,
+    // so a route may read `req.body.name`; a Latin-1 or compressed body must not get past that.
+    describe.each([
+      [
+        'Latin-1',
+        { 'Content-Type': 'application/json; charset=iso-8859-1' },
+        (text: string) => Buffer.from(text, 'latin1'),
+      ],
+      [
+        'gzip',
+        { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+        (text: string) => gzipSync(Buffer.from(text)),
+      ],
+    ])('a %s body that is not a JSON object or array', (_, headers, encode) => {
+      it.each(['null', '42', ' "text"', 'true'])(
+        'answers %s with the 400 express.json() gives it',
+        async (text) => {
+          const res = await request(app)
+            .post('/echo')
+            .set(headers)
+            .serialize(asIs)
+            .send(encode(text));
+          const utf8 = await request(app)
+            .post('/echo')
+            .set('Content-Type', 'application/json')
+            .serialize(asIs)
+            .send(text);
+          expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST' });
+          expect(res.body).toEqual(utf8.body);
+        },
+      );
+    });
+
+    it('reads a gzip UTF-8 body that starts with a byte order mark, as express.json() does', async () => {
+      const text = '\uFEFF{"a":"é"}';
+      const res = await request(app)
+        .post('/echo')
+        .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' })
+        .serialize(asIs)
+        .send(gzipSync(Buffer.from(text)));
+      const utf8 = await request(app)
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .serialize(asIs)
+        .send(Buffer.from(text));
+      expect(utf8.status).toBe(201);
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ received: { a: 'é' } });
+    });
+
     it('leaves UTF-8 bodies to the app’s parser', async () => {
       const res = await request(app).post('/echo').send({ a: 'é' });
       expect(res.body).toEqual({ received: { a: 'é' } });

@@ -34,6 +34,17 @@ describe('lookupLanguage (RFC 4647 §3.4)', () => {
     ['not a tag!, fr', 'fr'],
     ['fr;q=2, en', 'en'],
     [';;;,,,', 'en'],
+    // Weights as the bounds check takes them (and negotiator reads them for the other Accept*).
+    ['en;q=.1, fr;q=.9', 'fr'],
+    ['en;q=0.1, fr;q=0.9001', 'fr'],
+    ['en;q=.0, *', 'fr'],
+    // RFC 9110 §12.5.4: "*" matches every language no other range of the header matches, so
+    // never one refused with q=0; with every language refused, the default.
+    ['en;q=0, *', 'fr'],
+    ['en;q=0, fr;q=0, *', 'zh-Hant'],
+    ['en-GB;q=0, *', 'en'],
+    ['en;q=0, fr;q=0, fr-CA;q=0, zh;q=0, *', 'en'],
+    ['de, *;q=0.5, en;q=0', 'fr'],
   ])('"Accept-Language: %s" chooses %s', (header, expected) => {
     expect(lookupLanguage(header, available, 'en')).toBe(expected);
   });
@@ -62,6 +73,12 @@ describeEachExpress('Accept-Language', (express) => {
     expect(res.body).toEqual({ text });
     expect(res.headers['content-language']).toBe(language);
     expect(res.headers.vary).toMatch(/Accept-Language/);
+  });
+
+  it('answers "Accept-Language: en;q=0, *" in the language not refused', async () => {
+    const res = await request(app).get('/greeting').set('Accept-Language', 'en;q=0, *');
+    expect(res.body).toEqual({ text: 'Bonjour' });
+    expect(res.headers['content-language']).toBe('fr');
   });
 
   it('exposes the language as req.language, and reading it marks the answer', async () => {

@@ -27,7 +27,9 @@ export function asyncHandler<Req, Res>(
       return;
     }
     if (isThenable(result)) {
-      result.then(undefined, (error: unknown) => next(error ?? new Error('Promise rejected')));
+      // `||`, as Express 5 routes a rejection: a falsy reason (`''`, `0`, `false`) given to
+      // next() as it is would mean "no error" and run the next handler.
+      result.then(undefined, (error: unknown) => next(error || new Error('Promise rejected')));
     }
   };
 }

@@ -1,5 +1,7 @@
+import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
-import { asyncHandler } from '../src/index.js';
+import { asyncHandler, errorHandler } from '../src/index.js';
 
 describe('asyncHandler', () => {
   it('passes a rejection to next exactly once', async () => {
@@ -46,4 +48,25 @@ describe('asyncHandler', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(next).not.toHaveBeenCalled();
   });
+});
+
+// Express 5 routes a rejection with `err || new Error('Promise rejected')`: a falsy reason given
+// to next() as it is would say "no error" and run the next handler.
+describeEachExpress('asyncHandler rejecting with a falsy reason', (express) => {
+  it.each([[''], [0], [false], [null]])(
+    'answers 500 for a rejection with %j, never the next handler',
+    async (reason) => {
+      const app = express();
+      app.get(
+        '/x',
+        asyncHandler(() => Promise.reject(reason)),
+      );
+      app.get('/x', (_req, res) => {
+        res.json({ ranNext: true });
+      });
+      app.use(errorHandler());
+      const res = await request(app).get('/x');
+      expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+    },
+  );
 });

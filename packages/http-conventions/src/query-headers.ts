@@ -39,8 +39,9 @@ export const CREDENTIAL_HEADERS: readonly string[] = [
 
 /**
  * Never taken from the query: message framing and connection control (RFC 9112 §6, RFC 9110
- * §7.6.1), what describes the body's bytes, and `Accept`, for which the spec defines a short
- * form of its own (content negotiation reads it).
+ * §7.6.1, whose hop-by-hop list includes the non-standard `Proxy-Connection`), what describes
+ * the body's bytes, and `Accept`, for which the spec defines a short form of its own (content
+ * negotiation reads it).
  */
 export const REFUSED_QUERY_HEADERS: readonly string[] = [
   'Accept',
@@ -51,6 +52,7 @@ export const REFUSED_QUERY_HEADERS: readonly string[] = [
   'Expect',
   'Host',
   'Keep-Alive',
+  'Proxy-Connection',
   'TE',
   'Trailer',
   'Transfer-Encoding',

@@ -177,6 +177,7 @@ describe('queryHeaders options', () => {
     [{ headers: ['Prefer', 'Authorization'] }, /Authorization carries credentials/],
     [{ headers: ['Host'] }, /Host cannot be taken from the query/],
     [{ headers: ['Accept'] }, /Accept cannot be taken from the query/],
+    [{ headers: ['proxy-connection'] }, /proxy-connection cannot be taken from the query/],
     [{ headers: ['bad name'] }, /"headers" must be an array of header names/],
     [{ allowCredentials: 'yes' }, /"allowCredentials" must be true or false/],
     [{ maxLength: -1 }, /"maxLength" must be a positive integer/],
