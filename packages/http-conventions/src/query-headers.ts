@@ -2,7 +2,8 @@
  * @module Headers sent as query parameters. The spec: "A header may also be sent as a query
  * parameter with the same name" (for clients that cannot set headers: links, `<img>`, some
  * proxies). One mechanism for every package: a query parameter naming an allowed header is
- * copied into that request header when the request has none, and taken out of the URL so
+ * copied into that request header when the request has none (or, for the negotiation headers,
+ * over it), and taken out of the URL so
  * that collection parsers do not refuse it as an unknown parameter.
  */
 
@@ -61,6 +62,16 @@ export const REFUSED_QUERY_HEADERS: readonly string[] = [
 
 export const DEFAULT_QUERY_HEADER_MAX_LENGTH = 8192;
 
+/**
+ * The proactive-negotiation headers (RFC 9110 §12.5) other than `Accept`: for them the parameter
+ * wins over the header, as content negotiation's `?accept=` does. The parameter is the client's
+ * explicit choice in the URL; the header is usually its user agent's default (every browser
+ * sends `Accept-Language`, so `?Accept-Language=fr` would otherwise never apply). For every
+ * other header (preconditions, `Prefer`, `Service-Request-Id`) the header wins: a link cannot
+ * override what the client itself sent.
+ */
+const PARAMETER_WINS = new Set(['accept-charset', 'accept-encoding', 'accept-language']);
+
 /** Where the copies are recorded on the request (a registered symbol: any copy agrees). */
 export const QUERY_HEADERS_KEY: unique symbol = Symbol.for('@resourceful/query-headers');
 
@@ -72,7 +83,10 @@ export interface QueryHeader {
   readonly parameter: string;
   /** Every value, in order. */
   readonly values: readonly string[];
-  /** True when the request had no such header and the values were copied into it. */
+  /**
+   * True when the values were copied into the header: when the request had none, and always for
+   * `Accept-Charset`, `Accept-Encoding` and `Accept-Language`, where the parameter wins.
+   */
   readonly copied: boolean;
 }
 
@@ -281,7 +295,8 @@ function take(req: QueryHeaderRequest, wanted: WantedParameters, maxLength: numb
     const entry = found.find((candidate) => candidate.header === header);
     // The headers are not changed before every value has been checked: `copied` holds.
     if (entry === undefined) {
-      found.push({ header, parameter, values: [value], copied: req.headers[header] === undefined });
+      const copied = req.headers[header] === undefined || PARAMETER_WINS.has(header);
+      found.push({ header, parameter, values: [value], copied });
     } else {
       (entry.values as string[]).push(value);
     }

@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { type QueryHeaderName, takeQueryHeaders } from '../src/index.js';
 
 const SEED = 19;
+/** The headers for which the parameter wins over the header (README). */
+const PARAMETER_WINS = new Set(['accept-charset', 'accept-encoding', 'accept-language']);
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 400);
 
 interface Request {
@@ -76,7 +78,7 @@ function model(req: Request, names: readonly QueryHeaderName[], maxLength: numbe
   const headers = { ...req.headers };
   const byHeader = new Map(
     [...found].map(([header, { parameter, values }]) => {
-      const copied = headers[header] === undefined;
+      const copied = headers[header] === undefined || PARAMETER_WINS.has(header);
       if (copied) headers[header] = values.join(', ');
       return [header, { header, parameter, values, copied }] as const;
     }),
@@ -166,11 +168,15 @@ const requests = fc
     fragment: fc.constantFrom('', '#top', '#a&Prefer=1'),
     prefix: fc.constantFrom(undefined, '', '/v1'),
     preferSent: fc.boolean(),
+    languageSent: fc.boolean(),
   })
-  .map(({ path, query, question, fragment, prefix, preferSent }) => {
+  .map(({ path, query, question, fragment, prefix, preferSent, languageSent }) => {
     const url = `${path}${question || query !== '' ? `?${query}` : ''}${fragment}`;
+    const headers: Record<string, string> = {};
+    if (preferSent) headers.prefer = 'respond-async';
+    if (languageSent) headers['accept-language'] = 'en';
     return {
-      headers: preferSent ? { prefer: 'respond-async' } : ({} as Record<string, string>),
+      headers,
       url,
       ...(prefix === undefined ? {} : { originalUrl: `${prefix}${url}` }),
     };

@@ -19,6 +19,8 @@ describeEachExpress('queryHeaders', (express) => {
         prefer: req.headers.prefer ?? null,
         ifMatch: req.headers['if-match'] ?? null,
         authorization: req.headers.authorization ?? null,
+        acceptLanguage: req.headers['accept-language'] ?? null,
+        acceptCharset: req.headers['accept-charset'] ?? null,
         query: req.query,
         url: req.url,
         originalUrl: req.originalUrl,
@@ -69,6 +71,38 @@ describeEachExpress('queryHeaders', (express) => {
       .set('Prefer', 'return=representation');
     expect(res.body.prefer).toBe('return=representation');
     expect(res.body.query).toEqual({});
+  });
+
+  it('lets an If-Match header win over its parameter too', async () => {
+    const res = await request(app()).get('/v1/echo?If-Match=%22b%22').set('If-Match', '"a"');
+    expect(res.body.ifMatch).toBe('"a"');
+  });
+
+  // A browser sends its user's Accept-Language on every request: the parameter is the explicit
+  // choice, as content negotiation's ?accept= is.
+  it('lets the Accept-Language and Accept-Charset parameters win over the headers', async () => {
+    const res = await request(app())
+      .get('/v1/echo?Accept-Language=fr&accept-charset=iso-8859-1')
+      .set('Accept-Language', 'en-US,en;q=0.9')
+      .set('Accept-Charset', 'utf-8');
+    expect(res.body.acceptLanguage).toBe('fr');
+    expect(res.body.acceptCharset).toBe('iso-8859-1');
+    expect(res.body.query).toEqual({});
+  });
+
+  it('records the Accept-Language parameter as copied over the header', async () => {
+    const server = express();
+    server.use(queryHeaders());
+    server.get('/x', (req, res) => {
+      res.json(queryHeadersOf(req).get('accept-language'));
+    });
+    const res = await request(server).get('/x?Accept-Language=fr').set('Accept-Language', 'en');
+    expect(res.body).toEqual({
+      header: 'accept-language',
+      parameter: 'Accept-Language',
+      values: ['fr'],
+      copied: true,
+    });
   });
 
   it('joins a repeated parameter as repeated field lines are joined', async () => {
