@@ -66,6 +66,36 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
 }
 
 /**
+ * Runs the service with `env` (PORT included, as given) until it exits by itself, as a service
+ * that refuses its configuration does; killed after `timeoutMs` otherwise.
+ */
+export async function runUntilExit(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=source', '--import', 'tsx', 'src/server.ts'],
+    {
+      cwd: exampleDir,
+      env: { ...process.env, KUBECONFIG: '/nonexistent', HOME: exampleDir, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const [code] = await once(child, 'exit');
+  clearTimeout(timer);
+  return { code: code as number | null, output };
+}
+
+/**
  * How many customers with this `merchant_customer_id` the services hold together: each keeps
  * its own in-memory data, so a create that ran once is in exactly one of them.
  */
