@@ -15,7 +15,18 @@ import { consoleLogger } from './outage-log.js';
 import { idempotencyFromEnvironment } from './redis-idempotency.js';
 import { createPaymentsServer } from './server-limits.js';
 
-const port = Number(process.env.PORT ?? 3000);
+/** A configuration the service cannot run with: one line naming the variable, exit 1. */
+function refuseConfiguration(variable: string, message: string): never {
+  console.error(`${variable}: ${message}`);
+  process.exit(1);
+}
+
+const PORT_TEXT = /^\d{1,5}$/;
+const portText = process.env.PORT ?? '3000';
+const port = Number(portText);
+if (!PORT_TEXT.test(portText) || port > 65_535) {
+  refuseConfiguration('PORT', `"${portText.slice(0, 40)}" is not a port number (0 to 65535)`);
+}
 const host = process.env.HOST ?? '127.0.0.1';
 const closers: (() => Promise<unknown>)[] = [];
 
@@ -66,17 +77,35 @@ const pageTokenSecrets = process.env.PAGE_TOKEN_SECRETS?.split(',').filter(
   (secret) => secret !== '',
 );
 
-const app = createApp({
-  publicBaseUrl: process.env.PUBLIC_BASE_URL,
-  idempotencyStore: idempotency.store,
-  idempotencyStorage: idempotency.storage,
-  onError: (report) => {
-    if (!countDatabaseRefusal(report, database?.pool)) idempotency.onError(report);
-  },
-  serviceRelay: serviceRelay(),
-  database: database ?? false,
-  pageTokenSecrets,
-});
+// The options createApp takes from the environment, by the name its construction errors give.
+const OPTION_VARIABLES: Readonly<Record<string, string>> = {
+  publicBaseUrl: 'PUBLIC_BASE_URL',
+  'continuation.secrets': 'PAGE_TOKEN_SECRETS',
+};
+
+function buildApp(): ReturnType<typeof createApp> {
+  try {
+    return createApp({
+      publicBaseUrl: process.env.PUBLIC_BASE_URL,
+      idempotencyStore: idempotency.store,
+      idempotencyStorage: idempotency.storage,
+      onError: (report) => {
+        if (!countDatabaseRefusal(report, database?.pool)) idempotency.onError(report);
+      },
+      serviceRelay: serviceRelay(),
+      database: database ?? false,
+      pageTokenSecrets,
+    });
+  } catch (error) {
+    // A value from the environment a factory refused: say which variable, not which option.
+    const variable = OPTION_VARIABLES[(error as { option?: unknown }).option as string];
+    if (variable === undefined) throw error;
+    const message = (error as Error).message.replace(/^\w+: /, '');
+    return refuseConfiguration(variable, message);
+  }
+}
+
+const app = buildApp();
 
 // The server's limits (timeouts, header and request counts) are in server-limits.ts; what Node
 // answers itself (parser refusals, timeouts, Expect, CONNECT) gets the envelope too.

@@ -165,6 +165,29 @@ describeEachExpress('the request limits the OpenAPI document states', (express) 
       }
     });
 
+    it('answers a body it cannot decode with the 415 envelope its document lists, on every operation, changing nothing', async () => {
+      // A JSON body is read whatever the method, so an unknown coding or charset is refused
+      // whatever the method too: the document lists 415 wherever the service answers it.
+      const app = createApp({ express, publicBaseUrl });
+      const before = await snapshot(app, document);
+      for (const { verb, path, url, operation } of reachableOperations(document)) {
+        const type = verb === 'patch' ? 'application/merge-patch+json' : 'application/json';
+        for (const [header, value, contentType] of [
+          ['Content-Encoding', 'zstd', type],
+          ['Content-Type', `${type}; charset=koi8-r`, `${type}; charset=koi8-r`],
+        ] as const) {
+          const res = await request(app)
+            [verb](url)
+            .set('Content-Type', contentType)
+            .set(header, value)
+            .send('{}');
+          expectErrorEnvelope(res, 415, { code: 'UNSUPPORTED_MEDIA_TYPE' });
+          expect(Object.keys(operation.responses), `${verb} ${path}`).toContain('415');
+        }
+      }
+      expect(await snapshot(app, document)).toBe(before);
+    });
+
     it('serves a URL of exactly max_url_length and answers one character more with the 414 envelope, on every operation, changing nothing', async () => {
       const app = createApp({ express, publicBaseUrl });
       const maxLength = document['x-request-limits'].max_url_length as number;

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { waitFor } from '@resourceful/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ServiceProcess, startService } from './service-process.js';
+import { runUntilExit, type ServiceProcess, startService } from './service-process.js';
 
 describe('the service process', () => {
   let service: ServiceProcess | undefined;
@@ -72,5 +72,23 @@ describe('the service process', () => {
     service = await startService();
     expect(service.output()).toContain('no cluster credentials found');
     await service.stop();
+  });
+
+  describe('a configuration it cannot run with', () => {
+    it.each([
+      ['PORT', 'abc'],
+      ['PORT', '99999'],
+      ['PUBLIC_BASE_URL', 'not-a-url'],
+      ['PAGE_TOKEN_SECRETS', 'short'],
+    ])(
+      '%s=%s: exits 1 at start with one line naming the variable, no stack trace',
+      async (name, value) => {
+        const { code, output } = await runUntilExit({ PORT: '0', [name]: value });
+        expect(code).toBe(1);
+        expect(output).toMatch(new RegExp(`^${name}: .+$`, 'm'));
+        expect(output).not.toMatch(/^\s+at /m);
+        expect(output).not.toContain('listening');
+      },
+    );
   });
 });

@@ -16,22 +16,18 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startService(env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const port = await freePort();
+/**
+ * The service as `pnpm start` runs it, with `env` over the test's own environment, and what it
+ * writes to stdout and stderr so far.
+ */
+function spawnService(env: Record<string, string>): { child: ChildProcess; output(): string } {
   const child = spawn(
     process.execPath,
     ['--conditions=source', '--import', 'tsx', 'src/server.ts'],
     {
       cwd: exampleDir,
       // No cluster credentials from the machine: the relay stays off unless a test configures it.
-      env: {
-        ...process.env,
-        KUBECONFIG: '/nonexistent',
-        HOME: exampleDir,
-        NODE_ENV: 'production',
-        ...env,
-        PORT: String(port),
-      },
+      env: { ...process.env, KUBECONFIG: '/nonexistent', HOME: exampleDir, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -42,8 +38,14 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
   child.stderr?.on('data', (chunk) => {
     output += chunk;
   });
+  return { child, output: () => output };
+}
+
+export async function startService(env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const port = await freePort();
+  const { child, output } = spawnService({ NODE_ENV: 'production', ...env, PORT: String(port) });
   try {
-    await waitFor(() => output.includes('listening') || child.exitCode !== null, {
+    await waitFor(() => output().includes('listening') || child.exitCode !== null, {
       timeoutMs: 30_000,
       what: 'the service to listen',
     });
@@ -51,11 +53,11 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     child.kill('SIGKILL');
     throw error;
   }
-  if (child.exitCode !== null) throw new Error(`the service exited: ${output}`);
+  if (child.exitCode !== null) throw new Error(`the service exited: ${output()}`);
   return {
     url: `http://127.0.0.1:${port}`,
     child,
-    output: () => output,
+    output,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
       child.kill('SIGTERM');
@@ -63,6 +65,21 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       return code as number | null;
     },
   };
+}
+
+/**
+ * Runs the service with `env` (PORT included, as given) until it exits by itself, as a service
+ * that refuses its configuration does; killed after `timeoutMs` otherwise.
+ */
+export async function runUntilExit(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; output: string }> {
+  const { child, output } = spawnService(env);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const [code] = await once(child, 'exit');
+  clearTimeout(timer);
+  return { code: code as number | null, output: output() };
 }
 
 /**

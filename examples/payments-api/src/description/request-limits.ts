@@ -11,6 +11,9 @@
  * - a 413 on every operation, not only those that take a body: a JSON body sent with a GET or a
  *   DELETE is read (and bounded) like any other, so that a client sending one never has it
  *   ignored unread, and past the bound it is a 413 there too. Every operation already lists 414.
+ *   For the same reason every operation lists 415: a body there in a coding (`Content-Encoding:
+ *   zstd`) or charset (`charset=koi8-r`) the service cannot decode is refused with 415 before
+ *   anything runs, whatever the method.
  */
 import type { OpenApiDocument } from '@resourceful/api-description';
 import { MAX_BODY_BYTES } from '../server-limits.js';
@@ -91,7 +94,7 @@ export function withRequestLimits(document: OpenApiDocument): OpenApiDocument {
   };
 }
 
-/** The operation with 413 and 414 among its responses, and its body's bound in words. */
+/** The operation with 413, 414 and 415 among its responses, and its body's bound in words. */
 function withLimitResponses(operation: Json): Json {
   const responses = (operation.responses ?? {}) as Json;
   const limited: Json = {
@@ -100,6 +103,7 @@ function withLimitResponses(operation: Json): Json {
       ...responses,
       '413': responses['413'] ?? { $ref: '#/components/responses/Error413' },
       '414': responses['414'] ?? { $ref: '#/components/responses/Error414' },
+      '415': responses['415'] ?? { $ref: '#/components/responses/Error415' },
     }),
   };
   if (isObject(operation.requestBody)) {

@@ -20,6 +20,7 @@ import type { ListedRecordStore, StoredRecord } from '../record-store.js';
 import { checkCreateBody, checkedJsonBody } from '../require-json.js';
 import { updateOptions } from '../resource-updates.js';
 import { findRecordOr404, sendCreated } from '../responses.js';
+import { unstorableReason } from '../storable-strings.js';
 import { BillingAddress } from './credit-cards.js';
 
 export const COLLECTION_PATH = '/payments/billing-agreements';
@@ -29,8 +30,24 @@ export const AgreementCreate = z.object({
   shipping_address: BillingAddress.optional(),
 });
 
-/** The body of `suspend` and `re-activate`: an optional note, kept in the history. */
-export const ActionNote = z.object({ note: z.string().max(500).optional() }).strict();
+/**
+ * The body of `suspend` and `re-activate`: an optional note, kept in the history, so held to the
+ * rule of every stored string (no U+0000, no lone surrogate: PostgreSQL's json operators refuse
+ * both, and the next action, checked against this record, would fail).
+ */
+export const ActionNote = z
+  .object({
+    note: z
+      .string()
+      .max(500)
+      .check((ctx) => {
+        const reason = unstorableReason(ctx.value);
+        if (reason !== undefined)
+          ctx.issues.push({ code: 'custom', message: reason, input: ctx.value });
+      })
+      .optional(),
+  })
+  .strict();
 
 /** What an agreement list accepts; the REST list and the API description both read it. */
 export const AGREEMENT_LIST = {

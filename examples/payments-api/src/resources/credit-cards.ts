@@ -3,8 +3,12 @@
  */
 import { paginate } from '@resourceful/collection-pagination';
 import { asyncHandler } from '@resourceful/error-envelope';
-import { jsonPatchUpdate, putReplace } from '@resourceful/json-patch-update';
-import type { NextFunction, Request, Response, Router } from 'express';
+import {
+  jsonPatchUpdate,
+  putReplace,
+  type ResourceUpdateOptions,
+} from '@resourceful/json-patch-update';
+import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
@@ -53,15 +57,19 @@ export interface StoredCard extends StoredRecord, CreditCardInput {
 }
 
 /**
- * The whole stored card, as PATCH and PUT produce it. `state` and `valid_until` are computed:
- * a PUT may leave them out, and `valid_until` follows the expiry date whatever was sent. Its
- * keys come in `newCard`'s order, so a card reads the same before and after an update.
+ * The whole card as PATCH and PUT produce it, from the card as a client reads it (`number`
+ * masked: see `asShown`). `state` and `valid_until` are computed: a PUT may leave them out, and
+ * `valid_until` follows the expiry date whatever was sent. Its keys come in `newCard`'s order,
+ * so a card reads the same before and after an update.
  */
 export const StoredCardSchema = z
   .object({
     id: z.string(),
     state: z.literal('ok').default('ok'),
     ...CreditCardCreate.shape,
+    // The masked number the update started from: read-only, so it cannot have changed, and
+    // `asShown` stores the card's own number in its place.
+    number: z.string(),
     valid_until: z.string().optional(),
     create_time: z.string(),
     update_time: z.string(),
@@ -155,20 +163,34 @@ export interface CreditCardRoutesOptions {
 }
 
 /**
- * A client that PUTs back what it read sends the masked number; that is the stored number as
- * far as it can know, so it counts as unchanged rather than as a change of a read-only field.
+ * PATCH and PUT start from the card as a client reads it, its number masked, and store the card's
+ * own number in place of the mask. A write then judges the number as GET shows it: the masked
+ * value sent back (PUT, merge patch) is no change and passes a JSON Patch `test`; the stored
+ * number is a change of a read-only field (400) and fails a `test` (409), as any other value.
+ * Judged against the stored number instead, each of these writes would tell a client whether a
+ * number it guessed is the card's: a 204 for the right one.
  */
-function acceptMaskedNumber(cards: RecordStore<StoredCard>) {
-  return asyncHandler(async function acceptMaskedCardNumber(
-    req: Request,
-    _res: Response,
-    next: NextFunction,
-  ) {
-    const stored = await cards.get(String(req.params.id));
-    const body = req.body as { number?: unknown } | undefined;
-    if (stored && body && body.number === maskNumber(stored.number)) body.number = stored.number;
-    next();
-  });
+function asShown(
+  cards: RecordStore<StoredCard>,
+  options: ResourceUpdateOptions<StoredCard>,
+): ResourceUpdateOptions<StoredCard> {
+  const storedCards = new WeakMap<StoredCard, StoredCard>();
+  return {
+    ...options,
+    load: async (id) => {
+      const card = await cards.get(id);
+      if (card === undefined) return undefined;
+      const shown = { ...card, number: maskNumber(card.number) };
+      storedCards.set(shown, card);
+      return shown;
+    },
+    save: (card, { previous }) => {
+      // Cards are created by POST only (no upsert, no PUT create): every update has a previous.
+      const stored = previous === undefined ? undefined : storedCards.get(previous);
+      if (stored === undefined) throw new Error(`card ${card.id} was not loaded before its save`);
+      return cards.save({ ...card, number: stored.number }, stored);
+    },
+  };
 }
 
 export function findCard(cards: RecordStore<StoredCard>, id: string): Promise<StoredCard> {
@@ -212,11 +234,8 @@ export function mountCreditCards({ router, lists, cards, now }: CreditCardRoutes
     readOnly: CARD_READ_ONLY,
     now,
   };
-  router.patch(`${COLLECTION_PATH}/:id`, jsonPatchUpdate(updateOptions(resource)));
-  router.put(
-    `${COLLECTION_PATH}/:id`,
-    acceptMaskedNumber(cards),
-    putReplace(updateOptions(resource)),
-  );
+  const updates = asShown(cards, updateOptions(resource));
+  router.patch(`${COLLECTION_PATH}/:id`, jsonPatchUpdate(updates));
+  router.put(`${COLLECTION_PATH}/:id`, putReplace(updates));
   router.delete(`${COLLECTION_PATH}/:id`, deleteHandler(resource));
 }
