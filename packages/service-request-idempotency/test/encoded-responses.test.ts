@@ -3,7 +3,6 @@
  * encoder mounted after the middleware, or a handler sending an encoded body itself. The
  * header is never replayed, so such bytes are never replayed either.
  */
-import type { ServerResponse } from 'node:http';
 import { createGzip, gzipSync } from 'node:zlib';
 import { errorHandler } from '@resourceful/error-envelope';
 import { describeEachExpress, expectErrorEnvelope, listen } from '@resourceful/test-support';
@@ -12,8 +11,8 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serviceRequestIdempotency } from '../src/index.js';
 
-type End = ServerResponse['end'];
-type Write = ServerResponse['write'];
+type End = Response['end'];
+type Write = Response['write'];
 
 /** Gzips the whole body given to `end` (a handler's `res.json`), for clients accepting gzip. */
 function gzipOnEnd(req: Request, res: Response, next: NextFunction) {
