@@ -350,6 +350,19 @@ describeEachExpress('graphqlEndpoint', (express) => {
       ]);
     });
 
+    it('refuses an introspection query that cycles through fields and their types', async () => {
+      // Introspection is left out of maxDepth; each `fields { type { fields … } }` level
+      // multiplies the answer by the fields of a type. graphql-js's MaxIntrospectionDepthRule
+      // (16.9 and up, the peer range's floor) refuses it before it runs.
+      const cycle = 'fields { type { '.repeat(6);
+      const res = await post({
+        query: `{ __schema { types { ${cycle} name ${'} } '.repeat(6)} } } }`,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.errors?.[0]?.message).toMatch(/introspection depth/i);
+    });
+
     it('refuses a document with more tokens than the parser reads', async () => {
       const res = await post({ query: `{ ${'__typename '.repeat(6000)} }` });
       expect(res.status).toBe(400);
