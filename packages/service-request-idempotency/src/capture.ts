@@ -131,6 +131,8 @@ interface CaptureState {
   chunks: Buffer[];
   bytes: number;
   storable: boolean;
+  /** The bytes that reach the capture are encoded (see `encodedAbove`): any is unstorable. */
+  encoded: boolean;
   ended: boolean;
   /** Calls made while the end is held back; run, in order, after it. */
   late: [Method, unknown[]][] | undefined;
@@ -167,7 +169,11 @@ function record(state: CaptureState, chunk: unknown, encoding: unknown): void {
   } catch {
     buffer = undefined;
   }
-  if (buffer === undefined || state.bytes + buffer.length > state.sink.maxBodyBytes) {
+  if (
+    buffer === undefined ||
+    state.bytes + buffer.length > state.sink.maxBodyBytes ||
+    (state.encoded && buffer.length > 0)
+  ) {
     unstorable(state);
     return;
   }
@@ -195,7 +201,7 @@ function writeHeadWith(
     const headers = reason === undefined ? second : third;
     if (headers !== undefined) applyHeaderArgument(res, headers);
     res.removeHeader(state.sink.stripHeader);
-    if (encodedAbove(res)) unstorable(state);
+    if (encodedAbove(res)) state.encoded = true;
   }
   return reason === undefined
     ? state.writeHead.call(res, statusCode)
@@ -208,7 +214,7 @@ function writeWith(res: ServerResponse, state: CaptureState, args: unknown[]) {
     return true;
   }
   if (!state.ended) {
-    if (!res.headersSent && encodedAbove(res)) unstorable(state);
+    if (!res.headersSent && encodedAbove(res)) state.encoded = true;
     record(state, args[0], args[1]);
   }
   return state.write.apply(res, args);
@@ -234,7 +240,7 @@ function endWith(res: ServerResponse, state: CaptureState, args: unknown[]) {
   state.ended = true;
   if (!res.headersSent) {
     res.removeHeader(state.sink.stripHeader);
-    if (encodedAbove(res)) unstorable(state);
+    if (encodedAbove(res)) state.encoded = true;
   }
   record(state, args[0], args[1]);
   const captured: CapturedResponse = {
@@ -313,6 +319,7 @@ export function captureResponse<Context>(
     chunks: [],
     bytes: 0,
     storable: true,
+    encoded: false,
     ended: false,
     late: undefined,
     nested: undefined,

@@ -99,6 +99,29 @@ describeEachExpress('encoded responses', (express) => {
     });
   });
 
+  describe('when an encoder after the middleware labels a response without a body', () => {
+    it('replays it: no encoded bytes were stored', async () => {
+      const { url, runs } = await start((app, runs) => {
+        app.use(serviceRequestIdempotency());
+        app.use((_req, res, next) => {
+          res.setHeader('Content-Encoding', 'gzip');
+          next();
+        });
+        app.post('/v1/things', (_req, res) => {
+          runs.n++;
+          res.status(201).location('/v1/things/T-1').end();
+        });
+      });
+      const first = await request(url).post('/v1/things').set('Service-Request-Id', 'enc-4');
+      const again = await request(url).post('/v1/things').set('Service-Request-Id', 'enc-4');
+      expect(first.status).toBe(201);
+      expect(again.status).toBe(201);
+      expect(again.headers.location).toBe('/v1/things/T-1');
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(runs.n).toBe(1);
+    });
+  });
+
   describe('when the handler sends an encoded body itself', () => {
     it('does not replay it without its Content-Encoding', async () => {
       const { url, runs } = await start((app, runs) => {
