@@ -22,6 +22,9 @@ import type {
   TotalsMode,
 } from './types.js';
 
+/** The characters of a Service-Request-Id (service-request-idempotency's `ID_PATTERN`). */
+const SERVICE_REQUEST_ID_CHARS = '[A-Za-z0-9._~:+=/@-]';
+
 export interface OpenApiOptions {
   /** The server URL clients call, e.g. `https://api.example.com`. @default '/' */
   readonly serverUrl?: string;
@@ -535,8 +538,16 @@ function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean
     ),
     ServiceRequestId: header(
       'Service-Request-Id',
-      'Makes the POST idempotent: a repeat with the same id and body replays the first answer. Letters, digits and `-._~:+=/@` (UUIDs, ULIDs, base64); the value may also be sent as a quoted Structured Field string. Any other value is a 400 naming the header.',
-      { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9._~:+=/@-]+$' },
+      'Makes the POST idempotent: a repeat with the same id and body replays the first answer. 1 to 255 letters, digits and `-._~:+=/@` (UUIDs, ULIDs, base64); the value may also be sent as a quoted Structured Field string (`"…"`). Any other value is a 400 naming the header.',
+      // The quoted form too, as the middleware reads it: a validator fed this document (a
+      // gateway, a generated client) would otherwise refuse what the service takes. One
+      // `maxLength` for both forms (a bare id's bound), so a quoted id may hold 253.
+      {
+        type: 'string',
+        minLength: 1,
+        maxLength: 255,
+        pattern: `^(?:${SERVICE_REQUEST_ID_CHARS}+|"${SERVICE_REQUEST_ID_CHARS}+")$`,
+      },
     ),
     ...(used.tokenPaging ? { page_token: pageToken() } : {}),
   };

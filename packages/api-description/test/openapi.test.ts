@@ -232,12 +232,21 @@ describe('openApiDocument', () => {
     for (const header of [parameters.IfMatch, parameters.IfNoneMatch]) {
       expect(header.description).toContain('at most 128 entity tags');
     }
-    expect(parameters.ServiceRequestId.schema).toEqual({
-      type: 'string',
-      minLength: 1,
-      maxLength: 255,
-      pattern: '^[A-Za-z0-9._~:+=/@-]+$',
-    });
+  });
+
+  it('states the Service-Request-Id values the middleware takes, bare or quoted, and no other (a quoted id within the bare bound)', () => {
+    const { schema } = document.components.parameters.ServiceRequestId;
+    const pattern = new RegExp(schema.pattern, 'u');
+    const accepts = (value: string) =>
+      value.length >= schema.minLength && value.length <= schema.maxLength && pattern.test(value);
+    const id = 'a'.repeat(255);
+    const quoted = `"${'a'.repeat(253)}"`;
+    for (const value of ['8e03978e-40d5', 'b64+/=', 'u:x@y~z', id, '"8e03978e-40d5"', quoted]) {
+      expect(accepts(value), value).toBe(true);
+    }
+    for (const value of ['', '""', 'a b', 'a,b', 'café', `${id}a`, `"${id}a"`, '"abc', 'abc"']) {
+      expect(accepts(value), value).toBe(false);
+    }
   });
 
   it('states a list’s own deepest offset on its offset and page parameters', () => {

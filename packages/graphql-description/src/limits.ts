@@ -38,18 +38,38 @@ interface Walk {
   readonly fragments: (name: string) => FragmentDefinitionNode | undefined | null;
   readonly maxPageSize: number;
   readonly visiting: Set<string>;
+  /**
+   * Each fragment's depth and cost at a multiplier of 1, measured once per operation: a cost is
+   * proportional to its multiplier, so a spread scales it. Without this, fragments that spread
+   * the next one twice make a walk of 2^n steps from a document of a few hundred bytes.
+   */
+  readonly measured: Map<string, Measure>;
+}
+
+interface Measure {
+  readonly depth: number;
+  readonly cost: number;
+}
+
+/** A fragment's depth and cost at a multiplier of 1 (a cycle, refused by graphql-js, is cut). */
+function measureFragment(name: string, walk: Walk): Measure | undefined {
+  const known = walk.measured.get(name);
+  if (known !== undefined) return known;
+  const fragment = walk.fragments(name);
+  if (!fragment || walk.visiting.has(name)) return undefined;
+  walk.visiting.add(name);
+  const measured = measure(fragment.selectionSet, walk, 1);
+  walk.visiting.delete(name);
+  walk.measured.set(name, measured);
+  return measured;
 }
 
 /** The depth and the cost of a selection set, following fragments (cycles are cut). */
-function measure(
-  set: SelectionSetNode,
-  walk: Walk,
-  multiplier: number,
-): { depth: number; cost: number } {
+function measure(set: SelectionSetNode, walk: Walk, multiplier: number): Measure {
   let depth = 0;
   let cost = 0;
   for (const selection of set.selections) {
-    let inner: { depth: number; cost: number } | undefined;
+    let inner: Measure | undefined;
     if (selection.kind === Kind.FIELD) {
       const factor = pageSize(selection, walk.maxPageSize);
       const child = selection.selectionSet
@@ -64,12 +84,9 @@ function measure(
     if (selection.kind === Kind.INLINE_FRAGMENT) {
       inner = measure(selection.selectionSet, walk, multiplier);
     } else {
-      const name = selection.name.value;
-      const fragment = walk.fragments(name);
-      if (!fragment || walk.visiting.has(name)) continue;
-      walk.visiting.add(name);
-      inner = measure(fragment.selectionSet, walk, multiplier);
-      walk.visiting.delete(name);
+      const fragment = measureFragment(selection.name.value, walk);
+      if (fragment === undefined) continue;
+      inner = { depth: fragment.depth, cost: fragment.cost * multiplier };
     }
     cost += inner.cost;
     depth = Math.max(depth, inner.depth);
@@ -146,6 +163,7 @@ export function limitRules({
             fragments: (name) => context.getFragment(name),
             maxPageSize,
             visiting: new Set(),
+            measured: new Map(),
           };
           const { depth, cost } = measure(operation.selectionSet, walk, 1);
           if (depth > maxDepth) {

@@ -12,6 +12,7 @@ import {
   type JsonSchema,
   type SubCollectionListDescription,
 } from '@resourceful/api-description';
+import { ApiError } from '@resourceful/error-envelope';
 import {
   assertKnownOptions,
   assertOptionsObject,
@@ -91,6 +92,12 @@ export function operationFieldName(operationId: string): string {
   return snake(operationId).replace(/-/g, '_');
 }
 
+/**
+ * The largest `page_size` a REST list serves: collection-pagination's default `maxPageSize`, the
+ * `maximum` the OpenAPI document states for `page_size` and `limit`.
+ */
+const MAX_PAGE_SIZE = 100;
+
 /** The operation id of an action, as in the OpenAPI document: `suspendBillingAgreement`. */
 export function actionOperationId(resource: DescribedResource, action: DescribedAction): string {
   return `${action.name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())}${resource.name}`;
@@ -123,6 +130,14 @@ export function graphqlSchema<Context>(
     options.defaultPageSize,
     10,
   );
+  if (defaultPageSize > MAX_PAGE_SIZE) {
+    invalidOption(
+      FACTORY,
+      'defaultPageSize',
+      `a positive integer of at most ${MAX_PAGE_SIZE} (the largest page_size a list serves)`,
+      defaultPageSize,
+    );
+  }
   if (options.description !== undefined && typeof options.description !== 'string') {
     invalidOption(FACTORY, 'description', 'a string', options.description);
   }
@@ -282,8 +297,9 @@ export function graphqlSchema<Context>(
           },
           ...pageArguments(defaultPageSize),
         },
-        resolve: async (_source, args: Record<string, unknown>, context) =>
-          search(
+        resolve: async (_source, args: Record<string, unknown>, context) => {
+          checkPaging(args, Number.MAX_SAFE_INTEGER);
+          return search(
             await validated(described.criteriaSource, args.criteria ?? {}, 'criteria'),
             {
               page: args.page as number,
@@ -291,7 +307,8 @@ export function graphqlSchema<Context>(
               total_required: args.total_required as boolean,
             },
             context,
-          ),
+          );
+        },
       });
     }
   }
@@ -588,7 +605,33 @@ function listArguments(
   return args;
 }
 
+function pagingError(target: 'page' | 'page_size', message: string): ApiError {
+  return ApiError.invalidRequest(message, { target, innererror: { code: 'INVALID_PARAMETER' } });
+}
+
+/**
+ * Holds `page` and `page_size` to the bounds the REST list has (and the OpenAPI document states):
+ * `page_size` from 1 to 100, `page` from 1, its first item within `maxOffset`. GraphQL's `Int`
+ * takes any 32-bit value, and a resolver asked for `page_size: 2147483647` reads the whole store
+ * (the query cost counts at most `maxPageSize` per list). Throws the 400 the REST list answers.
+ */
+function checkPaging(args: Record<string, unknown>, maxOffset: number): void {
+  const page = args.page as number;
+  const size = args.page_size as number;
+  if (size < 1 || size > MAX_PAGE_SIZE) {
+    throw pagingError('page_size', `The argument "page_size" must be from 1 to ${MAX_PAGE_SIZE}.`);
+  }
+  if (page < 1) throw pagingError('page', 'The argument "page" must be 1 or more.');
+  if ((page - 1) * size > maxOffset) {
+    throw pagingError(
+      'page',
+      `This list serves its first ${maxOffset} items by position: (page − 1) × page_size must not pass it.`,
+    );
+  }
+}
+
 function toListArguments(list: ListOptions, args: Record<string, unknown>): ListArguments {
+  checkPaging(args, list.maxOffset);
   const filters: Record<string, string> = {};
   for (const field of list.filterable) {
     if (typeof args[field] === 'string') filters[field] = args[field] as string;

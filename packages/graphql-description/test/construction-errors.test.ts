@@ -213,6 +213,8 @@ describe('graphqlSchema refuses wrong options when it is called', () => {
     [{ resolvers, description: 5 }, 'description'],
     [{ resolvers, defaultPageSize: 0 }, 'defaultPageSize'],
     [{ resolvers, defaultPageSize: '10' }, 'defaultPageSize'],
+    // Past the largest page a list serves: every list query without page_size would be refused.
+    [{ resolvers, defaultPageSize: 101 }, 'defaultPageSize'],
   ])('%j', (options, option) => {
     expect(errorOf(() => graphqlSchema(api, options as never))).toMatchObject({
       code: 'ERR_RESOURCEFUL_INVALID_OPTION',

@@ -330,6 +330,39 @@ describeEachExpress('graphqlEndpoint', (express) => {
       expect(res.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COSTLY');
     });
 
+    it('refuses fragments that each spread the next twice by their cost, in one pass', async () => {
+      // 40 fragments, 2^40 copies of the last one's field: a walk that measured a fragment at
+      // each of its spreads would visit every copy (this request would not be answered).
+      const levels = 40;
+      const fragments = Array.from(
+        { length: levels },
+        (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`,
+      ).join(' ');
+      const res = await post({
+        query: `{ ...F0 } ${fragments} fragment F${levels} on Query { __typename }`,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([
+        expect.objectContaining({
+          message: `The query could return ${2 ** levels} fields; at most 300 are served.`,
+          extensions: { code: 'QUERY_TOO_COSTLY' },
+        }),
+      ]);
+    });
+
+    it('refuses an introspection query that cycles through fields and their types', async () => {
+      // Introspection is left out of maxDepth; each `fields { type { fields … } }` level
+      // multiplies the answer by the fields of a type. graphql-js's MaxIntrospectionDepthRule
+      // (16.9 and up, the peer range's floor) refuses it before it runs.
+      const cycle = 'fields { type { '.repeat(6);
+      const res = await post({
+        query: `{ __schema { types { ${cycle} name ${'} } '.repeat(6)} } } }`,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.errors?.[0]?.message).toMatch(/introspection depth/i);
+    });
+
     it('refuses a document with more tokens than the parser reads', async () => {
       const res = await post({ query: `{ ${'__typename '.repeat(6000)} }` });
       expect(res.status).toBe(400);

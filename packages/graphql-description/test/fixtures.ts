@@ -12,7 +12,7 @@ export const CardCreate = z.object({
   billing_address: z.object({ line1: z.string(), city: z.string() }).optional(),
 });
 
-const Card = CardCreate.extend({
+export const Card = CardCreate.extend({
   id: z.string(),
   state: z.enum(['ok', 'expired']),
   expire_year: z.number().int(),

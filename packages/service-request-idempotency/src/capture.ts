@@ -10,7 +10,10 @@ export interface CapturedResponse {
   readonly status: number;
   /** Lower-case names; only the headers asked for. */
   readonly headers: Record<string, string | string[]>;
-  /** The body, or null when it exceeded the byte limit (or could not be read). */
+  /**
+   * The body, or null when it exceeded the byte limit, could not be read, or reached the
+   * capture already encoded (`Content-Encoding`).
+   */
   readonly body: Buffer | null;
 }
 
@@ -56,6 +59,18 @@ function applyHeaderArgument(res: ServerResponse, headers: unknown): void {
       if (value !== undefined) res.setHeader(name, value);
     }
   }
+}
+
+/**
+ * Whether the bytes reaching the capture are already encoded: a `Content-Encoding` set before
+ * the head passed through it (by the handler, or by an encoder mounted after the middleware).
+ * The header is never replayed (it belongs to one negotiation), so neither are such bytes. An
+ * encoder mounted before the middleware sets it below the capture, when the head goes on to
+ * it, and encodes the stored plain bytes again on a replay.
+ */
+function encodedAbove(res: ServerResponse): boolean {
+  const coding = res.getHeader('content-encoding');
+  return coding !== undefined && String(coding).trim().toLowerCase() !== 'identity';
 }
 
 function joined(chunks: readonly Buffer[]): Buffer {
@@ -116,6 +131,8 @@ interface CaptureState {
   chunks: Buffer[];
   bytes: number;
   storable: boolean;
+  /** The bytes that reach the capture are encoded (see `encodedAbove`): any is unstorable. */
+  encoded: boolean;
   ended: boolean;
   /** Calls made while the end is held back; run, in order, after it. */
   late: [Method, unknown[]][] | undefined;
@@ -136,6 +153,12 @@ function stateOf(res: ServerResponse): CaptureState | undefined {
   return (res as Captured)[STATE];
 }
 
+/** The body is not kept for replay (a repeat then gets `RESPONSE_NOT_REPLAYABLE`). */
+function unstorable(state: CaptureState): void {
+  state.storable = false;
+  state.chunks.length = 0;
+}
+
 function record(state: CaptureState, chunk: unknown, encoding: unknown): void {
   if (!state.storable || chunk === undefined || chunk === null || typeof chunk === 'function') {
     return;
@@ -146,9 +169,12 @@ function record(state: CaptureState, chunk: unknown, encoding: unknown): void {
   } catch {
     buffer = undefined;
   }
-  if (buffer === undefined || state.bytes + buffer.length > state.sink.maxBodyBytes) {
-    state.storable = false;
-    state.chunks.length = 0;
+  if (
+    buffer === undefined ||
+    state.bytes + buffer.length > state.sink.maxBodyBytes ||
+    (state.encoded && buffer.length > 0)
+  ) {
+    unstorable(state);
     return;
   }
   state.bytes += buffer.length;
@@ -175,6 +201,7 @@ function writeHeadWith(
     const headers = reason === undefined ? second : third;
     if (headers !== undefined) applyHeaderArgument(res, headers);
     res.removeHeader(state.sink.stripHeader);
+    if (encodedAbove(res)) state.encoded = true;
   }
   return reason === undefined
     ? state.writeHead.call(res, statusCode)
@@ -186,7 +213,10 @@ function writeWith(res: ServerResponse, state: CaptureState, args: unknown[]) {
     state.late.push([state.write, args]);
     return true;
   }
-  if (!state.ended) record(state, args[0], args[1]);
+  if (!state.ended) {
+    if (!res.headersSent && encodedAbove(res)) state.encoded = true;
+    record(state, args[0], args[1]);
+  }
   return state.write.apply(res, args);
 }
 
@@ -208,8 +238,11 @@ function endWith(res: ServerResponse, state: CaptureState, args: unknown[]) {
   }
   if (state.ended) return state.end.apply(res, args);
   state.ended = true;
+  if (!res.headersSent) {
+    res.removeHeader(state.sink.stripHeader);
+    if (encodedAbove(res)) state.encoded = true;
+  }
   record(state, args[0], args[1]);
-  if (!res.headersSent) res.removeHeader(state.sink.stripHeader);
   const captured: CapturedResponse = {
     status: res.statusCode,
     headers: keptHeaders(res, state.keep),
@@ -286,6 +319,7 @@ export function captureResponse<Context>(
     chunks: [],
     bytes: 0,
     storable: true,
+    encoded: false,
     ended: false,
     late: undefined,
     nested: undefined,

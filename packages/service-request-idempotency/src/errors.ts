@@ -14,7 +14,10 @@ export const IDEMPOTENCY_ERROR_CAUSES = {
   required: 'SERVICE_REQUEST_ID_REQUIRED',
   /** 409: the first request with this id is still being processed. */
   inProgress: 'REQUEST_IN_PROGRESS',
-  /** 409: the request was processed, but its response was too large to be stored. */
+  /**
+   * 409: the request was processed, but its response could not be stored: too large, or its
+   * body already encoded (`Content-Encoding`) when it reached the middleware.
+   */
   notReplayable: 'RESPONSE_NOT_REPLAYABLE',
   /** 422: the id was first used for another request (method, path or body). */
   reused: 'SERVICE_REQUEST_ID_REUSED',
@@ -53,7 +56,7 @@ export function inProgressError(target: string, retryAfter: number): ApiError {
 
 export function notReplayableError(target: string, status: number): ApiError {
   return ApiError.conflict(
-    `The request with this ${target} was already processed (status ${status}); its response is too large to be replayed.`,
+    `The request with this ${target} was already processed (status ${status}); its response could not be stored for replay (larger than the limit, or encoded before it reached the idempotency middleware).`,
     { target, innererror: { code: IDEMPOTENCY_ERROR_CAUSES.notReplayable, status } },
   );
 }
