@@ -929,12 +929,19 @@ function writeResponses(resource: DescribedResource, created: boolean): Json {
             headers: {
               Location: { $ref: '#/components/headers/Location' },
               ETag: { $ref: '#/components/headers/ETag' },
+              'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
             },
             content: json(ref(resource.name)),
           },
         }
       : {}),
-    204: { description: 'Updated.', headers: { ETag: { $ref: '#/components/headers/ETag' } } },
+    204: {
+      description: 'Updated.',
+      headers: {
+        ETag: { $ref: '#/components/headers/ETag' },
+        'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' },
+      },
+    },
   };
 }
 

@@ -392,6 +392,36 @@ describe('openApiDocument', () => {
     expect(cardPatch.responses['201']).toBeUndefined();
   });
 
+  // json-patch-update answers Preference-Applied on each of them (return=minimal on 204 and a 201
+  // without body, return=representation on 200).
+  it('documents Preference-Applied on every answer of a PATCH or PUT that writes', () => {
+    const webhooks = openApiDocument(
+      describeApi({
+        title: 'Webhooks',
+        version: '1.0.0',
+        pathVersion: 'v1',
+        resources: [
+          {
+            name: 'Webhook',
+            path: '/notifications/webhooks',
+            summary: 'Webhooks.',
+            representation: Decision,
+            operations: { read: true, patch: { upsert: true }, replace: { upsert: true } },
+          },
+        ],
+      }),
+    ) as Json;
+    const item = webhooks.paths['/v1/notifications/webhooks/{webhook_id}'];
+    for (const method of ['patch', 'put']) {
+      for (const status of ['200', '201', '204']) {
+        expect(
+          item[method].responses[status].headers['Preference-Applied'],
+          `${method} ${status}`,
+        ).toEqual({ $ref: '#/components/headers/PreferenceApplied' });
+      }
+    }
+  });
+
   it('answers every error status with the envelope, and every operation can answer 400, 406, 414 and 500', () => {
     for (const [method, path, operation] of operations(document)) {
       for (const status of ['400', '406', '414', '500']) {
