@@ -57,7 +57,10 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
       const res = await request(app).post('/graphql').send({ query, variables });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       // `data` is null when a field errs; the tests that expect errors read `errors`.
-      return res.body as { data: Record<string, unknown>; errors?: { extensions?: unknown }[] };
+      return res.body as {
+        data: Record<string, unknown>;
+        errors?: { extensions?: { details?: unknown } }[];
+      };
     };
     return { app, graphql };
   };
@@ -354,6 +357,26 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
       code: 'VALIDATION_ERROR',
       details: [expect.objectContaining({ target: 'input.url' })],
     });
+  });
+
+  it('names an invalid item of a list as REST does, under the argument', async () => {
+    const { app, graphql } = setup();
+    const input = { url: 'https://merchant.test/h', event_types: [{ name: 'lower case' }] };
+    const rest = await request(app).post('/v1/notifications/webhooks').send(input);
+    expect(rest.status).toBe(400);
+    const res = await graphql(
+      'mutation { create_webhook(input: { url: "https://merchant.test/h", event_types: [{ name: "lower case" }] }) { id } }',
+    );
+    expect(res.errors?.[0]?.extensions).toEqual({
+      code: 'VALIDATION_ERROR',
+      details: rest.body.error.details.map((detail: { target: string }) => ({
+        ...detail,
+        target: `input.${detail.target}`,
+      })),
+    });
+    expect(res.errors?.[0]?.extensions?.details).toEqual([
+      expect.objectContaining({ code: 'VALIDATION_ERROR', target: 'input.event_types[0].name' }),
+    ]);
   });
 
   it('answers null for a capture, refund, payment, agreement or decision that does not exist', async () => {

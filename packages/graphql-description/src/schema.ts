@@ -12,7 +12,7 @@ import {
   type JsonSchema,
   type SubCollectionListDescription,
 } from '@resourceful/api-description';
-import { ApiError } from '@resourceful/error-envelope';
+import { ApiError, fromZodError } from '@resourceful/error-envelope';
 import {
   assertKnownOptions,
   assertOptionsObject,
@@ -663,24 +663,26 @@ function isStandardSchema(value: unknown): value is StandardSchemaV1 {
 
 /**
  * The input through the create schema when it can validate (a Standard Schema); its issues as a
- * GraphQL error with the envelope's `VALIDATION_ERROR` code and one detail per issue.
+ * GraphQL error with the details the REST routes give the same issues (error-envelope's
+ * `fromZodError`: `VALIDATION_ERROR` each, at most 100, `target` the field path with indexes in
+ * brackets), under the argument's name (`input.event_types[0].name`).
  */
 async function validated(source: unknown, input: unknown, root: string): Promise<unknown> {
   if (!isStandardSchema(source)) return input;
   const result = await source['~standard'].validate(input);
   if (result.issues === undefined) return result.value;
-  const details = result.issues.map((issue) => ({
-    code: 'INVALID_FIELD',
+  // fromZodError reads each issue's message and path (its `code` is not used).
+  const issues = result.issues.map((issue) => ({
+    code: 'invalid',
     message: issue.message,
-    target: [
+    path: [
       ...(root === '' ? [] : [root]),
-      ...(issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)),
-    ].join('.'),
+      ...(issue.path ?? []).map((p) => (typeof p === 'object' ? p.key : p)),
+    ],
   }));
-  throw new GraphQLError(
-    `The input failed validation (${details.length} ${details.length === 1 ? 'problem' : 'problems'}).`,
-    {
-      extensions: { code: 'VALIDATION_ERROR', details },
-    },
-  );
+  const problems = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
+  const error = fromZodError({ issues }, `The input failed validation (${problems}).`);
+  throw new GraphQLError(error.message, {
+    extensions: { code: 'VALIDATION_ERROR', details: error.details },
+  });
 }

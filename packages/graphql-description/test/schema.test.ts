@@ -128,7 +128,7 @@ describe('graphqlSchema: resolving', () => {
     expect(bad.errors?.[0]?.extensions).toEqual({
       code: 'VALIDATION_ERROR',
       details: [
-        { code: 'INVALID_FIELD', message: 'must be 12 to 19 digits', target: 'input.number' },
+        { code: 'VALIDATION_ERROR', message: 'must be 12 to 19 digits', target: 'input.number' },
       ],
     });
     expect(cards).toHaveLength(3);
