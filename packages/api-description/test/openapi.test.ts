@@ -365,39 +365,11 @@ describe('openApiDocument', () => {
     expect(merge.required).toBeUndefined();
   });
 
-  it('documents the 201 and Location of a PATCH that creates with the client’s id (upsert)', () => {
-    const webhooks = openApiDocument(
+  /** A webhook resource whose PATCH and PUT create with the client's id (upsert). */
+  const upsertingWebhooks = () =>
+    openApiDocument(
       describeApi({
         title: 'Hooks',
-        version: '1.0.0',
-        pathVersion: 'v1',
-        resources: [
-          {
-            name: 'Webhook',
-            path: '/notifications/webhooks',
-            summary: 'Webhooks.',
-            representation: Decision,
-            operations: { read: true, patch: { upsert: true } },
-          },
-        ],
-      }),
-    ) as Json;
-    const patch = webhooks.paths['/v1/notifications/webhooks/{webhook_id}'].patch;
-    expect(patch.summary).toBe('Update a webhook in part, or create it with this id');
-    expect(Object.keys(patch.responses).slice(0, 3)).toEqual(['200', '201', '204']);
-    expect(patch.responses['201'].headers.Location).toEqual({
-      $ref: '#/components/headers/Location',
-    });
-    const cardPatch = document.paths['/v1/vault/credit-cards/{credit_card_id}'].patch;
-    expect(cardPatch.responses['201']).toBeUndefined();
-  });
-
-  // json-patch-update answers Preference-Applied on each of them (return=minimal on 204 and a 201
-  // without body, return=representation on 200).
-  it('documents Preference-Applied on every answer of a PATCH or PUT that writes', () => {
-    const webhooks = openApiDocument(
-      describeApi({
-        title: 'Webhooks',
         version: '1.0.0',
         pathVersion: 'v1',
         resources: [
@@ -411,6 +383,23 @@ describe('openApiDocument', () => {
         ],
       }),
     ) as Json;
+
+  it('documents the 201 and Location of a PATCH that creates with the client’s id (upsert)', () => {
+    const webhooks = upsertingWebhooks();
+    const patch = webhooks.paths['/v1/notifications/webhooks/{webhook_id}'].patch;
+    expect(patch.summary).toBe('Update a webhook in part, or create it with this id');
+    expect(Object.keys(patch.responses).slice(0, 3)).toEqual(['200', '201', '204']);
+    expect(patch.responses['201'].headers.Location).toEqual({
+      $ref: '#/components/headers/Location',
+    });
+    const cardPatch = document.paths['/v1/vault/credit-cards/{credit_card_id}'].patch;
+    expect(cardPatch.responses['201']).toBeUndefined();
+  });
+
+  // json-patch-update answers Preference-Applied on each of them (return=minimal on 204 and a 201
+  // without body, return=representation on 200).
+  it('documents Preference-Applied on every answer of a PATCH or PUT that writes', () => {
+    const webhooks = upsertingWebhooks();
     const item = webhooks.paths['/v1/notifications/webhooks/{webhook_id}'];
     for (const method of ['patch', 'put']) {
       for (const status of ['200', '201', '204']) {
