@@ -39,7 +39,7 @@ export function unstorableReason(text: string): string | undefined {
 }
 
 function isUnstorable(text: string): boolean {
-  return containsNul(text) || LONE_SURROGATE.test(text);
+  return unstorableReason(text) !== undefined;
 }
 
 function valueAt(record: object, path: readonly (string | number)[]): string {
