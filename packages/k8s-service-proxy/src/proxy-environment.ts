@@ -37,7 +37,7 @@ export function parseProxyUrl(text: string, bareHostIsHttp = true): URL | string
     return `could not parse: ${redactProxyUrl(text)}`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:' && url.protocol !== 'socks5:') {
-    return `unsupported scheme "${url.protocol.replace(/:$/, '')}", must be http, https, or socks5`;
+    return unsupportedScheme(url.protocol.replace(/:$/, ''));
   }
   return url;
 }
@@ -49,9 +49,14 @@ function withoutScheme(text: string): string {
     // No scheme: a colon in the first path segment is a parse error, else the scheme is "".
     // (`http:host` parses in Go, but names no host: refused here rather than at the first request.)
     return scheme === undefined && !/^[^/]*:/.test(text)
-      ? 'unsupported scheme "", must be http, https, or socks5'
+      ? unsupportedScheme('')
       : `could not parse: ${redactProxyUrl(text)}`;
   }
+  return unsupportedScheme(scheme);
+}
+
+/** client-go's words for a proxy scheme kubectl does not dial. */
+function unsupportedScheme(scheme: string): string {
   return `unsupported scheme "${scheme}", must be http, https, or socks5`;
 }
 
