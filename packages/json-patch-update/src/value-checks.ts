@@ -98,12 +98,24 @@ export function jsonSize(value: unknown, limit: number): number {
 
 /**
  * Structural equality of JSON values (key order ignored). Depth is bounded by `checkJsonValue`.
- * A value with a `toJSON` method (a `Date` a schema or a store made) is compared in the form
- * JSON gives it, as JSON.stringify does, calling it once: two Dates have no own members, yet are
- * one value only at the same time.
+ * Values are compared in the form JSON.stringify gives them, the form GET sends and the entity
+ * tag is computed from: a value with a `toJSON` method (a `Date` a schema or a store made) is
+ * compared as what it returns, calling it once (two Dates have no own members, yet are one value
+ * only at the same time), and an object member that JSON leaves out (`undefined`, a function, a
+ * symbol: what a store or an ORM may hand back for an absent column) counts as absent.
  */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   return equal(a, b, true);
+}
+
+/** Whether JSON.stringify leaves this object member out (and writes `null` for it in an array). */
+function omitted(value: unknown): boolean {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}
+
+/** An array item as JSON writes it. */
+function asItem(value: unknown): unknown {
+  return omitted(value) ? null : value;
 }
 
 /** `convert`: a `toJSON` of `a` or `b` is still to be called (not on what one returned). */
@@ -114,16 +126,24 @@ function equal(a: unknown, b: unknown, convert: boolean): boolean {
   }
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((item, i) => equal(item, b[i], true));
+    return a.length === b.length && a.every((item, i) => equal(asItem(item), asItem(b[i]), true));
   }
   const x = a as Record<string, unknown>;
   const y = b as Record<string, unknown>;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  if (keys.length === 0) {
+  let members = 0;
+  for (const key of Object.keys(x)) {
+    const value = x[key];
+    if (omitted(value)) continue;
+    members++;
+    if (!Object.hasOwn(y, key) || !equal(value, y[key], true)) return false;
+  }
+  let otherMembers = 0;
+  for (const key of Object.keys(y)) if (!omitted(y[key])) otherMembers++;
+  if (members !== otherMembers) return false;
+  if (members === 0) {
     return !convert || !(hasToJSON(x) || hasToJSON(y)) || equal(jsonForm(x), jsonForm(y), false);
   }
-  return keys.every((key) => Object.hasOwn(y, key) && equal(x[key], y[key], true));
+  return true;
 }
 
 function hasToJSON(value: unknown): boolean {

@@ -3,6 +3,7 @@ import { describeEachExpress } from '@resourceful/test-support';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { etagFor } from '@resourceful/conditional-requests';
 import { jsonPatchUpdate } from '../src/index.js';
 import { buildApp, type Fixture, seed } from './fixtures.js';
 
@@ -164,6 +165,47 @@ describeEachExpress('writes that change nothing', (express) => {
         );
       expect(res.status).toBe(204);
       expect(store.get('CARD-1')?.valid_until.toISOString()).toBe('2031-06-30T00:00:00.000Z');
+    });
+
+    // A store (a database driver, an ORM) may hand back a Date and members set to undefined,
+    // while the schema outputs the string JSON gives and the patch's copy has no such member:
+    // JSON.stringify writes both alike, so the GET's ETag is the same and nothing changed.
+    it('does not save a patch that changes nothing of a record holding a Date and an undefined member', async () => {
+      const Stored = z.object({
+        id: z.string(),
+        valid_until: z.string(),
+        nickname: z.string().optional(),
+        create_time: z.string(),
+        update_time: z.string(),
+      });
+      type Stored = z.infer<typeof Stored>;
+      const record = {
+        id: 'CARD-1',
+        valid_until: new Date('2030-01-01T00:00:00.000Z'),
+        nickname: undefined,
+        create_time: '2024-01-01T00:00:00.000Z',
+        update_time: '2024-01-01T00:00:00.000Z',
+      } as unknown as Stored;
+      let saves = 0;
+      const app = express();
+      app.patch(
+        '/cards/:id',
+        jsonPatchUpdate<Stored>({
+          load: () => record,
+          save: () => {
+            saves++;
+          },
+          schema: Stored,
+        }),
+      );
+      app.use(errorHandler());
+      const res = await request(app)
+        .patch('/cards/CARD-1')
+        .set('Content-Type', MERGE_PATCH)
+        .send(JSON.stringify({ valid_until: '2030-01-01T00:00:00.000Z' }));
+      expect(res.status).toBe(204);
+      expect(saves).toBe(0);
+      expect(res.headers.etag).toBe(etagFor(record));
     });
 
     it('does not save a patch that sets a Date to the time it holds', async () => {
