@@ -1,9 +1,9 @@
+import { etagFor } from '@resourceful/conditional-requests';
 import { errorHandler } from '@resourceful/error-envelope';
 import { describeEachExpress } from '@resourceful/test-support';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { etagFor } from '@resourceful/conditional-requests';
 import { jsonPatchUpdate } from '../src/index.js';
 import { buildApp, type Fixture, seed } from './fixtures.js';
 
