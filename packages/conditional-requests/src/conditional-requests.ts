@@ -12,7 +12,7 @@ import {
   functionOption,
 } from '@resourceful/option-checks';
 import { hashTag, representationETag, valueTag } from './entity-tag.js';
-import { evaluatePreconditions } from './preconditions.js';
+import { evaluatePreconditions, evaluateUntaggedRead } from './preconditions.js';
 import {
   hasRepresentationVariant,
   markConditionalRequests,
@@ -181,16 +181,29 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
       etag = res.getHeader(ETAG);
     }
     const read = method === 'GET' || method === 'HEAD';
-    if (!read || typeof etag !== 'string' || status !== 200) return false;
+    if (!read || status !== 200) return false;
+    if (typeof etag !== 'string') {
+      // A representation without a tag (a HEAD handler that sends no body): it exists, so
+      // `If-None-Match: *` still answers 304 and `If-Match: *` holds (RFC 9110 §13.1.1, §13.1.2).
+      if (!sendsPreconditions(res.req)) return false;
+      state.settled = true;
+      return answerRead(res, state, undefined);
+    }
     state.settled = true;
     // RFC 9110 §13.2.2: without If-Match or If-None-Match the request proceeds. A tag
     // generateETag made (and representationETag renamed) is well-formed, so evaluatePreconditions
     // would find nothing to refuse in it either; a tag the route or an `etag` option made is
     // still checked, and refused when malformed, as before.
     if (generated && !sendsPreconditions(res.req)) return false;
+    return answerRead(res, state, etag);
+  }
+
+  /** Evaluates a read's preconditions against its tag; true when it answered (304, 412, 400). */
+  function answerRead(res: ServerResponse, state: HookedResponse, etag: string | undefined) {
     let outcome: 'proceed' | 'not-modified';
     try {
-      outcome = evaluatePreconditions(res.req, etag);
+      outcome =
+        etag === undefined ? evaluateUntaggedRead(res.req) : evaluatePreconditions(res.req, etag);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       sendError(res, error);
@@ -261,6 +274,11 @@ export function conditionalRequests(options: ConditionalRequestsOptions = {}) {
           Buffer.isEncoding(encoding)
             ? Buffer.from(chunk, encoding)
             : chunk;
+      } else if (state.method === 'GET') {
+        // A GET answered without content selected a representation of zero bytes: it is tagged
+        // as res.send('') is, so `If-None-Match: *` or its tag answers 304 (RFC 9110 §13.1.2).
+        // Not a HEAD: a HEAD handler sends no body whatever the representation it describes.
+        body = '';
       }
       if (settle(res, state, body)) return res;
       return nextEnd(res, state, args);

@@ -54,13 +54,37 @@ export function evaluatePreconditions(
     assertKnownOptions(fn, options, ['requireIfMatch']);
   }
   const requireIfMatch = booleanOption(fn, 'requireIfMatch', options?.requireIfMatch, false);
-  const safe = isSafeMethod(req.method);
   const current = currentETag === undefined ? undefined : parseETag(currentETag);
   if (currentETag !== undefined && current === undefined) {
     throw new TypeError(
       `evaluatePreconditions: ${JSON.stringify(currentETag)} is not an entity tag`,
     );
   }
+  return evaluate(req, current, requireIfMatch);
+}
+
+/**
+ * The evaluation of a read whose answer carries a representation without an entity tag (a HEAD
+ * handler that sends no body): `*` holds, since a current representation exists (RFC 9110
+ * §13.1.1, §13.1.2), and no listed tag matches one the representation does not have.
+ */
+export function evaluateUntaggedRead(req: IncomingMessage): PreconditionOutcome {
+  return evaluate(req, UNTAGGED, false);
+}
+
+/** A current representation without an entity tag. */
+const UNTAGGED = null;
+
+/**
+ * @param current the current representation's tag; `null` when it has none, `undefined` when
+ *   there is no current representation
+ */
+function evaluate(
+  req: IncomingMessage,
+  current: EntityTag | null | undefined,
+  requireIfMatch: boolean,
+): PreconditionOutcome {
+  const safe = isSafeMethod(req.method);
 
   // A read selects one representation, so its tag must match exactly (another format or coding
   // is another representation, RFC 9110 §8.8.3). A write changes the resource: any of its
@@ -79,7 +103,9 @@ export function evaluatePreconditions(
     throw ApiError.preconditionFailed(
       current === undefined
         ? 'If-Match does not hold: the resource does not exist.'
-        : 'If-Match does not hold: the resource has changed since that version was read.',
+        : current === null
+          ? 'If-Match does not hold: the current representation has no entity tag to match.'
+          : 'If-Match does not hold: the resource has changed since that version was read.',
       { target: 'If-Match' },
     );
   }
@@ -107,10 +133,10 @@ export function evaluatePreconditions(
 
 function matches(
   list: '*' | readonly EntityTag[],
-  current: EntityTag | undefined,
+  current: EntityTag | null | undefined,
   compare: (a: EntityTag, b: EntityTag) => boolean,
 ): boolean {
   if (current === undefined) return false;
   if (list === '*') return true;
-  return list.some((tag) => compare(tag, current));
+  return current !== null && list.some((tag) => compare(tag, current));
 }

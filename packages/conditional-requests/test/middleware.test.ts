@@ -249,6 +249,59 @@ describeEachExpress('conditionalRequests', (express) => {
     });
   });
 
+  // RFC 9110 §13.1.2: "*" holds when the server has a current representation; an empty body is
+  // one (of zero bytes, tagged as res.send('') is), and a 200 to HEAD says one exists.
+  describe('when a GET or HEAD answers 200 without content', () => {
+    const EMPTY_TAG = generateETag('');
+    function emptyApp() {
+      const app = express();
+      app.use(conditionalRequests());
+      app.get('/empty', (_req, res) => {
+        res.status(200).end();
+      });
+      app.get('/sent-empty', (_req, res) => {
+        res.send();
+      });
+      app.head('/head-only', (_req, res) => {
+        res.setHeader('Content-Type', 'application/json');
+        res.status(200).end();
+      });
+      app.use(errorHandler());
+      return app;
+    }
+
+    it.each(['/empty', '/sent-empty'])('tags the empty representation of GET %s', async (path) => {
+      const res = await request(emptyApp()).get(path);
+      expect(res.status).toBe(200);
+      expect(res.headers.etag).toBe(EMPTY_TAG);
+    });
+
+    it.each([
+      ['*', '*'],
+      ['the tag of the empty representation', EMPTY_TAG],
+    ])('answers 304 to If-None-Match with %s', async (_name, header) => {
+      const res = await request(emptyApp()).get('/empty').set('If-None-Match', header);
+      expect(res.status).toBe(304);
+    });
+
+    it('answers 200 to If-Match: * and 412 to another tag', async () => {
+      const held = await request(emptyApp()).get('/empty').set('If-Match', '*');
+      expect(held.status).toBe(200);
+      const refused = await request(emptyApp()).get('/empty').set('If-Match', '"other"');
+      expectErrorEnvelope(refused, 412, { code: 'PRECONDITION_FAILED', target: 'If-Match' });
+    });
+
+    it('derives no tag for a HEAD handler that sends no body, yet answers If-None-Match: * with 304', async () => {
+      const plain = await request(emptyApp()).head('/head-only');
+      expect(plain.status).toBe(200);
+      expect(plain.headers.etag).toBeUndefined();
+      const cached = await request(emptyApp()).head('/head-only').set('If-None-Match', '*');
+      expect(cached.status).toBe(304);
+      const other = await request(emptyApp()).head('/head-only').set('If-None-Match', '"other"');
+      expect(other.status).toBe(200);
+    });
+  });
+
   describe('when "If-Match" is sent on GET', () => {
     it('answers 412 without an ETag when the tag does not match', async () => {
       const res = await request(app()).get('/cards/1').set('If-Match', '"old"');
