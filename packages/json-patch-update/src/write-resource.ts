@@ -10,7 +10,7 @@ import { getPreferences, sendPreferred } from '@resourceful/prefer-header';
 import { checkNoMemberDropped } from './dropped-members.js';
 import type { ResolvedResource, ResourceRequest } from './resource-options.js';
 import { validateWithSchema } from './schema.js';
-import { jsonEqual } from './value-checks.js';
+import { cloneJson, jsonEqual } from './value-checks.js';
 
 /** The members a write sets, each of which must survive the schema. */
 export interface MemberCheck {
@@ -75,7 +75,8 @@ export async function completeAndSave<T extends object>(
   const before = previous as Record<string, unknown> | undefined;
   if (resolved.timestamps) {
     const now = resolved.now().toISOString();
-    candidate.create_time = created || before?.create_time === undefined ? now : before.create_time;
+    candidate.create_time =
+      created || before?.create_time === undefined ? now : jsonFormOf(before.create_time);
     candidate.update_time = now;
   }
   const resource = resolved.schema
@@ -98,6 +99,15 @@ export async function completeAndSave<T extends object>(
     req,
   });
   return { resource, created };
+}
+
+/**
+ * A stored value in the form GET sends and the rest of the candidate has (it was built from a
+ * JSON copy of the stored resource): a `Date` a store hands back (pg reads a timestamptz so) is
+ * its ISO string, which a schema that accepts the `create_time` of a create accepts too.
+ */
+function jsonFormOf(value: unknown): unknown {
+  return typeof value === 'string' ? value : cloneJson(value);
 }
 
 /** Whether the new resource equals the stored one, apart from the `update_time` just set. */

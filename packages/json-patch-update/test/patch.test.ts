@@ -45,6 +45,16 @@ describeEachExpress('jsonPatchUpdate', (express) => {
       });
     });
 
+    it('keeps create_time a store holds as a Date in the form GET sends, which a schema of strings accepts', async () => {
+      // pg reads a timestamptz column as a Date; the fixture's schema has create_time: z.string().
+      fixture.store.set('WH-1', { ...original(), create_time: new Date(CREATED) } as never);
+      const res = await patch(app(), [
+        { op: 'replace', path: '/url', value: 'https://b.example/h' },
+      ]);
+      expect(res.status).toBe(204);
+      expect(fixture.store.get('WH-1')?.create_time).toBe(CREATED);
+    });
+
     it('answers 200 with the resource under Prefer: return=representation', async () => {
       const res = await patch(app(), [
         { op: 'add', path: '/event_types/-', value: { name: 'X' } },

@@ -67,6 +67,13 @@ describeEachExpress('putReplace', (express) => {
       expect(fixture.store.get('WH-1')?.url).toBe('https://c.example/h');
     });
 
+    it('keeps create_time a store holds as a Date in the form GET sends, which a schema of strings accepts', async () => {
+      fixture.store.set('WH-1', { ...original(), create_time: new Date(CREATED) } as never);
+      const res = await put(app(), replacement);
+      expect(res.status).toBe(204);
+      expect(fixture.store.get('WH-1')?.create_time).toBe(CREATED);
+    });
+
     it.each([
       ['a declared read-only field', { secret: 'other' }, 'secret'],
       ['create_time', { create_time: '2020-01-01T00:00:00.000Z' }, 'create_time'],
