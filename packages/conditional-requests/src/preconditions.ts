@@ -9,8 +9,8 @@ import {
   type EntityTag,
   parseETag,
   parseETagList,
-  resourceETag,
   strongMatch,
+  VARIANT_SEPARATOR,
   weakMatch,
 } from './entity-tag.js';
 
@@ -92,10 +92,8 @@ function evaluate(
   // state it expects), so the representation's variant is set aside.
   const strong = safe
     ? strongMatch
-    : (a: EntityTag, b: EntityTag) => strongMatch(resourceETag(a), resourceETag(b));
-  const weak = safe
-    ? weakMatch
-    : (a: EntityTag, b: EntityTag) => weakMatch(resourceETag(a), resourceETag(b));
+    : (a: EntityTag, b: EntityTag) => strongMatch(asVersionOf(a, b), b);
+  const weak = safe ? weakMatch : (a: EntityTag, b: EntityTag) => weakMatch(asVersionOf(a, b), b);
 
   // Step 1: If-Match, strong comparison; "*" holds when a current representation exists.
   const ifMatch = parseETagList(req.headers['if-match'], 'If-Match');
@@ -129,6 +127,22 @@ function evaluate(
     );
   }
   return 'proceed';
+}
+
+/**
+ * A client's tag as the version tag it names, when it names a representation of `current` (the
+ * current tag with variant names appended, `"abc~xml~gzip"` for `"abc"`); otherwise as it is.
+ * The current tag is the application's (conditionalWrite's `etag`, a route's version) and is
+ * never cut at a `~` of its own: `"rev~7"` is not a representation of `"rev"`, or a client
+ * holding `"rev~6"` would pass `If-Match` against it.
+ */
+function asVersionOf(tag: EntityTag, current: EntityTag): EntityTag {
+  const version = current.opaque;
+  return tag.opaque.length > version.length &&
+    tag.opaque.startsWith(version) &&
+    tag.opaque.startsWith(VARIANT_SEPARATOR, version.length)
+    ? { weak: tag.weak, opaque: version }
+    : tag;
 }
 
 function matches(

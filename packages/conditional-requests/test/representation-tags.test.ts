@@ -70,6 +70,28 @@ describe('representation tags (RFC 9110 §8.8.3)', () => {
       );
     });
 
+    // A tag the application made (conditionalWrite's `etag`, a route's version) may hold "~":
+    // it is not a representation of some shorter tag, or every version would match every other.
+    describe('against a current tag the application made with "~" in it', () => {
+      it('If-Match of another version fails with 412', () => {
+        expect(() =>
+          evaluatePreconditions(req('PUT', { 'if-match': '"rev~6"' }), '"rev~7"'),
+        ).toThrow(/has changed/);
+      });
+
+      it.each(['"rev~7"', '"rev~6", "rev~7"', '"rev~7~gzip"'])('If-Match %s holds', (header) => {
+        expect(evaluatePreconditions(req('PUT', { 'if-match': header }), '"rev~7"')).toBe(
+          'proceed',
+        );
+      });
+
+      it('If-None-Match of another version lets the write proceed', () => {
+        expect(evaluatePreconditions(req('PUT', { 'if-none-match': '"rev~6"' }), '"rev~7"')).toBe(
+          'proceed',
+        );
+      });
+    });
+
     it('If-None-Match of a representation tag refuses the write with 412', () => {
       expect(() =>
         evaluatePreconditions(req('PUT', { 'if-none-match': '"v2~gzip"' }), '"v2"'),
