@@ -332,3 +332,43 @@ describe('requestPath', () => {
     expect(path('/?a=1')).toBe('/');
   });
 });
+
+// An application's own tag may hold "~" (it is not one of the middleware's representation tags):
+// a client holding an older version must still lose.
+describeEachExpress('conditionalWrite with a version tag that holds "~"', (express) => {
+  function app() {
+    const store = new Map([['WH-1', { id: 'WH-1', url: 'https://a.example', version: 1 }]]);
+    const app = express();
+    app.use(express.json());
+    app.put(
+      '/hooks/:id',
+      asyncHandler(async (req: Request, res: Response) => {
+        const id = String(req.params.id);
+        await conditionalWrite(req, {
+          load: () => store.get(id),
+          etag: (hook) => `"rev~${hook.version}"`,
+          write: (current) => {
+            store.set(id, { id, url: String(req.body.url), version: (current?.version ?? 0) + 1 });
+          },
+        });
+        res.status(204).end();
+      }),
+    );
+    app.use(errorHandler());
+    return app;
+  }
+
+  it('answers 412 to If-Match of the version before and 204 to the current one', async () => {
+    const server = app();
+    const first = await request(server)
+      .put('/hooks/WH-1')
+      .set('If-Match', '"rev~1"')
+      .send({ url: 'https://b.example' });
+    expect(first.status).toBe(204);
+    const stale = await request(server)
+      .put('/hooks/WH-1')
+      .set('If-Match', '"rev~1"')
+      .send({ url: 'https://c.example' });
+    expectErrorEnvelope(stale, 412, { code: 'PRECONDITION_FAILED', target: 'If-Match' });
+  });
+});
