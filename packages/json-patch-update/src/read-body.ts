@@ -25,6 +25,10 @@ function parsedBody(req: IncomingMessage): { parsed: boolean; body: unknown } {
   };
 }
 
+function emptyBody(): ApiError {
+  return ApiError.malformedRequest('The request body is empty.');
+}
+
 /**
  * Returns the parsed JSON body: `req.body` when a parser already read it, else the stream read
  * here (identity encoding, UTF-8, at most `limit` bytes).
@@ -44,7 +48,17 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     });
   }
   const already = parsedBody(req);
-  if (already.parsed) return already.body;
+  if (already.parsed) {
+    // body-parser reads a request without content as `{}`, which a PUT would store as the whole
+    // resource: without content it is the same client mistake as when the body is read here.
+    if (
+      declared === 0 ||
+      (Number.isNaN(declared) && req.headers['transfer-encoding'] === undefined)
+    ) {
+      throw emptyBody();
+    }
+    return already.body;
+  }
 
   // body-parser inflates gzip and deflate; a PATCH is small, so this package reads identity only.
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
@@ -69,8 +83,8 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
         limit,
         encoding: 'utf-8',
       });
-  // body-parser reads an empty body as `{}`; a PATCH or PUT without one is a client mistake.
-  if (text.trim() === '') throw ApiError.malformedRequest('The request body is empty.');
+  // A PATCH or PUT without content is a client mistake (body-parser would read it as `{}`).
+  if (text.trim() === '') throw emptyBody();
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -64,4 +64,24 @@ describeEachExpress('body errors', (express) => {
       expect(mine.body.error.code).toBe(reference.body.error.code);
     });
   });
+  // body-parser reads an empty body as {}: a PUT would then replace the resource with nothing.
+  describe.each(['express.json()', 'putReplace'] as const)(
+    'when %s reads an empty body',
+    (readBy) => {
+      it.each([
+        ['Content-Length: 0', (test: request.Test) => test.set('Content-Length', '0').send('')],
+        ['no content at all', (test: request.Test) => test],
+      ])(
+        'answers 400 MALFORMED_REQUEST for %s, as for a body it reads itself',
+        async (_name, send) => {
+          const { server } = app(readBy);
+          const res = await send(
+            request(server).put('/things/T-1').set('Content-Type', 'application/json'),
+          );
+          expect(res.status).toBe(400);
+          expect(res.body.error.code).toBe('MALFORMED_REQUEST');
+        },
+      );
+    },
+  );
 });
