@@ -33,6 +33,26 @@ const REPRESENTATION_HEADERS = [
   'Preference-Applied',
 ] as const;
 
+/**
+ * Headers an error may not hand on (lower case): they frame, encode or type a body, and the body
+ * sent is the envelope, which sets its own `Content-Type` and `Content-Length`. An error built
+ * from an upstream answer (`createError(502, { headers: upstream.headers })`) carries the
+ * upstream's: `Transfer-Encoding` beside the envelope's `Content-Length` makes a response no
+ * client can parse (RFC 9112 §6.3), and `Content-Encoding: gzip` labels plain JSON as gzip. The
+ * connection's own (`Connection`, `Keep-Alive`, RFC 9110 §7.6.1) belong to the hop, not to an
+ * error.
+ */
+const BODY_FRAMING_HEADERS: ReadonlySet<string> = new Set([
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'trailer',
+  'connection',
+  'keep-alive',
+  'upgrade',
+]);
+
 /** Options of `sendError`: each one given overrides the app's `errorHandler` option. */
 export type SendErrorOptions = ErrorHandlerOptions;
 
@@ -108,7 +128,13 @@ export function envelopeHeaders(error: ApiError, settings: ErrorSettings): [stri
   const headers: [string, string][] = [];
   for (const [name, value] of Object.entries(error.headers)) {
     // node:http throws on an invalid header; skipping it keeps the envelope (and no CR/LF).
-    if (isHeaderName(name) && isHeaderValue(value)) headers.push([name, value]);
+    if (
+      isHeaderName(name) &&
+      isHeaderValue(value) &&
+      !BODY_FRAMING_HEADERS.has(name.toLowerCase())
+    ) {
+      headers.push([name, value]);
+    }
   }
   // RFC 9110 §15.6.4 and RFC 6585 §4: tell a throttled or turned-away client when to retry.
   if (

@@ -2,6 +2,7 @@ import {
   describeEachExpress,
   expectErrorEnvelope,
   listen,
+  rawExchange,
   rawRequestOnce,
 } from '@resourceful/test-support';
 import type { Request, Response } from 'express';
@@ -99,6 +100,25 @@ describeEachExpress('errorHandler', (express, version) => {
           status: 503,
           expose: false,
           headers: { 'Retry-After': 5 },
+        }),
+      );
+    });
+    // An upstream failure that hands on the upstream response's headers (`createError(502,
+    // { headers: upstream.headers })`): its framing and coding describe the upstream body.
+    app.get('/http-error-upstream-headers', (_req, _res, next) => {
+      next(
+        Object.assign(new Error('Bad gateway'), {
+          status: 502,
+          headers: {
+            'Content-Type': 'text/html',
+            'Content-Length': '1234',
+            'Transfer-Encoding': 'chunked',
+            'Content-Encoding': 'gzip',
+            Connection: 'keep-alive',
+            'Keep-Alive': 'timeout=5',
+            Trailer: 'Expires',
+            'Retry-After': '7',
+          },
         }),
       );
     });
@@ -369,6 +389,25 @@ describeEachExpress('errorHandler', (express, version) => {
       expectErrorEnvelope(res, 401, { code: 'UNAUTHENTICATED' });
       expect(res.headers['www-authenticate']).toBe('Bearer realm="api"');
       expect(res.headers['x-bad']).toBeUndefined();
+    });
+
+    it('leaves out the headers that frame or encode a body, so the envelope stays readable', async () => {
+      const server = await listen(app());
+      const { text: res } = await rawExchange(
+        server.port,
+        'GET /http-error-upstream-headers HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      ).finally(() => server.close());
+      expect(res).toMatch(/^HTTP\/1\.1 502 /);
+      const head = res.slice(0, res.indexOf('\r\n\r\n')).toLowerCase();
+      expect(head).not.toContain('transfer-encoding');
+      expect(head).not.toContain('content-encoding');
+      expect(head).not.toContain('keep-alive');
+      expect(head).not.toContain('trailer');
+      expect(head).toContain('content-type: application/json; charset=utf-8');
+      expect(head).toContain('retry-after: 7');
+      const body = res.slice(res.indexOf('\r\n\r\n') + 4);
+      expect(head).toContain(`content-length: ${Buffer.byteLength(body)}`);
+      expect(JSON.parse(body).error.code).toBe('UPSTREAM_ERROR');
     });
 
     it('keeps a 5xx status with its headers, hiding the message', async () => {
