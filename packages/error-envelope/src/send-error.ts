@@ -95,12 +95,36 @@ export function answerError(res: ServerResponse, cause: unknown, settings: Error
  */
 function readableError(cause: unknown, exposeInternals: boolean): ApiError {
   try {
-    return toApiError(cause, { exposeInternals });
+    const error = toApiError(cause, { exposeInternals });
+    if (isWritable(error)) return error;
   } catch {
-    return toApiError(new Error('The error passed to the error handler could not be read.'), {
-      exposeInternals,
-    });
+    // Answered below.
   }
+  return toApiError(new Error('The error passed to the error handler could not be read.'), {
+    exposeInternals,
+  });
+}
+
+/**
+ * Whether the envelope and its headers can be written from `error` as this package reads it.
+ * An `ApiError` of this copy always can; the brand is a registered symbol, so an object carrying
+ * it may come from another copy of another shape (another major), or only pretend: a string
+ * status, no `headers` or no `toJSON` would throw while the answer is half written, and Express
+ * would send its HTML page instead of an envelope.
+ */
+function isWritable(error: ApiError): boolean {
+  const { status, code, message, target, headers } = error;
+  return (
+    Number.isInteger(status) &&
+    status >= 400 &&
+    status <= 599 &&
+    typeof code === 'string' &&
+    typeof message === 'string' &&
+    (target === undefined || typeof target === 'string') &&
+    typeof headers === 'object' &&
+    headers !== null &&
+    typeof error.toJSON === 'function'
+  );
 }
 
 export function reportError(

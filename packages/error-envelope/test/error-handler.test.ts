@@ -167,6 +167,29 @@ describeEachExpress('errorHandler', (express, version) => {
             },
           ),
         'zod-shaped': () => ({ name: 'ZodError', issues: [null, 5] }),
+        // The brand is a registered symbol, shared by every copy of the package: an ApiError of
+        // a copy whose shape differs (another major) or an object that only carries the brand.
+        'foreign ApiError without headers': () => ({
+          [Symbol.for('@resourceful/error-envelope.ApiError')]: true,
+          status: 409,
+          code: 'CONFLICT',
+          message: 'Clash.',
+        }),
+        'foreign ApiError with a bad status': () => ({
+          [Symbol.for('@resourceful/error-envelope.ApiError')]: true,
+          status: '409',
+          code: 'CONFLICT',
+          message: 'Clash.',
+          headers: {},
+          details: [],
+          toJSON: () => ({ error: { code: 'CONFLICT', message: 'Clash.' } }),
+        }),
+        'ApiError with a throwing getter': () =>
+          Object.defineProperty(ApiError.conflict('Clash.'), 'headers', {
+            get() {
+              throw new Error('getter');
+            },
+          }),
       };
       next(unreadable[String(req.params.kind)]?.());
     });
@@ -273,8 +296,15 @@ describeEachExpress('errorHandler', (express, version) => {
       expect(res.body.error.innererror).toBeUndefined();
     });
 
-    it.each(['getter', 'proxy', 'zod-shaped'])(
-      'answers the 500 envelope when reading the error throws (%s), and reports the cause',
+    it.each([
+      'getter',
+      'proxy',
+      'zod-shaped',
+      'foreign ApiError without headers',
+      'foreign ApiError with a bad status',
+      'ApiError with a throwing getter',
+    ])(
+      'answers the 500 envelope when the error cannot be read (%s), and reports the cause',
       async (kind) => {
         const res = await request(app()).get(`/unreadable/${kind}`);
         expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
