@@ -73,6 +73,25 @@ export function sendError(res: ServerResponse, error: unknown, options?: SendErr
   answerError(res, error, settings);
 }
 
+/**
+ * Marks a response this package cut. A registered symbol, as the `ApiError` brand: every copy
+ * of the package (ESM and CommonJS builds) reads the same mark.
+ */
+const CUT = Symbol.for('@resourceful/error-envelope.cut');
+
+type CutResponse = ServerResponse & { [CUT]?: true };
+
+/**
+ * Whether an error handler of this package cut `res`: an error reached it after the response
+ * had started (headers sent), so the connection was closed with the response unfinished. A
+ * response destroyed otherwise (the client went away) is not marked. For middleware that keeps
+ * state while a response is pending (an idempotency lock) and must tell a failed response from
+ * one whose handler may still be running.
+ */
+export function wasCutByErrorHandler(res: ServerResponse): boolean {
+  return (res as CutResponse)[CUT] === true;
+}
+
 /** Writes the envelope (or cuts a half-sent response) and reports the error once. */
 export function answerError(res: ServerResponse, cause: unknown, settings: ErrorSettings): void {
   const error = readableError(cause, settings.exposeInternals);
@@ -81,7 +100,10 @@ export function answerError(res: ServerResponse, cause: unknown, settings: Error
   const headersSent = res.headersSent;
   if (headersSent) {
     // The status line is gone; the only honest signal left is a cut connection.
-    if (!res.writableEnded) res.destroy();
+    if (!res.writableEnded) {
+      (res as CutResponse)[CUT] = true;
+      res.destroy();
+    }
   } else if (!res.writableEnded) {
     writeEnvelope(res, error, settings, requestId);
   }

@@ -19,6 +19,7 @@ import {
   notFoundHandler,
   parseErrorBody,
   sendError,
+  wasCutByErrorHandler,
 } from '../src/index.js';
 
 const cardSchema = z.object({
@@ -502,6 +503,10 @@ describeEachExpress('errorHandler', (express, version) => {
       try {
         await expect(fetch(`${server.url}/half-sent`).then((r) => r.text())).rejects.toThrow();
         expect(reports[0]?.headersSent).toBe(true);
+        // Marked, so that a middleware holding state for the response (an idempotency lock)
+        // can tell a cut from a client that went away.
+        const cut = reports[0]?.req as (Request & { res: Response }) | undefined;
+        expect(cut && wasCutByErrorHandler(cut.res)).toBe(true);
         // The server keeps serving.
         const next = await fetch(`${server.url}/api-error`);
         expect(next.status).toBe(503);
@@ -515,6 +520,8 @@ describeEachExpress('errorHandler', (express, version) => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ ok: true });
       expect(reports[0]).toMatchObject({ headersSent: true, status: 500 });
+      const sent = reports[0]?.req as (Request & { res: Response }) | undefined;
+      expect(sent && wasCutByErrorHandler(sent.res)).toBe(false);
     });
   });
 

@@ -164,11 +164,14 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
   const synchronous = synchronousStore(store);
   const keyOf = synchronous?.keyOf ?? scopedKey;
   // Stores without `renew` (third-party ones written before it) keep a lock `lockTtlMs`.
+  // A lock whose response the error handler cut is given back, retried as an outcome is.
+  const releaseCut = (held: HeldLock) =>
+    void persist(() => store.release(held.key, held.token), true);
   const renewer: LockRenewer | undefined =
     synchronous !== undefined
-      ? lockRenewer(config.lockTtlMs, synchronous.renew, config.onStoreError)
+      ? lockRenewer(config.lockTtlMs, synchronous.renew, config.onStoreError, releaseCut)
       : typeof store.renew === 'function'
-        ? lockRenewer(config.lockTtlMs, store.renew.bind(store), config.onStoreError)
+        ? lockRenewer(config.lockTtlMs, store.renew.bind(store), config.onStoreError, releaseCut)
         : undefined;
   const readRequestId = requestIdReader({
     names: config.idNames,

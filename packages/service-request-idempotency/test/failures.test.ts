@@ -55,6 +55,31 @@ describeEachExpress('failed first attempts', (express) => {
       expect(app.runs['respond-then-throw']).toBe(1);
     });
 
+    it('frees the id when the error handler cut a response already under way', async () => {
+      // A lock that never expires by itself (the store's clock stands still): only the
+      // middleware can free it. The lock renewer looks at it every sixth of lockTtlMs.
+      const store = memoryStore({ now: () => 0 });
+      const app = await startApp(express, { store, lockTtlMs: 600 });
+      const post = () =>
+        request(app.url).post('/v1/stream-then-fail').set('Service-Request-Id', 'sf');
+      const first = await post().then(
+        () => 'answered',
+        () => 'cut',
+      );
+      expect(first).toBe('cut');
+      let retry: Awaited<ReturnType<typeof post>> | undefined;
+      await waitFor(
+        async () => {
+          retry = await post();
+          return retry.status !== 409;
+        },
+        { timeoutMs: 3000, intervalMs: 50, what: 'the id to be free again' },
+      );
+      expect(retry?.status).toBe(201);
+      expect(retry?.body).toEqual({ n: 2 });
+      expect(app.runs['stream-then-fail']).toBe(2);
+    });
+
     it('keeps the status it stored when a later rejection changes res.statusCode (slow store)', async () => {
       const app = await startApp(express, { store: slowCompletingStore(memoryStore(), 30) });
       const first = await request(app.url)

@@ -90,6 +90,28 @@ export function lockRenewalScenarios(express: ExpressModule, setup: RenewalSetup
     expect(app.runs.things).toBe(1);
   });
 
+  it('gives back the lock of a response the error handler cut, so a retry runs', async () => {
+    const app = await startApp(express, { store: setup.store(), lockTtlMs: LOCK_TTL_MS });
+    const id = randomUUID();
+    const post = () => request(app.url).post('/v1/stream-then-fail').set('Service-Request-Id', id);
+    const first = await post().then(
+      () => 'answered',
+      () => 'cut',
+    );
+    expect(first).toBe('cut');
+    // Without the release the lock would be renewed for 10 lock TTLs after the cut.
+    let retry: Awaited<ReturnType<typeof post>> | undefined;
+    await waitFor(
+      async () => {
+        retry = await post();
+        return retry.status !== 409;
+      },
+      { timeoutMs: 6 * LOCK_TTL_MS, what: 'the id to be given back' },
+    );
+    expect(retry?.status).toBe(201);
+    expect(app.runs['stream-then-fail']).toBe(2);
+  });
+
   it('reports a lock lost mid-run, and the first answer never replaces the second', async () => {
     const errors: unknown[] = [];
     const store = setup.store();
