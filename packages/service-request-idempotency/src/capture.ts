@@ -299,6 +299,19 @@ function hold(
 }
 
 /**
+ * Gives up every capture of `res`: nothing it writes from now on is stored, and an `end` goes
+ * straight on to the response. For a response the error handler cut, whose lock was given back:
+ * were the handler to end it after all (a stream piped into it that ends), its truncated body
+ * must not become the id's answer.
+ */
+export function abandonCapture(res: ServerResponse): void {
+  for (let state = stateOf(res); state !== undefined; state = state.nested) {
+    state.ended = true;
+    unstorable(state);
+  }
+}
+
+/**
  * Wraps `writeHead`, `write` and `end` of one response, and keeps the capture's state on it under
  * a symbol of this module. The response itself is unchanged, except that `stripHeader` never
  * leaves. `keep`: lower-case names of the headers to capture.
