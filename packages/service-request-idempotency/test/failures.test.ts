@@ -1,6 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, expectErrorEnvelope, listen, waitFor } from '@resourceful/test-support';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  listen,
+  waitFor,
+} from '@resourceful/test-support';
 import type { Request, Response } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -110,7 +115,10 @@ describeEachExpress('failed first attempts', (express) => {
           () => undefined,
           () => undefined,
         );
-        await waitFor(() => store.size === 0, { timeoutMs: 3000, what: 'the lock to be given back' });
+        await waitFor(() => store.size === 0, {
+          timeoutMs: 3000,
+          what: 'the lock to be given back',
+        });
         // A stream piped into the response that ends after all, say.
         cut?.end('rest');
         const retry = await post();

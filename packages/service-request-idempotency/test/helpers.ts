@@ -152,15 +152,18 @@ export async function startApp(
   );
   // Fails after its head and a part of its body went out (first run only): the error handler
   // can only cut the connection.
-  app.post('/v1/stream-then-fail', (_req: Request, res: Response, next: (err?: unknown) => void) => {
-    const n = count('stream-then-fail');
-    if (n > 1) {
-      res.status(201).json({ n });
-      return;
-    }
-    res.status(201).type('text').write('partial ');
-    next(new Error('failed mid-stream'));
-  });
+  app.post(
+    '/v1/stream-then-fail',
+    (_req: Request, res: Response, next: (err?: unknown) => void) => {
+      const n = count('stream-then-fail');
+      if (n > 1) {
+        res.status(201).json({ n });
+        return;
+      }
+      res.status(201).type('text').write('partial ');
+      next(new Error('failed mid-stream'));
+    },
+  );
   // Handlers that reuse the Buffer they wrote (a pool, a scratch buffer): the app may change
   // it once `write` or `end` returned.
   app.post('/v1/reused-buffer-end', (_req: Request, res: Response) => {
