@@ -10,7 +10,7 @@ import type { Request, Response } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { type IdempotencyStore, memoryStore, serviceRequestIdempotency } from '../src/index.js';
-import { slowCompletingStore, startApp } from './helpers.js';
+import { retryAfterCut, slowCompletingStore, startApp } from './helpers.js';
 
 /** A store whose every call fails, as when the database behind it is down. */
 function brokenStore(): IdempotencyStore & { calls: number } {
@@ -68,23 +68,9 @@ describeEachExpress('failed first attempts', (express) => {
       // middleware can free it. The lock renewer looks at it every sixth of lockTtlMs.
       const store = memoryStore({ now: () => 0 });
       const app = await startApp(express, { store, lockTtlMs: 600 });
-      const post = () =>
-        request(app.url).post('/v1/stream-then-fail').set('Service-Request-Id', 'sf');
-      const first = await post().then(
-        () => 'answered',
-        () => 'cut',
-      );
-      expect(first).toBe('cut');
-      let retry: Awaited<ReturnType<typeof post>> | undefined;
-      await waitFor(
-        async () => {
-          retry = await post();
-          return retry.status !== 409;
-        },
-        { timeoutMs: 3000, intervalMs: 50, what: 'the id to be free again' },
-      );
-      expect(retry?.status).toBe(201);
-      expect(retry?.body).toEqual({ n: 2 });
+      const retry = await retryAfterCut(app, 'sf', 3000);
+      expect(retry.status).toBe(201);
+      expect(retry.body).toEqual({ n: 2 });
       expect(app.runs['stream-then-fail']).toBe(2);
     });
 

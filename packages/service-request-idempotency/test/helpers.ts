@@ -3,9 +3,10 @@
  * middleware, built with whichever Express the suite runs under.
  */
 import { asyncHandler, errorHandler } from '@resourceful/error-envelope';
-import { type ExpressModule, listen, type RunningServer } from '@resourceful/test-support';
+import { type ExpressModule, listen, type RunningServer, waitFor } from '@resourceful/test-support';
 import type { Request, Response } from 'express';
-import { afterEach } from 'vitest';
+import request from 'supertest';
+import { afterEach, expect } from 'vitest';
 import {
   type IdempotencyStore,
   type ServiceRequestIdempotencyOptions,
@@ -243,4 +244,27 @@ export function slowCompletingStore(inner: IdempotencyStore, delayMs: number): I
       await inner.complete(key, completion);
     },
   };
+}
+
+/**
+ * Posts to `/v1/stream-then-fail` with `id` (its first run fails mid-response, and the error
+ * handler cuts the connection), then repeats while the id is refused as in flight (409), for at
+ * most `timeoutMs`. @returns the first answer that is not a 409
+ */
+export async function retryAfterCut(app: TestApp, id: string, timeoutMs: number) {
+  const post = () => request(app.url).post('/v1/stream-then-fail').set('Service-Request-Id', id);
+  const first = await post().then(
+    () => 'answered',
+    () => 'cut',
+  );
+  expect(first).toBe('cut');
+  let retry: Awaited<ReturnType<typeof post>> | undefined;
+  await waitFor(
+    async () => {
+      retry = await post();
+      return retry.status !== 409;
+    },
+    { timeoutMs, what: 'the id to be given back' },
+  );
+  return retry!;
 }

@@ -8,7 +8,7 @@ import { type ExpressModule, expectErrorEnvelope, waitFor } from '@resourceful/t
 import request from 'supertest';
 import { expect, it } from 'vitest';
 import { type IdempotencyStore, LockLostError } from '../src/index.js';
-import { deferred, startApp } from './helpers.js';
+import { deferred, retryAfterCut, startApp } from './helpers.js';
 
 /** Small, so the scenario takes a second; the renewal runs every third of it. */
 const LOCK_TTL_MS = 500;
@@ -92,23 +92,9 @@ export function lockRenewalScenarios(express: ExpressModule, setup: RenewalSetup
 
   it('gives back the lock of a response the error handler cut, so a retry runs', async () => {
     const app = await startApp(express, { store: setup.store(), lockTtlMs: LOCK_TTL_MS });
-    const id = randomUUID();
-    const post = () => request(app.url).post('/v1/stream-then-fail').set('Service-Request-Id', id);
-    const first = await post().then(
-      () => 'answered',
-      () => 'cut',
-    );
-    expect(first).toBe('cut');
     // Without the release the lock would be renewed for 10 lock TTLs after the cut.
-    let retry: Awaited<ReturnType<typeof post>> | undefined;
-    await waitFor(
-      async () => {
-        retry = await post();
-        return retry.status !== 409;
-      },
-      { timeoutMs: 6 * LOCK_TTL_MS, what: 'the id to be given back' },
-    );
-    expect(retry?.status).toBe(201);
+    const retry = await retryAfterCut(app, randomUUID(), 6 * LOCK_TTL_MS);
+    expect(retry.status).toBe(201);
     expect(app.runs['stream-then-fail']).toBe(2);
   });
 
