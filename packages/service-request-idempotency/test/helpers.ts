@@ -251,14 +251,18 @@ export function slowCompletingStore(inner: IdempotencyStore, delayMs: number): I
  * handler cuts the connection), then repeats while the id is refused as in flight (409), for at
  * most `timeoutMs`. @returns the first answer that is not a 409
  */
-export async function retryAfterCut(app: TestApp, id: string, timeoutMs: number) {
+export async function retryAfterCut(
+  app: TestApp,
+  id: string,
+  timeoutMs: number,
+): Promise<request.Response> {
   const post = () => request(app.url).post('/v1/stream-then-fail').set('Service-Request-Id', id);
   const first = await post().then(
     () => 'answered',
     () => 'cut',
   );
   expect(first).toBe('cut');
-  let retry: Awaited<ReturnType<typeof post>> | undefined;
+  let retry: request.Response | undefined;
   await waitFor(
     async () => {
       retry = await post();
