@@ -168,13 +168,13 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
   // `end` returns, so the response is never held back.
   const synchronous = synchronousStore(store);
   const keyOf = synchronous?.keyOf ?? scopedKey;
-  // Stores without `renew` (third-party ones written before it) keep a lock `lockTtlMs`.
   // A lock whose response the error handler cut is given back, retried as an outcome is; what
   // the handler might still write to that response is not stored.
   const releaseCut = (held: HeldLock) => {
     abandonCapture(held.res);
     void persist(() => store.release(held.key, held.token), true);
   };
+  // Stores without `renew` (third-party ones written before it) keep a lock `lockTtlMs`.
   const renewer: LockRenewer | undefined =
     synchronous !== undefined
       ? lockRenewer(config.lockTtlMs, synchronous.renew, config.onStoreError, releaseCut)
