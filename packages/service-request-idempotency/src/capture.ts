@@ -5,6 +5,7 @@
 
 import { type OutgoingHttpHeaders, OutgoingMessage, type ServerResponse } from 'node:http';
 import { shareShape } from '@resourceful/application-hooks';
+import { wasCutByErrorHandler } from '@resourceful/error-envelope';
 
 export interface CapturedResponse {
   readonly status: number;
@@ -237,11 +238,17 @@ function endWith(res: ServerResponse, state: CaptureState, args: unknown[]) {
     return res;
   }
   if (state.ended) return state.end.apply(res, args);
-  state.ended = true;
   if (!res.headersSent) {
     res.removeHeader(state.sink.stripHeader);
     if (encodedAbove(res)) state.encoded = true;
+  } else if (res.destroyed && wasCutByErrorHandler(res)) {
+    // A response already under way that the error handler cut: whatever ends it now, its
+    // answer is no answer. Not stored; the lock renewer gives the id back (only a response
+    // whose head went out before its end, a streamed one, gets here).
+    abandonCapture(res);
+    return state.end.apply(res, args);
   }
+  state.ended = true;
   record(state, args[0], args[1]);
   const captured: CapturedResponse = {
     status: res.statusCode,
