@@ -50,4 +50,9 @@ export {
 } from './normalize.js';
 export { type NotFoundHandlerOptions, notFoundHandler } from './not-found-handler.js';
 export type { RawAnswerDateFormat, RawAnswerOptions } from './raw-answers.js';
-export { classifyError, type SendErrorOptions, sendError } from './send-error.js';
+export {
+  classifyError,
+  type SendErrorOptions,
+  sendError,
+  wasCutByErrorHandler,
+} from './send-error.js';

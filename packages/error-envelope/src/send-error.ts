@@ -33,6 +33,26 @@ const REPRESENTATION_HEADERS = [
   'Preference-Applied',
 ] as const;
 
+/**
+ * Headers an error may not hand on (lower case): they frame, encode or type a body, and the body
+ * sent is the envelope, which sets its own `Content-Type` and `Content-Length`. An error built
+ * from an upstream answer (`createError(502, { headers: upstream.headers })`) carries the
+ * upstream's: `Transfer-Encoding` beside the envelope's `Content-Length` makes a response no
+ * client can parse (RFC 9112 §6.3), and `Content-Encoding: gzip` labels plain JSON as gzip. The
+ * connection's own (`Connection`, `Keep-Alive`, RFC 9110 §7.6.1) belong to the hop, not to an
+ * error.
+ */
+const BODY_FRAMING_HEADERS: ReadonlySet<string> = new Set([
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'trailer',
+  'connection',
+  'keep-alive',
+  'upgrade',
+]);
+
 /** Options of `sendError`: each one given overrides the app's `errorHandler` option. */
 export type SendErrorOptions = ErrorHandlerOptions;
 
@@ -53,6 +73,25 @@ export function sendError(res: ServerResponse, error: unknown, options?: SendErr
   answerError(res, error, settings);
 }
 
+/**
+ * Marks a response this package cut. A registered symbol, as the `ApiError` brand: every copy
+ * of the package (ESM and CommonJS builds) reads the same mark.
+ */
+const CUT = Symbol.for('@resourceful/error-envelope.cut');
+
+type CutResponse = ServerResponse & { [CUT]?: true };
+
+/**
+ * Whether an error handler of this package cut `res`: an error reached it after the response
+ * had started (headers sent), so the connection was closed with the response unfinished. A
+ * response destroyed otherwise (the client went away) is not marked. For middleware that keeps
+ * state while a response is pending (an idempotency lock) and must tell a failed response from
+ * one whose handler may still be running.
+ */
+export function wasCutByErrorHandler(res: ServerResponse): boolean {
+  return (res as CutResponse)[CUT] === true;
+}
+
 /** Writes the envelope (or cuts a half-sent response) and reports the error once. */
 export function answerError(res: ServerResponse, cause: unknown, settings: ErrorSettings): void {
   const error = readableError(cause, settings.exposeInternals);
@@ -61,7 +100,10 @@ export function answerError(res: ServerResponse, cause: unknown, settings: Error
   const headersSent = res.headersSent;
   if (headersSent) {
     // The status line is gone; the only honest signal left is a cut connection.
-    if (!res.writableEnded) res.destroy();
+    if (!res.writableEnded) {
+      (res as CutResponse)[CUT] = true;
+      res.destroy();
+    }
   } else if (!res.writableEnded) {
     writeEnvelope(res, error, settings, requestId);
   }
@@ -75,12 +117,36 @@ export function answerError(res: ServerResponse, cause: unknown, settings: Error
  */
 function readableError(cause: unknown, exposeInternals: boolean): ApiError {
   try {
-    return toApiError(cause, { exposeInternals });
+    const error = toApiError(cause, { exposeInternals });
+    if (isWritable(error)) return error;
   } catch {
-    return toApiError(new Error('The error passed to the error handler could not be read.'), {
-      exposeInternals,
-    });
+    // Answered below.
   }
+  return toApiError(new Error('The error passed to the error handler could not be read.'), {
+    exposeInternals,
+  });
+}
+
+/**
+ * Whether the envelope and its headers can be written from `error` as this package reads it.
+ * An `ApiError` of this copy always can; the brand is a registered symbol, so an object carrying
+ * it may come from another copy of another shape (another major), or only pretend: a string
+ * status, no `headers` or no `toJSON` would throw while the answer is half written, and Express
+ * would send its HTML page instead of an envelope.
+ */
+function isWritable(error: ApiError): boolean {
+  const { status, code, message, target, headers } = error;
+  return (
+    Number.isInteger(status) &&
+    status >= 400 &&
+    status <= 599 &&
+    typeof code === 'string' &&
+    typeof message === 'string' &&
+    (target === undefined || typeof target === 'string') &&
+    typeof headers === 'object' &&
+    headers !== null &&
+    typeof error.toJSON === 'function'
+  );
 }
 
 export function reportError(
@@ -108,7 +174,13 @@ export function envelopeHeaders(error: ApiError, settings: ErrorSettings): [stri
   const headers: [string, string][] = [];
   for (const [name, value] of Object.entries(error.headers)) {
     // node:http throws on an invalid header; skipping it keeps the envelope (and no CR/LF).
-    if (isHeaderName(name) && isHeaderValue(value)) headers.push([name, value]);
+    if (
+      isHeaderName(name) &&
+      isHeaderValue(value) &&
+      !BODY_FRAMING_HEADERS.has(name.toLowerCase())
+    ) {
+      headers.push([name, value]);
+    }
   }
   // RFC 9110 §15.6.4 and RFC 6585 §4: tell a throttled or turned-away client when to retry.
   if (

@@ -2,6 +2,7 @@ import {
   describeEachExpress,
   expectErrorEnvelope,
   listen,
+  rawExchange,
   rawRequestOnce,
 } from '@resourceful/test-support';
 import type { Request, Response } from 'express';
@@ -18,6 +19,7 @@ import {
   notFoundHandler,
   parseErrorBody,
   sendError,
+  wasCutByErrorHandler,
 } from '../src/index.js';
 
 const cardSchema = z.object({
@@ -102,6 +104,25 @@ describeEachExpress('errorHandler', (express, version) => {
         }),
       );
     });
+    // An upstream failure that hands on the upstream response's headers (`createError(502,
+    // { headers: upstream.headers })`): its framing and coding describe the upstream body.
+    app.get('/http-error-upstream-headers', (_req, _res, next) => {
+      next(
+        Object.assign(new Error('Bad gateway'), {
+          status: 502,
+          headers: {
+            'Content-Type': 'text/html',
+            'Content-Length': '1234',
+            'Transfer-Encoding': 'chunked',
+            'Content-Encoding': 'gzip',
+            Connection: 'keep-alive',
+            'Keep-Alive': 'timeout=5',
+            Trailer: 'Expires',
+            'Retry-After': '7',
+          },
+        }),
+      );
+    });
     app.get('/unserialisable', () => {
       throw new ApiError({
         status: 409,
@@ -147,6 +168,29 @@ describeEachExpress('errorHandler', (express, version) => {
             },
           ),
         'zod-shaped': () => ({ name: 'ZodError', issues: [null, 5] }),
+        // The brand is a registered symbol, shared by every copy of the package: an ApiError of
+        // a copy whose shape differs (another major) or an object that only carries the brand.
+        'foreign ApiError without headers': () => ({
+          [Symbol.for('@resourceful/error-envelope.ApiError')]: true,
+          status: 409,
+          code: 'CONFLICT',
+          message: 'Clash.',
+        }),
+        'foreign ApiError with a bad status': () => ({
+          [Symbol.for('@resourceful/error-envelope.ApiError')]: true,
+          status: '409',
+          code: 'CONFLICT',
+          message: 'Clash.',
+          headers: {},
+          details: [],
+          toJSON: () => ({ error: { code: 'CONFLICT', message: 'Clash.' } }),
+        }),
+        'ApiError with a throwing getter': () =>
+          Object.defineProperty(ApiError.conflict('Clash.'), 'headers', {
+            get() {
+              throw new Error('getter');
+            },
+          }),
       };
       next(unreadable[String(req.params.kind)]?.());
     });
@@ -253,8 +297,15 @@ describeEachExpress('errorHandler', (express, version) => {
       expect(res.body.error.innererror).toBeUndefined();
     });
 
-    it.each(['getter', 'proxy', 'zod-shaped'])(
-      'answers the 500 envelope when reading the error throws (%s), and reports the cause',
+    it.each([
+      'getter',
+      'proxy',
+      'zod-shaped',
+      'foreign ApiError without headers',
+      'foreign ApiError with a bad status',
+      'ApiError with a throwing getter',
+    ])(
+      'answers the 500 envelope when the error cannot be read (%s), and reports the cause',
       async (kind) => {
         const res = await request(app()).get(`/unreadable/${kind}`);
         expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
@@ -371,6 +422,25 @@ describeEachExpress('errorHandler', (express, version) => {
       expect(res.headers['x-bad']).toBeUndefined();
     });
 
+    it('leaves out the headers that frame or encode a body, so the envelope stays readable', async () => {
+      const server = await listen(app());
+      const { text: res } = await rawExchange(
+        server.port,
+        'GET /http-error-upstream-headers HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      ).finally(() => server.close());
+      expect(res).toMatch(/^HTTP\/1\.1 502 /);
+      const head = res.slice(0, res.indexOf('\r\n\r\n')).toLowerCase();
+      expect(head).not.toContain('transfer-encoding');
+      expect(head).not.toContain('content-encoding');
+      expect(head).not.toContain('keep-alive');
+      expect(head).not.toContain('trailer');
+      expect(head).toContain('content-type: application/json; charset=utf-8');
+      expect(head).toContain('retry-after: 7');
+      const body = res.slice(res.indexOf('\r\n\r\n') + 4);
+      expect(head).toContain(`content-length: ${Buffer.byteLength(body)}`);
+      expect(JSON.parse(body).error.code).toBe('UPSTREAM_ERROR');
+    });
+
     it('keeps a 5xx status with its headers, hiding the message', async () => {
       const res = await request(app()).get('/http-error-5xx');
       expectErrorEnvelope(res, 503, { code: 'SERVICE_UNAVAILABLE' });
@@ -433,6 +503,10 @@ describeEachExpress('errorHandler', (express, version) => {
       try {
         await expect(fetch(`${server.url}/half-sent`).then((r) => r.text())).rejects.toThrow();
         expect(reports[0]?.headersSent).toBe(true);
+        // Marked, so that a middleware holding state for the response (an idempotency lock)
+        // can tell a cut from a client that went away.
+        const cut = reports[0]?.req as (Request & { res: Response }) | undefined;
+        expect(cut && wasCutByErrorHandler(cut.res)).toBe(true);
         // The server keeps serving.
         const next = await fetch(`${server.url}/api-error`);
         expect(next.status).toBe(503);
@@ -446,6 +520,8 @@ describeEachExpress('errorHandler', (express, version) => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ ok: true });
       expect(reports[0]).toMatchObject({ headersSent: true, status: 500 });
+      const sent = reports[0]?.req as (Request & { res: Response }) | undefined;
+      expect(sent && wasCutByErrorHandler(sent.res)).toBe(false);
     });
   });
 

@@ -26,5 +26,6 @@ it('exports exactly the public API', async () => {
     'readErrorResponse',
     'sendError',
     'toApiError',
+    'wasCutByErrorHandler',
   ]);
 });

@@ -46,16 +46,29 @@ export function closestName(input: string, candidates: readonly string[]): strin
   return bestDistance <= Math.max(2, Math.floor(compared / 3)) ? best : undefined;
 }
 
+/** Characters of a value's text a message echoes. */
+const ECHOED_LENGTH = 40;
+
+/** `text` cut to `ECHOED_LENGTH` characters, marked with `…` where it was cut. */
+function cut(text: string): string {
+  return text.length > ECHOED_LENGTH ? `${text.slice(0, ECHOED_LENGTH)}…` : text;
+}
+
 /** A short, safe description of a value for an error message. */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  if (typeof value === 'string') {
+    return `the string ${JSON.stringify(value.slice(0, ECHOED_LENGTH))}`;
+  }
   if (typeof value === 'object') {
+    // A `Symbol.toStringTag` is anyone's text, of any length.
     const tag = Object.prototype.toString.call(value).slice(8, -1);
-    return tag === 'Object' ? 'an object' : `a ${tag}`;
+    return tag === 'Object' ? 'an object' : `a ${cut(tag)}`;
   }
   if (typeof value === 'function') return 'a function';
   // A BigInt reads `5n`, so it is not taken for the number 5.
-  return typeof value === 'bigint' ? `${value}n` : String(value);
+  if (typeof value === 'bigint') return `${cut(String(value))}n`;
+  if (typeof value === 'symbol') return `Symbol(${cut(value.description ?? '')})`;
+  return String(value);
 }

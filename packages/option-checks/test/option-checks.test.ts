@@ -95,4 +95,11 @@ describe('describeValue', () => {
     expect(describeValue(5n)).toBe('5n');
     expect(describeValue(Symbol('s'))).toBe('Symbol(s)');
   });
+
+  it('echoes no more than 40 characters of a symbol, a BigInt or a toString tag', () => {
+    const long = 'x'.repeat(100);
+    expect(describeValue(Symbol(long))).toBe(`Symbol(${'x'.repeat(40)}…)`);
+    expect(describeValue(10n ** 60n)).toBe(`${'1'.padEnd(40, '0')}…n`);
+    expect(describeValue({ [Symbol.toStringTag]: long })).toBe(`a ${'x'.repeat(40)}…`);
+  });
 });

@@ -5,6 +5,7 @@
 
 import { type OutgoingHttpHeaders, OutgoingMessage, type ServerResponse } from 'node:http';
 import { shareShape } from '@resourceful/application-hooks';
+import { wasCutByErrorHandler } from '@resourceful/error-envelope';
 
 export interface CapturedResponse {
   readonly status: number;
@@ -237,11 +238,17 @@ function endWith(res: ServerResponse, state: CaptureState, args: unknown[]) {
     return res;
   }
   if (state.ended) return state.end.apply(res, args);
-  state.ended = true;
   if (!res.headersSent) {
     res.removeHeader(state.sink.stripHeader);
     if (encodedAbove(res)) state.encoded = true;
+  } else if (res.destroyed && wasCutByErrorHandler(res)) {
+    // A response already under way that the error handler cut: whatever ends it now, its
+    // answer is no answer. Not stored; the lock renewer gives the id back (only a response
+    // whose head went out before its end, a streamed one, gets here).
+    abandonCapture(res);
+    return state.end.apply(res, args);
   }
+  state.ended = true;
   record(state, args[0], args[1]);
   const captured: CapturedResponse = {
     status: res.statusCode,
@@ -296,6 +303,19 @@ function hold(
     for (const [method, late] of held) method.apply(res, late);
   };
   stored.then(finish, finish);
+}
+
+/**
+ * Gives up every capture of `res`: nothing it writes from now on is stored, and an `end` goes
+ * straight on to the response. For a response the error handler cut, whose lock was given back:
+ * were the handler to end it after all (a stream piped into it that ends), its truncated body
+ * must not become the id's answer.
+ */
+export function abandonCapture(res: ServerResponse): void {
+  for (let state = stateOf(res); state !== undefined; state = state.nested) {
+    state.ended = true;
+    unstorable(state);
+  }
 }
 
 /**

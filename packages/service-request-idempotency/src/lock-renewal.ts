@@ -16,6 +16,7 @@
  * leaves the renewal half the TTL to reach the store.
  */
 import type { ServerResponse } from 'node:http';
+import { wasCutByErrorHandler } from '@resourceful/error-envelope';
 
 /** One lock held by a request of this process. */
 export interface HeldLock {
@@ -57,12 +58,14 @@ export interface LockRenewer {
 
 /**
  * `renew` answers whether the lock was still the request's (synchronously for the memory
- * store); `onError` receives store failures and `LockLostError`s.
+ * store); `onError` receives store failures and `LockLostError`s; `release` gives back the lock
+ * of a response the error handler cut (see `tick`).
  */
 export function lockRenewer(
   lockTtlMs: number,
   renew: (key: string, token: string, lockTtlMs: number) => boolean | Promise<boolean>,
   onError: (error: unknown) => void,
+  release: (lock: HeldLock) => void,
 ): LockRenewer {
   const held = new Set<HeldLock>();
   const renewAfterMs = lockTtlMs / 3;
@@ -113,6 +116,14 @@ export function lockRenewer(
     const time = Date.now();
     for (const lock of held) {
       if (lock.res.destroyed) {
+        if (wasCutByErrorHandler(lock.res)) {
+          // The handler failed after its response had started, and error-envelope's handler
+          // closed the connection: the run is over and its response will never end. A failure,
+          // as a 5xx is: the id is given back for a retry, not kept until the close limit.
+          held.delete(lock);
+          release(lock);
+          continue;
+        }
         if (lock.closedAt === 0) lock.closedAt = time;
         else if (time - lock.closedAt >= closedLimitMs) {
           // Left to expire, as every lock did before renewal.

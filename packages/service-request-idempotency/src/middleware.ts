@@ -7,7 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorSettingsFor } from '@resourceful/error-envelope';
-import { type CapturedResponse, type CaptureSink, captureResponse } from './capture.js';
+import {
+  abandonCapture,
+  type CapturedResponse,
+  type CaptureSink,
+  captureResponse,
+} from './capture.js';
 import {
   ambiguousIdError,
   inProgressError,
@@ -163,12 +168,18 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
   // `end` returns, so the response is never held back.
   const synchronous = synchronousStore(store);
   const keyOf = synchronous?.keyOf ?? scopedKey;
+  // A lock whose response the error handler cut is given back, retried as an outcome is; what
+  // the handler might still write to that response is not stored.
+  const releaseCut = (held: HeldLock) => {
+    abandonCapture(held.res);
+    void persist(() => store.release(held.key, held.token), true);
+  };
   // Stores without `renew` (third-party ones written before it) keep a lock `lockTtlMs`.
   const renewer: LockRenewer | undefined =
     synchronous !== undefined
-      ? lockRenewer(config.lockTtlMs, synchronous.renew, config.onStoreError)
+      ? lockRenewer(config.lockTtlMs, synchronous.renew, config.onStoreError, releaseCut)
       : typeof store.renew === 'function'
-        ? lockRenewer(config.lockTtlMs, store.renew.bind(store), config.onStoreError)
+        ? lockRenewer(config.lockTtlMs, store.renew.bind(store), config.onStoreError, releaseCut)
         : undefined;
   const readRequestId = requestIdReader({
     names: config.idNames,

@@ -250,7 +250,10 @@ export function resolveOptions(options: ServiceRequestIdempotencyOptions = {}): 
   const replayHeaders = new Map<string, string>();
   for (const name of headerList('replayHeaders', options.replayHeaders, DEFAULT_REPLAY_HEADERS)) {
     if (NEVER_REPLAYED_HEADERS.includes(name.toLowerCase())) {
-      fail(`"replayHeaders" may not include "${name}": it belongs to one response only.`);
+      fail(
+        `"replayHeaders" may not include "${name}": it belongs to one response only.`,
+        'replayHeaders',
+      );
     }
     replayHeaders.set(name.toLowerCase(), name);
   }

@@ -14,6 +14,7 @@ import {
   assertOptionsObject,
   functionOption,
   invalidOption,
+  MAX_TIMER_MS,
   OPTION_ERROR_CODES,
   optionError,
 } from '@resourceful/option-checks';
@@ -97,10 +98,23 @@ const OPTION_NAMES = [
 
 const FACTORY = 'redisStore';
 
-function integer(name: string, value: unknown, fallback: number, min: number): number {
+function integer(
+  name: string,
+  value: unknown,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    invalidOption(FACTORY, name, `an integer of at least ${min}`, value);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    invalidOption(
+      FACTORY,
+      name,
+      max === Number.MAX_SAFE_INTEGER
+        ? `an integer of at least ${min}`
+        : `an integer from ${min} to ${max}`,
+      value,
+    );
   }
   return value;
 }
@@ -247,7 +261,9 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
       prefix,
     );
   }
-  const timeoutMs = integer('commandTimeoutMs', options.commandTimeoutMs, 1000, 1);
+  // A Node timer waits at most MAX_TIMER_MS: a longer deadline would fire after 1 ms, again
+  // and again, while a command is in flight.
+  const timeoutMs = integer('commandTimeoutMs', options.commandTimeoutMs, 1000, 1, MAX_TIMER_MS);
   const replicas = integer('replicas', options.replicas, 0, 0);
   const replicasTimeoutMs = integer('replicasTimeoutMs', options.replicasTimeoutMs, 100, 1);
   if (replicas > 0 && replicasTimeoutMs >= timeoutMs) {

@@ -1,8 +1,16 @@
-import { describeEachExpress, expectErrorEnvelope, waitFor } from '@resourceful/test-support';
+import type { ServerResponse } from 'node:http';
+import { errorHandler } from '@resourceful/error-envelope';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  listen,
+  waitFor,
+} from '@resourceful/test-support';
+import type { Request, Response } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { type IdempotencyStore, memoryStore } from '../src/index.js';
-import { slowCompletingStore, startApp } from './helpers.js';
+import { type IdempotencyStore, memoryStore, serviceRequestIdempotency } from '../src/index.js';
+import { retryAfterCut, slowCompletingStore, startApp } from './helpers.js';
 
 /** A store whose every call fails, as when the database behind it is down. */
 function brokenStore(): IdempotencyStore & { calls: number } {
@@ -53,6 +61,63 @@ describeEachExpress('failed first attempts', (express) => {
       expect(repeat.body).toEqual({ n: 1 });
       expect(repeat.headers['idempotent-replayed']).toBe('true');
       expect(app.runs['respond-then-throw']).toBe(1);
+    });
+
+    it('frees the id when the error handler cut a response already under way', async () => {
+      // A lock that never expires by itself (the store's clock stands still): only the
+      // middleware can free it. The lock renewer looks at it every sixth of lockTtlMs.
+      const store = memoryStore({ now: () => 0 });
+      const app = await startApp(express, { store, lockTtlMs: 600 });
+      const retry = await retryAfterCut(app, 'sf', 3000);
+      expect(retry.status).toBe(201);
+      expect(retry.body).toEqual({ n: 2 });
+      expect(app.runs['stream-then-fail']).toBe(2);
+    });
+
+    it.each([
+      ['at once', true],
+      ['after the id was freed', false],
+    ])('never stores the cut response, even when the handler ends it %s', async (_when, atOnce) => {
+      const store = memoryStore({ now: () => 0 });
+      const app = express();
+      let cut: ServerResponse | undefined;
+      let runs = 0;
+      app.post(
+        '/v1/things',
+        serviceRequestIdempotency({ store, lockTtlMs: 600 }),
+        (_req: Request, res: Response, next: (err?: unknown) => void) => {
+          runs += 1;
+          if (runs > 1) {
+            res.status(201).json({ run: runs });
+            return;
+          }
+          res.status(201).type('text').write('partial ');
+          cut = res;
+          next(new Error('failed mid-stream'));
+          // A stream piped into the response that ends after all, say.
+          if (atOnce) res.end('rest');
+        },
+      );
+      app.use(errorHandler({ onError: () => undefined }));
+      const server = await listen(app);
+      try {
+        const post = () => request(server.url).post('/v1/things').set('Service-Request-Id', 'late');
+        await post().then(
+          () => undefined,
+          () => undefined,
+        );
+        await waitFor(() => store.size === 0, {
+          timeoutMs: 3000,
+          what: 'the lock to be given back',
+        });
+        if (!atOnce) cut?.end('rest');
+        const retry = await post();
+        expect(retry.status).toBe(201);
+        expect(retry.body).toEqual({ run: 2 });
+        expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      } finally {
+        await server.close();
+      }
     });
 
     it('keeps the status it stored when a later rejection changes res.statusCode (slow store)', async () => {

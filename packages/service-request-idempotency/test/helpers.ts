@@ -3,9 +3,10 @@
  * middleware, built with whichever Express the suite runs under.
  */
 import { asyncHandler, errorHandler } from '@resourceful/error-envelope';
-import { type ExpressModule, listen, type RunningServer } from '@resourceful/test-support';
+import { type ExpressModule, listen, type RunningServer, waitFor } from '@resourceful/test-support';
 import type { Request, Response } from 'express';
-import { afterEach } from 'vitest';
+import request from 'supertest';
+import { afterEach, expect } from 'vitest';
 import {
   type IdempotencyStore,
   type ServiceRequestIdempotencyOptions,
@@ -150,6 +151,20 @@ export async function startApp(
       throw new Error('failed after responding');
     }),
   );
+  // Fails after its head and a part of its body went out (first run only): the error handler
+  // can only cut the connection.
+  app.post(
+    '/v1/stream-then-fail',
+    (_req: Request, res: Response, next: (err?: unknown) => void) => {
+      const n = count('stream-then-fail');
+      if (n > 1) {
+        res.status(201).json({ n });
+        return;
+      }
+      res.status(201).type('text').write('partial ');
+      next(new Error('failed mid-stream'));
+    },
+  );
   // Handlers that reuse the Buffer they wrote (a pool, a scratch buffer): the app may change
   // it once `write` or `end` returned.
   app.post('/v1/reused-buffer-end', (_req: Request, res: Response) => {
@@ -229,4 +244,31 @@ export function slowCompletingStore(inner: IdempotencyStore, delayMs: number): I
       await inner.complete(key, completion);
     },
   };
+}
+
+/**
+ * Posts to `/v1/stream-then-fail` with `id` (its first run fails mid-response, and the error
+ * handler cuts the connection), then repeats while the id is refused as in flight (409), for at
+ * most `timeoutMs`. @returns the first answer that is not a 409
+ */
+export async function retryAfterCut(
+  app: TestApp,
+  id: string,
+  timeoutMs: number,
+): Promise<request.Response> {
+  const post = () => request(app.url).post('/v1/stream-then-fail').set('Service-Request-Id', id);
+  const first = await post().then(
+    () => 'answered',
+    () => 'cut',
+  );
+  expect(first).toBe('cut');
+  let retry: request.Response | undefined;
+  await waitFor(
+    async () => {
+      retry = await post();
+      return retry.status !== 409;
+    },
+    { timeoutMs, what: 'the id to be given back' },
+  );
+  return retry!;
 }

@@ -8,7 +8,7 @@ import { type ExpressModule, expectErrorEnvelope, waitFor } from '@resourceful/t
 import request from 'supertest';
 import { expect, it } from 'vitest';
 import { type IdempotencyStore, LockLostError } from '../src/index.js';
-import { deferred, startApp } from './helpers.js';
+import { deferred, retryAfterCut, startApp } from './helpers.js';
 
 /** Small, so the scenario takes a second; the renewal runs every third of it. */
 const LOCK_TTL_MS = 500;
@@ -88,6 +88,14 @@ export function lockRenewalScenarios(express: ExpressModule, setup: RenewalSetup
       { what: 'the first run to be stored' },
     );
     expect(app.runs.things).toBe(1);
+  });
+
+  it('gives back the lock of a response the error handler cut, so a retry runs', async () => {
+    const app = await startApp(express, { store: setup.store(), lockTtlMs: LOCK_TTL_MS });
+    // Without the release the lock would be renewed for 10 lock TTLs after the cut.
+    const retry = await retryAfterCut(app, randomUUID(), 6 * LOCK_TTL_MS);
+    expect(retry.status).toBe(201);
+    expect(app.runs['stream-then-fail']).toBe(2);
   });
 
   it('reports a lock lost mid-run, and the first answer never replaces the second', async () => {

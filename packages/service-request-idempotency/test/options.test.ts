@@ -168,6 +168,20 @@ describe('construction errors', () => {
       'replicasTimeoutMs',
     ],
     [
+      'a header refused in replayHeaders',
+      () => serviceRequestIdempotency({ replayHeaders: ['Location', 'Set-Cookie'] }),
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'replayHeaders',
+    ],
+    [
+      // A longer timer fires after 1 ms (TimeoutOverflowWarning): the store would re-arm its
+      // deadline timer every millisecond while any command is in flight.
+      'a command timeout longer than a Node timer can wait',
+      () => redisStore({ client: redisLike, commandTimeoutMs: 2 ** 31 }),
+      'ERR_RESOURCEFUL_INVALID_OPTION',
+      'commandTimeoutMs',
+    ],
+    [
       'a negative replica count',
       () => redisStore({ client: redisLike, replicas: -1 }),
       'ERR_RESOURCEFUL_INVALID_OPTION',

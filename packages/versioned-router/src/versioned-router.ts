@@ -128,8 +128,10 @@ function dispatch(
   };
   try {
     const result = version.handler(req, res, done);
+    // `||`, as Express 5's router routes a rejection: a falsy reason (`''`, `0`, `false`)
+    // handed to `next` as it is would mean "no error" and run the next route.
     if (result instanceof Promise)
-      result.catch((error: unknown) => done(error ?? new Error('Rejected promise')));
+      result.catch((error: unknown) => done(error || new Error('Rejected promise')));
   } catch (error) {
     done(error);
   }

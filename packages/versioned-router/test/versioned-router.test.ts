@@ -142,6 +142,28 @@ describeEachExpress('versionedRouter', (express) => {
       expectErrorEnvelope(await request(outer).get('/v2/x'), 500);
       expectErrorEnvelope(await request(outer).get('/v3/x'), 500);
     });
+
+    it.each([
+      ['an empty string', ''],
+      ['0', 0],
+      ['false', false],
+      ['undefined', undefined],
+    ])(
+      'answers 500 for a rejection with %s, as Express 5 does, not the next route',
+      async (_name, reason) => {
+        const outer = express();
+        outer.use(
+          versionedRouter({
+            versions: {
+              v1: () => Promise.reject(reason),
+            },
+          }),
+        );
+        outer.use((_req: unknown, res: { end: (body: string) => void }) => res.end('next route'));
+        outer.use(errorHandler({ onError: () => {} }));
+        expectErrorEnvelope(await request(outer).get('/v1/x'), 500);
+      },
+    );
   });
 
   describe('v1 and v1.0', () => {
