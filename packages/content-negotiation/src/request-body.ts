@@ -35,10 +35,14 @@ export interface BodyPlan {
   readonly coding: string;
 }
 
+/**
+ * As type-is's `hasBody`, which body-parser asks: `Content-Length: 0` is a body too, so an empty
+ * Latin-1 body is read here (`{}`, as express.json() reads an empty UTF-8 one) rather than
+ * refused by express.json() for its charset.
+ */
 function hasBody(req: IncomingMessage): boolean {
   return (
-    req.headers['transfer-encoding'] !== undefined ||
-    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0')
+    req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined
   );
 }
 
@@ -86,6 +90,8 @@ interface RawBodyError {
 /**
  * Reads, inflates and decodes the body, and parses it as JSON. The limit bounds the inflated
  * size, so a small body that inflates past it is a 413 and never fills memory.
+ * @returns the parsed object or array; `{}` for a body of no bytes (after inflating, decoding and
+ *   dropping a byte order mark), as express.json() reads an empty body
  * @throws ApiError 413 `PAYLOAD_TOO_LARGE` (`innererror` `{ code: 'BODY_TOO_LARGE', max_bytes }`), 400 `MALFORMED_REQUEST` (not JSON, JSON that
  *   is not an object or an array, or a corrupt compressed stream, target `Content-Encoding`),
  *   400 `INVALID_REQUEST` (aborted)
@@ -125,7 +131,9 @@ export async function readPlannedBody(
   // A UTF-8 byte order mark is no part of the JSON text (RFC 8259 §8.1 lets a parser ignore it);
   // express.json() drops it, so a compressed body keeps it no more than an identity one.
   const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
-  if (text.trim() === '') throw ApiError.malformedRequest('The request body is empty.');
+  // express.json() reads a body of no bytes as `{}` (body-parser: "a common client-side
+  // mistake"), also when it inflates to none; whitespace alone is not JSON there either (400).
+  if (text.length === 0) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

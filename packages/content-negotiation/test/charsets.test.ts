@@ -151,6 +151,16 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
       expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST', target: 'Content-Encoding' });
     });
 
+    it('answers 400 naming Content-Encoding for a gzip body of no bytes, which is no gzip stream', async () => {
+      const res = await request(app)
+        .post('/echo')
+        .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' })
+        .set('Content-Length', '0')
+        .serialize(asIs)
+        .send(Buffer.alloc(0));
+      expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST', target: 'Content-Encoding' });
+    });
+
     it('answers 415 naming Content-Encoding for a coding it cannot read', async () => {
       const res = await request(app)
         .post('/echo')
@@ -200,6 +210,47 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
           expect(res.body).toEqual(utf8.body);
         },
       );
+    });
+
+    // body-parser reads a body of zero bytes (after inflating and decoding, a byte order mark
+    // dropped) as `{}`, "a common client-side mistake"; whitespace alone is not JSON (400).
+    const noBytes = ['no bytes', ''];
+    const onlyWhitespace = ['only whitespace', ' \n'];
+    // Latin-1 has no byte order mark: its byte 0xFF is the character ÿ.
+    const onlyByteOrderMark = ['only a UTF-8 byte order mark', '\uFEFF'];
+    describe.each([
+      [
+        'Latin-1',
+        { 'Content-Type': 'application/json; charset=iso-8859-1' },
+        (text: string) => Buffer.from(text, 'latin1'),
+        [noBytes, onlyWhitespace],
+      ],
+      [
+        'gzip',
+        { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+        (text: string) => gzipSync(Buffer.from(text)),
+        [noBytes, onlyByteOrderMark, onlyWhitespace],
+      ],
+      [
+        'br',
+        { 'Content-Type': 'application/json', 'Content-Encoding': 'br' },
+        (text: string) => brotliCompressSync(Buffer.from(text)),
+        [noBytes, onlyByteOrderMark, onlyWhitespace],
+      ],
+    ])('a %s body with no JSON text', (_, headers, encode, cases) => {
+      it.each(cases)('answers %s as express.json() answers it', async (_name, text) => {
+        const res = await request(app)
+          .post('/echo')
+          .set(headers)
+          .serialize(asIs)
+          .send(encode(text));
+        const utf8 = await request(app)
+          .post('/echo')
+          .set('Content-Type', 'application/json')
+          .serialize(asIs)
+          .send(Buffer.from(text));
+        expect([res.status, res.body]).toEqual([utf8.status, utf8.body]);
+      });
     });
 
     it('reads a gzip UTF-8 body that starts with a byte order mark, as express.json() does', async () => {
