@@ -1,7 +1,11 @@
 import { createServer } from 'node:http';
 import { conditionalRequests } from '@resourceful/conditional-requests';
 import { errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  parseXmlMirror,
+} from '@resourceful/test-support';
 import fc from 'fast-check';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -144,6 +148,24 @@ describeEachExpress('hostile Accept* headers', (express) => {
       ),
       { seed: 7, numRuns: 120 },
     );
+  });
+});
+
+describeEachExpress('deep request bodies echoed in XML', (express) => {
+  const app = buildApp(express);
+
+  it('answers 200 with the whole value for a body nested 1100 levels, as JSON does', async () => {
+    const body = `${'{"a":'.repeat(1100)}1${'}'.repeat(1100)}`;
+    const send = (accept: string) =>
+      request(app)
+        .post('/echo')
+        .set({ 'Content-Type': 'application/json', Accept: accept })
+        .send(body);
+    const [json, xml] = [await send('application/json'), await send('application/xml')];
+    expect(json.status).toBe(201);
+    expect(xml.status).toBe(201);
+    expect(xml.type).toBe('application/xml');
+    expect(parseXmlMirror(xml.text)).toEqual(json.body);
   });
 });
 
