@@ -121,6 +121,30 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     return { body: encode(text), type: `application/json; ${charset}` };
   }
 
+  /**
+   * A JSON body handed to `res.send` or `res.end` as text or bytes (an envelope, a replay, a
+   * cached answer), in the negotiated representation with its `Content-Type` set; `undefined`
+   * when the answer is not JSON after all, or its headers are gone.
+   */
+  function renderedChunk(
+    res: ServerResponse,
+    negotiated: Negotiated,
+    chunk: unknown,
+  ): Buffer | undefined {
+    if (typeof chunk !== 'string' && !(chunk instanceof Uint8Array)) return undefined;
+    if (res.headersSent || mediaTypeOf(res) !== 'application/json') return undefined;
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Chunk).toString('utf8');
+    try {
+      JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    const { body, type } = render(negotiated, text);
+    res.setHeader('Content-Type', type);
+    if (negotiated.format === 'jsonp') res.setHeader('X-Content-Type-Options', 'nosniff');
+    return body;
+  }
+
   /** Each response's coding decision, read by compression's filter. */
   const decisions = new WeakMap<
     ServerResponse,
@@ -197,6 +221,7 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     res: ServerResponse,
     negotiated: Negotiated,
     converts: boolean,
+    head: boolean,
     refusal: unknown,
     next: Next,
   ): void {
@@ -255,29 +280,27 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
         };
       }
 
+      // Express's res.send hands a HEAD's body to no one (it calls end() without it), so a JSON
+      // body sent as text or bytes is converted there for HEAD: its Content-Type and
+      // Content-Length are the GET's (RFC 9110 §9.3.2). A GET's is converted by end, below.
+      const originalSend = express.send;
+      if (head && typeof originalSend === 'function') {
+        express.send = function sendInNegotiatedFormat(this: ServerResponse, body?: unknown) {
+          const converted = rendered ? undefined : renderedChunk(this, negotiated, body);
+          if (converted !== undefined) rendered = true;
+          return originalSend.call(this, converted ?? body);
+        };
+      }
+
       // Envelopes written straight to res.end (error-envelope's sendError, replays) follow the
       // negotiated format too; a body that is not JSON after all is sent as it is.
       const originalEnd = res.end;
       res.end = function endInNegotiatedFormat(this: ServerResponse, ...args: unknown[]) {
-        const [chunk] = args;
-        const isChunk = typeof chunk === 'string' || chunk instanceof Uint8Array;
-        if (!rendered && !this.headersSent && isChunk && mediaTypeOf(this) === 'application/json') {
-          const text =
-            typeof chunk === 'string' ? chunk : Buffer.from(chunk as Chunk).toString('utf8');
-          let valid = true;
-          try {
-            JSON.parse(text);
-          } catch {
-            valid = false;
-          }
-          if (valid) {
-            const { body, type } = render(negotiated, text);
-            rendered = true;
-            this.setHeader('Content-Type', type);
-            this.setHeader('Content-Length', body.length);
-            if (negotiated.format === 'jsonp') this.setHeader('X-Content-Type-Options', 'nosniff');
-            return Reflect.apply(originalEnd, this, [body]) as ServerResponse;
-          }
+        const body = rendered ? undefined : renderedChunk(this, negotiated, args[0]);
+        if (body !== undefined) {
+          rendered = true;
+          this.setHeader('Content-Length', body.length);
+          return Reflect.apply(originalEnd, this, [body]) as ServerResponse;
         }
         return Reflect.apply(originalEnd, this, args) as ServerResponse;
       } as ServerResponse['end'];
@@ -347,7 +370,7 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     // needs nothing more (the common answer, so it allocates no closure).
     const converts = negotiated.format !== 'json' || negotiated.charset !== 'utf-8';
     if (converts || negotiated.encoding !== undefined) {
-      negotiateRepresentation(req, res, negotiated, converts, refusal, next);
+      negotiateRepresentation(req, res, negotiated, converts, answer.head, refusal, next);
       return;
     }
     continueRequest(req, next, refusal);

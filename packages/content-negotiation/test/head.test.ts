@@ -24,7 +24,16 @@ function comparable(headers: Readonly<Record<string, string>>): Record<string, s
 const ACCEPTS = [undefined, 'application/xml', 'text/xml', 'text/javascript'];
 const ENCODINGS = [undefined, 'identity', 'gzip', 'deflate', 'br'];
 /** Express's own 404 page names the method (`Cannot HEAD`), so unknown paths are left out. */
-const PATHS = ['/card', '/items?count=3', '/greeting', '/text', '/empty', '/missing'];
+const PATHS = [
+  '/card',
+  '/items?count=3',
+  '/greeting',
+  '/sent',
+  '/sent?as=buffer',
+  '/text',
+  '/empty',
+  '/missing',
+];
 
 describeEachExpress('HEAD answers the headers of the GET', (express) => {
   let server: RunningServer;
@@ -63,6 +72,16 @@ describeEachExpress('HEAD answers the headers of the GET', (express) => {
       }
     });
   }
+
+  it('answers a JSON body the route sent as text with the GET’s headers in Latin-1 too', async () => {
+    for (const path of ['/sent', '/sent?as=buffer']) {
+      const headers = { 'accept-charset': 'iso-8859-1' };
+      const get = await exactRequest(server.port, 'GET', path, headers);
+      const head = await exactRequest(server.port, 'HEAD', path, headers);
+      expect(get.headers['content-type']).toBe('application/json; charset=ISO-8859-1');
+      expect(comparable(head.headers), path).toEqual(comparable(get.headers));
+    }
+  });
 
   it('sends Content-Length where the GET does: identity, and bodies under the threshold', async () => {
     for (const [path, coded] of [
