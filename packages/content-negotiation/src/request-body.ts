@@ -71,15 +71,40 @@ export function planBody(req: IncomingMessage): BodyPlan | undefined {
       { target: 'Content-Type' },
     );
   }
-  const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (coding !== 'identity' && !INFLATERS.has(coding)) {
+  const encodings = req.headers['content-encoding'];
+  const coding = encodings === undefined ? 'identity' : codingOf(encodings);
+  if (coding === undefined || (coding !== 'identity' && !INFLATERS.has(coding))) {
     throw ApiError.unsupportedMediaType(
-      `Request bodies may be sent with Content-Encoding ${[...INFLATERS.keys()].join(', ')} or identity.`,
+      `Request bodies may be sent with one Content-Encoding: ${[...INFLATERS.keys()].join(', ')} or identity.`,
       { target: 'Content-Encoding' },
     );
   }
-  if (charset === 'utf-8' && coding === 'identity') return undefined;
+  // body-parser reads an uncoded body only without Content-Encoding, with an empty one or with
+  // "identity"; any other list naming no coding (`identity, `) is read here.
+  if (
+    charset === 'utf-8' &&
+    coding === 'identity' &&
+    (encodings === undefined || encodings === '' || encodings.toLowerCase() === 'identity')
+  ) {
+    return undefined;
+  }
   return { charset, coding };
+}
+
+/**
+ * The coding a `Content-Encoding` list names, lower-cased: empty elements are ignored (RFC 9110
+ * §5.6.1.2) and so is `identity`, which is no coding (§8.4.1); `undefined` for more than one
+ * (stacked codings are not read).
+ */
+function codingOf(header: string): string | undefined {
+  let coding = 'identity';
+  for (const element of header.split(',')) {
+    const name = element.trim().toLowerCase();
+    if (name === '' || name === 'identity') continue;
+    if (coding !== 'identity') return undefined;
+    coding = name;
+  }
+  return coding;
 }
 
 interface RawBodyError {

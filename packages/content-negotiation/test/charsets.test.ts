@@ -161,6 +161,39 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
       expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST', target: 'Content-Encoding' });
     });
 
+    // RFC 9110 §5.6.1.2: empty list elements are ignored; identity is no coding (§8.4.1).
+    it.each(['', ' ', 'identity', 'Identity, '])(
+      'reads a body with "Content-Encoding: %s" as an uncoded one, as express.json() does',
+      async (coding) => {
+        const res = await request(app)
+          .post('/echo')
+          .set({ 'Content-Type': 'application/json', 'Content-Encoding': coding })
+          .send('{"a":"é"}');
+        expect([res.status, res.body]).toEqual([201, { received: { a: 'é' } }]);
+      },
+    );
+
+    it.each(['identity, gzip', 'gzip,', ' , GZIP'])(
+      'inflates a body with "Content-Encoding: %s"',
+      async (coding) => {
+        const res = await request(app)
+          .post('/echo')
+          .set({ 'Content-Type': 'application/json', 'Content-Encoding': coding })
+          .serialize(asIs)
+          .send(gzipSync(Buffer.from('{"a":"é"}')));
+        expect([res.status, res.body]).toEqual([201, { received: { a: 'é' } }]);
+      },
+    );
+
+    it('answers 415 naming Content-Encoding for stacked codings (gzip, gzip)', async () => {
+      const res = await request(app)
+        .post('/echo')
+        .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip, gzip' })
+        .serialize(asIs)
+        .send(gzipSync(gzipSync(Buffer.from('{}'))));
+      expectErrorEnvelope(res, 415, { code: 'UNSUPPORTED_MEDIA_TYPE', target: 'Content-Encoding' });
+    });
+
     it('answers 415 naming Content-Encoding for a coding it cannot read', async () => {
       const res = await request(app)
         .post('/echo')
