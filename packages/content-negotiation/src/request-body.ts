@@ -126,25 +126,31 @@ export async function readPlannedBody(
   plan: BodyPlan,
   limit: number,
 ): Promise<unknown> {
+  const inflate = INFLATERS.get(plan.coding);
+  const inflater = inflate?.();
+  // The coded bytes are bounded too: a stream of empty gzip members or deflate blocks inflates
+  // to nothing, and would otherwise be read for as long as the client sends it.
+  const received = inflater === undefined ? limit : codedLimit(limit);
   const declared = Number(req.headers['content-length']);
-  if (plan.coding === 'identity' && Number.isFinite(declared) && declared > limit) {
+  if (Number.isFinite(declared) && declared > received) {
     req.resume();
     throw tooLarge(limit);
   }
-  const inflate = INFLATERS.get(plan.coding);
-  const inflater = inflate?.();
+  const stopCounting =
+    inflater === undefined ? undefined : countCodedBytes(req, inflater, received);
   const stream: Readable = inflater === undefined ? req : req.pipe(inflater);
   let bytes: Buffer;
   try {
     bytes = await getRawBody(stream, { limit });
   } catch (error) {
+    stopCounting?.();
     if (inflater !== undefined) {
       req.unpipe(inflater);
       inflater.destroy();
     }
     req.resume();
     const cause = error as RawBodyError;
-    if (cause.type === 'entity.too.large') throw tooLarge(limit);
+    if (cause.type === TOO_LARGE) throw tooLarge(limit);
     if (cause.type === 'request.aborted') {
       throw ApiError.invalidRequest('The request was aborted by the client.');
     }
@@ -152,6 +158,7 @@ export async function readPlannedBody(
       target: 'Content-Encoding',
     });
   }
+  stopCounting?.();
   const decoded = bytes.toString(plan.charset === 'utf-8' ? 'utf8' : 'latin1');
   // A UTF-8 byte order mark is no part of the JSON text (RFC 8259 §8.1 lets a parser ignore it);
   // express.json() drops it, so a compressed body keeps it no more than an identity one.
@@ -171,6 +178,36 @@ export async function readPlannedBody(
     throw ApiError.malformedRequest('The request body must be a JSON object or array.');
   }
   return parsed;
+}
+
+/** raw-body's `type` of a body over its limit, also given to the error that ends a coded one. */
+const TOO_LARGE = 'entity.too.large';
+
+/**
+ * The most coded bytes read for a body that may inflate to `limit` bytes: deflate's worst case
+ * (zlib's `deflateBound`: stored blocks add about 5 bytes in 16 KiB, the gzip wrapper 18) and
+ * brotli's (`BrotliEncoderMaxCompressedSize`: 4 bytes in 16 KiB) stay within this.
+ */
+function codedLimit(limit: number): number {
+  return limit + Math.ceil(limit / 2048) + 64;
+}
+
+/**
+ * Ends `inflater` with raw-body's too-large error once `req` has sent more than `bound` bytes
+ * (a chunked body declares no length); returns what stops the counting.
+ */
+function countCodedBytes(req: IncomingMessage, inflater: Transform, bound: number): () => void {
+  let counted = 0;
+  const count = (chunk: Buffer) => {
+    counted += chunk.length;
+    if (counted > bound) {
+      inflater.destroy(
+        Object.assign(new Error('The coded request body is too large.'), { type: TOO_LARGE }),
+      );
+    }
+  };
+  req.on('data', count);
+  return () => req.off('data', count);
 }
 
 /**

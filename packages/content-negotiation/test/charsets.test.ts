@@ -1,9 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { errorHandler } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
   expectErrorEnvelope,
+  listen,
+  parseRawResponses,
   parseXmlMirror,
+  rawExchange,
 } from '@resourceful/test-support';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -348,6 +352,46 @@ describeEachExpress('a request body over maxBodyBytes', (express) => {
       message: `The request body is larger than ${maxBodyBytes} bytes.`,
       innererror: { code: 'BODY_TOO_LARGE', max_bytes: maxBodyBytes },
     });
+  });
+
+  // Empty gzip members inflate to nothing: only a bound on the bytes received ends such a body.
+  const nothingInflated = Buffer.concat(Array.from({ length: 40 }, () => gzipSync('')));
+
+  it('answers 413 for a gzip body longer than the bound that inflates to nothing', async () => {
+    const res = await post(
+      { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      nothingInflated,
+    );
+    expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('answers 413 for such a body sent chunked, with no Content-Length', async () => {
+    const server = await listen(app);
+    try {
+      const head = `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`;
+      const chunk = Buffer.concat([
+        Buffer.from(`${nothingInflated.length.toString(16)}\r\n`),
+        nothingInflated,
+        Buffer.from('\r\n0\r\n\r\n'),
+      ]);
+      const exchanged = await rawExchange(server.port, [head, chunk]);
+      const [answer] = parseRawResponses(exchanged.text, ['POST']);
+      expect(answer?.status).toBe(413);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reads a gzip body of incompressible bytes a little longer than the bound it inflates within', async () => {
+    const text = `{"n":"${randomBytes(42).toString('base64')}"}`;
+    const coded = gzipSync(Buffer.from(text), { level: 0 });
+    expect(text.length).toBeLessThanOrEqual(maxBodyBytes);
+    expect(coded.length).toBeGreaterThan(maxBodyBytes);
+    const res = await post(
+      { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      coded,
+    );
+    expect(res.status).toBe(201);
   });
 
   it("answers with the envelope error-envelope gives express.json()'s refusal of a UTF-8 body", async () => {
