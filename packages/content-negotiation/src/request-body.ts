@@ -80,11 +80,14 @@ export function planBody(req: IncomingMessage): BodyPlan | undefined {
     );
   }
   // body-parser reads an uncoded body only without Content-Encoding, with an empty one or with
-  // "identity"; any other list naming no coding (`identity, `) is read here.
+  // "identity"; any other list naming no coding (`identity, `) is read here. Of the names of
+  // UTF-8 it reads only `utf-8` (it refuses every charset not starting "utf-"): `us-ascii`,
+  // `utf8` and `csUTF8` are read here.
   if (
     charset === 'utf-8' &&
     coding === 'identity' &&
-    (encodings === undefined || encodings === '' || encodings.toLowerCase() === 'identity')
+    (encodings === undefined || encodings === '' || encodings.toLowerCase() === 'identity') &&
+    (declared === undefined || declared.toLowerCase() === 'utf-8')
   ) {
     return undefined;
   }

@@ -93,6 +93,22 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
       expect(res.body).toEqual({ received: { name: 'Zoë Ødegård', note: '€' } });
     });
 
+    // express.json() reads only charsets named utf-…; these name UTF-8 (or its ASCII subset) too.
+    it.each(['us-ascii', 'utf8', 'csUTF8'])(
+      'reads a body declared charset=%s as UTF-8, coded or not',
+      async (charset) => {
+        const type = `application/json; charset=${charset}`;
+        const plain = await request(app).post('/echo').set('Content-Type', type).send('{"a":"b"}');
+        const coded = await request(app)
+          .post('/echo')
+          .set({ 'Content-Type': type, 'Content-Encoding': 'gzip' })
+          .serialize(asIs)
+          .send(gzipSync(Buffer.from('{"a":"b"}')));
+        expect([plain.status, plain.body]).toEqual([201, { received: { a: 'b' } }]);
+        expect([coded.status, coded.body]).toEqual([201, { received: { a: 'b' } }]);
+      },
+    );
+
     it.each(['utf-16', 'koi8-r', 'nonsense'])(
       'answers 415 naming Content-Type for charset=%s',
       async (charset) => {
