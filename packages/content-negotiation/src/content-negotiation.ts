@@ -221,7 +221,6 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     res: ServerResponse,
     negotiated: Negotiated,
     converts: boolean,
-    head: boolean,
     refusal: unknown,
     next: Next,
   ): void {
@@ -267,24 +266,23 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
         send?: (body?: unknown) => unknown;
       };
       const originalJson = express.json;
-      if (typeof originalJson === 'function' && typeof express.send === 'function') {
-        const send = express.send;
-        express.json = function jsonInNegotiatedFormat(this: ServerResponse, value?: unknown) {
-          const json = JSON.stringify(value);
-          if (json === undefined) return originalJson.call(this, value);
-          const { body, type } = render(negotiated, json);
-          rendered = true;
-          this.setHeader('Content-Type', type);
-          if (negotiated.format === 'jsonp') this.setHeader('X-Content-Type-Options', 'nosniff');
-          return send.call(this, body);
-        };
-      }
-
-      // Express's res.send hands a HEAD's body to no one (it calls end() without it), so a JSON
-      // body sent as text or bytes is converted there for HEAD: its Content-Type and
-      // Content-Length are the GET's (RFC 9110 §9.3.2). A GET's is converted by end, below.
       const originalSend = express.send;
-      if (head && typeof originalSend === 'function') {
+      if (typeof originalSend === 'function') {
+        if (typeof originalJson === 'function') {
+          express.json = function jsonInNegotiatedFormat(this: ServerResponse, value?: unknown) {
+            const json = JSON.stringify(value);
+            if (json === undefined) return originalJson.call(this, value);
+            const { body, type } = render(negotiated, json);
+            rendered = true;
+            this.setHeader('Content-Type', type);
+            if (negotiated.format === 'jsonp') this.setHeader('X-Content-Type-Options', 'nosniff');
+            return originalSend.call(this, body);
+          };
+        }
+        // A JSON body sent as text or bytes is converted before Express's res.send measures and
+        // tags it (Content-Length, its own ETag), as res.json's is; and res.send hands a HEAD's
+        // body to no one (it calls end() without it), so a HEAD gets the GET's headers this way
+        // only (RFC 9110 §9.3.2).
         express.send = function sendInNegotiatedFormat(this: ServerResponse, body?: unknown) {
           const converted = rendered ? undefined : renderedChunk(this, negotiated, body);
           if (converted !== undefined) rendered = true;
@@ -370,7 +368,7 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     // needs nothing more (the common answer, so it allocates no closure).
     const converts = negotiated.format !== 'json' || negotiated.charset !== 'utf-8';
     if (converts || negotiated.encoding !== undefined) {
-      negotiateRepresentation(req, res, negotiated, converts, answer.head, refusal, next);
+      negotiateRepresentation(req, res, negotiated, converts, refusal, next);
       return;
     }
     continueRequest(req, next, refusal);
