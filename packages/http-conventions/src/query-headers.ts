@@ -286,7 +286,7 @@ function take(req: QueryHeaderRequest, wanted: WantedParameters, maxLength: numb
     }
     if (value.length > maxLength || !isHeaderValue(value)) {
       throw ApiError.invalidRequest(
-        `The query parameter ${JSON.stringify(parameter.slice(0, 64))} stands for a header and must be a valid header value of at most ${maxLength} characters.`,
+        `The query parameter ${JSON.stringify(parameter.slice(0, 64))} stands for a header and must be a valid header value (no control characters, none beyond Latin-1) of at most ${maxLength} characters.`,
         { target: parameter.slice(0, 64), innererror: { code: 'INVALID_QUERY_HEADER' } },
       );
     }
