@@ -65,8 +65,8 @@ function model(req: Request, names: readonly QueryHeaderName[], maxLength: numbe
     } catch {
       return { refused: true, req, records: [] };
     }
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: controls are what is refused
     // … and so is one with a control character or a character beyond Latin-1 (no header has it).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: controls are what is refused
     if (value.length > maxLength || /[\u0000-\u0008\u000a-\u001f\u007f\u0100-\uffff]/.test(value)) {
       return { refused: true, req, records: [] };
     }
