@@ -101,6 +101,25 @@ describeEachExpress('hostile Accept* headers', (express) => {
     },
   );
 
+  // The query parameter is read by the same parser as the header: the same bounds keep it linear.
+  it.each([
+    ['an unclosed quote before many commas', `a/b;x="${','.repeat(20_000)}`],
+    ['more than 64 ranges', Array.from({ length: 100 }, () => 'x/y;a=1').join(',')],
+  ])(
+    'answers 400 naming the accept query parameter for %s, as for the header',
+    async (_, value) => {
+      const res = await request(app).get(`/card?accept=${encodeURIComponent(value)}`);
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'accept' });
+    },
+  );
+
+  it('reads an accept query parameter listing ranges within the bounds', async () => {
+    const res = await request(app).get(
+      `/card?accept=${encodeURIComponent('application/xml;q=0.5, text/xml;q=0.9')}`,
+    );
+    expect([res.status, res.type]).toEqual([200, 'text/xml']);
+  });
+
   it('answers 400 naming the accept query parameter for a weight in it that is none', async () => {
     const res = await request(app).get('/card?accept=application/json;q=abc');
     expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'accept' });
