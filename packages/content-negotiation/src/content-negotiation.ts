@@ -283,10 +283,12 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
         // tags it (Content-Length, its own ETag), as res.json's is; and res.send hands a HEAD's
         // body to no one (it calls end() without it), so a HEAD gets the GET's headers this way
         // only (RFC 9110 §9.3.2).
-        express.send = function sendInNegotiatedFormat(this: ServerResponse, body?: unknown) {
-          const converted = rendered ? undefined : renderedChunk(this, negotiated, body);
-          if (converted !== undefined) rendered = true;
-          return originalSend.call(this, converted ?? body);
+        express.send = function sendInNegotiatedFormat(this: ServerResponse, ...args: unknown[]) {
+          const converted = rendered ? undefined : renderedChunk(this, negotiated, args[0]);
+          // Every argument passed on otherwise (Express 4 still takes `send(status, body)`).
+          if (converted === undefined) return Reflect.apply(originalSend, this, args);
+          rendered = true;
+          return originalSend.call(this, converted);
         };
       }
 
