@@ -41,8 +41,11 @@ export const CREDENTIAL_HEADERS: readonly string[] = [
 /**
  * Never taken from the query: message framing and connection control (RFC 9112 §6, RFC 9110
  * §7.6.1, whose hop-by-hop list includes the non-standard `Proxy-Connection`), what describes
- * the body's bytes, and `Accept`, for which the spec defines a short form of its own (content
- * negotiation reads it).
+ * the body's bytes, `Accept`, for which the spec defines a short form of its own (content
+ * negotiation reads it), and what a proxy tells the service about the client (RFC 7239
+ * `Forwarded` and its `X-Forwarded-*` forerunners: Express's `req.ip`, `req.hostname` and
+ * `req.protocol` behind `trust proxy`, and the links built from them). A proxy sets or appends
+ * these headers but passes the query on as sent, so from the query any client could say them.
  */
 export const REFUSED_QUERY_HEADERS: readonly string[] = [
   'Accept',
@@ -51,6 +54,7 @@ export const REFUSED_QUERY_HEADERS: readonly string[] = [
   'Content-Length',
   'Content-Type',
   'Expect',
+  'Forwarded',
   'Host',
   'Keep-Alive',
   'Proxy-Connection',
@@ -58,6 +62,9 @@ export const REFUSED_QUERY_HEADERS: readonly string[] = [
   'Trailer',
   'Transfer-Encoding',
   'Upgrade',
+  'X-Forwarded-For',
+  'X-Forwarded-Host',
+  'X-Forwarded-Proto',
 ];
 
 export const DEFAULT_QUERY_HEADER_MAX_LENGTH = 8192;

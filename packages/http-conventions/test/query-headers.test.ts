@@ -226,6 +226,11 @@ describe('queryHeaders options', () => {
     [{ headers: ['Host'] }, /Host cannot be taken from the query/],
     [{ headers: ['Accept'] }, /Accept cannot be taken from the query/],
     [{ headers: ['proxy-connection'] }, /proxy-connection cannot be taken from the query/],
+    // What a proxy tells the service (client address, host, scheme: req.ip, req.hostname and
+    // pagination links behind `trust proxy`): from the query, any client could say it.
+    [{ headers: ['X-Forwarded-Host'] }, /X-Forwarded-Host cannot be taken from the query/],
+    [{ headers: ['x-forwarded-for'] }, /x-forwarded-for cannot be taken from the query/],
+    [{ headers: ['Forwarded'] }, /Forwarded cannot be taken from the query/],
     [{ headers: ['bad name'] }, /"headers" must be an array of header names/],
     [{ allowCredentials: 'yes' }, /"allowCredentials" must be true or false/],
     [{ maxLength: -1 }, /"maxLength" must be a positive integer/],
