@@ -121,6 +121,30 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
     return { body: encode(text), type: `application/json; ${charset}` };
   }
 
+  /**
+   * A JSON body handed to `res.send` or `res.end` as text or bytes (an envelope, a replay, a
+   * cached answer), in the negotiated representation with its `Content-Type` set; `undefined`
+   * when the answer is not JSON after all, or its headers are gone.
+   */
+  function renderedChunk(
+    res: ServerResponse,
+    negotiated: Negotiated,
+    chunk: unknown,
+  ): Buffer | undefined {
+    if (typeof chunk !== 'string' && !(chunk instanceof Uint8Array)) return undefined;
+    if (res.headersSent || mediaTypeOf(res) !== 'application/json') return undefined;
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Chunk).toString('utf8');
+    try {
+      JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    const { body, type } = render(negotiated, text);
+    res.setHeader('Content-Type', type);
+    if (negotiated.format === 'jsonp') res.setHeader('X-Content-Type-Options', 'nosniff');
+    return body;
+  }
+
   /** Each response's coding decision, read by compression's filter. */
   const decisions = new WeakMap<
     ServerResponse,
@@ -242,16 +266,29 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
         send?: (body?: unknown) => unknown;
       };
       const originalJson = express.json;
-      if (typeof originalJson === 'function' && typeof express.send === 'function') {
-        const send = express.send;
-        express.json = function jsonInNegotiatedFormat(this: ServerResponse, value?: unknown) {
-          const json = JSON.stringify(value);
-          if (json === undefined) return originalJson.call(this, value);
-          const { body, type } = render(negotiated, json);
+      const originalSend = express.send;
+      if (typeof originalSend === 'function') {
+        if (typeof originalJson === 'function') {
+          express.json = function jsonInNegotiatedFormat(this: ServerResponse, value?: unknown) {
+            const json = JSON.stringify(value);
+            if (json === undefined) return originalJson.call(this, value);
+            const { body, type } = render(negotiated, json);
+            rendered = true;
+            this.setHeader('Content-Type', type);
+            if (negotiated.format === 'jsonp') this.setHeader('X-Content-Type-Options', 'nosniff');
+            return originalSend.call(this, body);
+          };
+        }
+        // A JSON body sent as text or bytes is converted before Express's res.send measures and
+        // tags it (Content-Length, its own ETag), as res.json's is; and res.send hands a HEAD's
+        // body to no one (it calls end() without it), so a HEAD gets the GET's headers this way
+        // only (RFC 9110 §9.3.2).
+        express.send = function sendInNegotiatedFormat(this: ServerResponse, ...args: unknown[]) {
+          const converted = rendered ? undefined : renderedChunk(this, negotiated, args[0]);
+          // Every argument passed on otherwise (Express 4 still takes `send(status, body)`).
+          if (converted === undefined) return Reflect.apply(originalSend, this, args);
           rendered = true;
-          this.setHeader('Content-Type', type);
-          if (negotiated.format === 'jsonp') this.setHeader('X-Content-Type-Options', 'nosniff');
-          return send.call(this, body);
+          return originalSend.call(this, converted);
         };
       }
 
@@ -259,25 +296,11 @@ export function contentNegotiation(options: ContentNegotiationOptions = {}) {
       // negotiated format too; a body that is not JSON after all is sent as it is.
       const originalEnd = res.end;
       res.end = function endInNegotiatedFormat(this: ServerResponse, ...args: unknown[]) {
-        const [chunk] = args;
-        const isChunk = typeof chunk === 'string' || chunk instanceof Uint8Array;
-        if (!rendered && !this.headersSent && isChunk && mediaTypeOf(this) === 'application/json') {
-          const text =
-            typeof chunk === 'string' ? chunk : Buffer.from(chunk as Chunk).toString('utf8');
-          let valid = true;
-          try {
-            JSON.parse(text);
-          } catch {
-            valid = false;
-          }
-          if (valid) {
-            const { body, type } = render(negotiated, text);
-            rendered = true;
-            this.setHeader('Content-Type', type);
-            this.setHeader('Content-Length', body.length);
-            if (negotiated.format === 'jsonp') this.setHeader('X-Content-Type-Options', 'nosniff');
-            return Reflect.apply(originalEnd, this, [body]) as ServerResponse;
-          }
+        const body = rendered ? undefined : renderedChunk(this, negotiated, args[0]);
+        if (body !== undefined) {
+          rendered = true;
+          this.setHeader('Content-Length', body.length);
+          return Reflect.apply(originalEnd, this, [body]) as ServerResponse;
         }
         return Reflect.apply(originalEnd, this, args) as ServerResponse;
       } as ServerResponse['end'];

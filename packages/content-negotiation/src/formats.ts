@@ -4,7 +4,7 @@
  */
 import { ApiError } from '@resourceful/error-envelope';
 import Negotiator from 'negotiator';
-import { refuseInvalidWeight } from './header-limits.js';
+import { boundedHeader } from './header-limits.js';
 
 export type Format = 'json' | 'xml' | 'jsonp';
 
@@ -42,8 +42,8 @@ export function mediaRangeOfQuery(values: readonly string[]): string {
     // Own names only: `?accept=constructor` or `__proto__` would find Object's and fail later.
     if (Object.hasOwn(SHORT_FORMS, name)) return SHORT_FORMS[name]!;
     if (/^[A-Za-z0-9!#$&^_.+*-]+\/[A-Za-z0-9!#$&^_.+*-]+(?:\s*;.*)?$/.test(value)) {
-      refuseInvalidWeight(value, ACCEPT_QUERY_PARAMETER);
-      return value;
+      // Within the header's bounds (negotiator's parse is quadratic past them), weights checked.
+      return boundedHeader(value, ACCEPT_QUERY_PARAMETER, 'query parameter')!;
     }
   }
   throw ApiError.invalidRequest(

@@ -64,12 +64,15 @@ function hasInvalidWeight(text: string): boolean {
 
 /**
  * The header's value, repeated lines joined (RFC 9110 §5.3), or `undefined` when absent.
+ * `source` names where the value came from in the error's message: the `accept` query
+ * parameter is read by the same parser, so it is held to the same bounds.
  * @throws ApiError 400 `INVALID_REQUEST`, target the header, beyond the bounds or with a `q`
  *   that is no number from 0 to 1
  */
 export function boundedHeader(
   value: string | string[] | undefined,
   name: string,
+  source: 'header' | 'query parameter' = 'header',
 ): string | undefined {
   if (value === undefined) return undefined;
   const text = typeof value === 'string' ? value : value.join(', ');
@@ -82,7 +85,7 @@ export function boundedHeader(
   }
   if (text.length > MAX_ACCEPT_HEADER_LENGTH || commas >= MAX_ACCEPT_HEADER_ELEMENTS) {
     throw ApiError.invalidRequest(
-      `The ${name} header must be at most ${MAX_ACCEPT_HEADER_LENGTH} characters and ${MAX_ACCEPT_HEADER_ELEMENTS} elements.`,
+      `The ${name} ${source} must be at most ${MAX_ACCEPT_HEADER_LENGTH} characters and ${MAX_ACCEPT_HEADER_ELEMENTS} elements.`,
       { target: name },
     );
   }

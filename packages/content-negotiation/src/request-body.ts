@@ -35,10 +35,14 @@ export interface BodyPlan {
   readonly coding: string;
 }
 
+/**
+ * As type-is's `hasBody`, which body-parser asks: `Content-Length: 0` is a body too, so an empty
+ * Latin-1 body is read here (`{}`, as express.json() reads an empty UTF-8 one) rather than
+ * refused by express.json() for its charset.
+ */
 function hasBody(req: IncomingMessage): boolean {
   return (
-    req.headers['transfer-encoding'] !== undefined ||
-    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0')
+    req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined
   );
 }
 
@@ -67,15 +71,43 @@ export function planBody(req: IncomingMessage): BodyPlan | undefined {
       { target: 'Content-Type' },
     );
   }
-  const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (coding !== 'identity' && !INFLATERS.has(coding)) {
+  const encodings = req.headers['content-encoding'];
+  const coding = encodings === undefined ? 'identity' : codingOf(encodings);
+  if (coding === undefined || (coding !== 'identity' && !INFLATERS.has(coding))) {
     throw ApiError.unsupportedMediaType(
-      `Request bodies may be sent with Content-Encoding ${[...INFLATERS.keys()].join(', ')} or identity.`,
+      `Request bodies may be sent with one Content-Encoding: ${[...INFLATERS.keys()].join(', ')} or identity.`,
       { target: 'Content-Encoding' },
     );
   }
-  if (charset === 'utf-8' && coding === 'identity') return undefined;
+  // body-parser reads an uncoded body only without Content-Encoding, with an empty one or with
+  // "identity"; any other list naming no coding (`identity, `) is read here. Of the names of
+  // UTF-8 it reads only `utf-8` (it refuses every charset not starting "utf-"): `us-ascii`,
+  // `utf8` and `csUTF8` are read here.
+  if (
+    charset === 'utf-8' &&
+    coding === 'identity' &&
+    (encodings === undefined || encodings === '' || encodings.toLowerCase() === 'identity') &&
+    (declared === undefined || declared.toLowerCase() === 'utf-8')
+  ) {
+    return undefined;
+  }
   return { charset, coding };
+}
+
+/**
+ * The coding a `Content-Encoding` list names, lower-cased: empty elements are ignored (RFC 9110
+ * §5.6.1.2) and so is `identity`, which is no coding (§8.4.1); `undefined` for more than one
+ * (stacked codings are not read).
+ */
+function codingOf(header: string): string | undefined {
+  let coding = 'identity';
+  for (const element of header.split(',')) {
+    const name = element.trim().toLowerCase();
+    if (name === '' || name === 'identity') continue;
+    if (coding !== 'identity') return undefined;
+    coding = name;
+  }
+  return coding;
 }
 
 interface RawBodyError {
@@ -86,6 +118,8 @@ interface RawBodyError {
 /**
  * Reads, inflates and decodes the body, and parses it as JSON. The limit bounds the inflated
  * size, so a small body that inflates past it is a 413 and never fills memory.
+ * @returns the parsed object or array; `{}` for a body of no bytes (after inflating, decoding and
+ *   dropping a byte order mark), as express.json() reads an empty body
  * @throws ApiError 413 `PAYLOAD_TOO_LARGE` (`innererror` `{ code: 'BODY_TOO_LARGE', max_bytes }`), 400 `MALFORMED_REQUEST` (not JSON, JSON that
  *   is not an object or an array, or a corrupt compressed stream, target `Content-Encoding`),
  *   400 `INVALID_REQUEST` (aborted)
@@ -95,25 +129,31 @@ export async function readPlannedBody(
   plan: BodyPlan,
   limit: number,
 ): Promise<unknown> {
+  const inflate = INFLATERS.get(plan.coding);
+  const inflater = inflate?.();
+  // The coded bytes are bounded too: a stream of empty gzip members or deflate blocks inflates
+  // to nothing, and would otherwise be read for as long as the client sends it.
+  const received = inflater === undefined ? limit : codedLimit(limit);
   const declared = Number(req.headers['content-length']);
-  if (plan.coding === 'identity' && Number.isFinite(declared) && declared > limit) {
+  if (Number.isFinite(declared) && declared > received) {
     req.resume();
     throw tooLarge(limit);
   }
-  const inflate = INFLATERS.get(plan.coding);
-  const inflater = inflate?.();
+  const stopCounting =
+    inflater === undefined ? undefined : countCodedBytes(req, inflater, received);
   const stream: Readable = inflater === undefined ? req : req.pipe(inflater);
   let bytes: Buffer;
   try {
     bytes = await getRawBody(stream, { limit });
   } catch (error) {
+    stopCounting?.();
     if (inflater !== undefined) {
       req.unpipe(inflater);
       inflater.destroy();
     }
     req.resume();
     const cause = error as RawBodyError;
-    if (cause.type === 'entity.too.large') throw tooLarge(limit);
+    if (cause.type === TOO_LARGE) throw tooLarge(limit);
     if (cause.type === 'request.aborted') {
       throw ApiError.invalidRequest('The request was aborted by the client.');
     }
@@ -121,11 +161,14 @@ export async function readPlannedBody(
       target: 'Content-Encoding',
     });
   }
+  stopCounting?.();
   const decoded = bytes.toString(plan.charset === 'utf-8' ? 'utf8' : 'latin1');
   // A UTF-8 byte order mark is no part of the JSON text (RFC 8259 §8.1 lets a parser ignore it);
   // express.json() drops it, so a compressed body keeps it no more than an identity one.
   const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
-  if (text.trim() === '') throw ApiError.malformedRequest('The request body is empty.');
+  // express.json() reads a body of no bytes as `{}` (body-parser: "a common client-side
+  // mistake"), also when it inflates to none; whitespace alone is not JSON there either (400).
+  if (text.length === 0) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -138,6 +181,36 @@ export async function readPlannedBody(
     throw ApiError.malformedRequest('The request body must be a JSON object or array.');
   }
   return parsed;
+}
+
+/** raw-body's `type` of a body over its limit, also given to the error that ends a coded one. */
+const TOO_LARGE = 'entity.too.large';
+
+/**
+ * The most coded bytes read for a body that may inflate to `limit` bytes: deflate's worst case
+ * (zlib's `deflateBound`: stored blocks add about 5 bytes in 16 KiB, the gzip wrapper 18) and
+ * brotli's (`BrotliEncoderMaxCompressedSize`: 4 bytes in 16 KiB) stay within this.
+ */
+function codedLimit(limit: number): number {
+  return limit + Math.ceil(limit / 2048) + 64;
+}
+
+/**
+ * Ends `inflater` with raw-body's too-large error once `req` has sent more than `bound` bytes
+ * (a chunked body declares no length); returns what stops the counting.
+ */
+function countCodedBytes(req: IncomingMessage, inflater: Transform, bound: number): () => void {
+  let counted = 0;
+  const count = (chunk: Buffer) => {
+    counted += chunk.length;
+    if (counted > bound) {
+      inflater.destroy(
+        Object.assign(new Error('The coded request body is too large.'), { type: TOO_LARGE }),
+      );
+    }
+  };
+  req.on('data', count);
+  return () => req.off('data', count);
 }
 
 /**

@@ -44,6 +44,15 @@ function hasNonXmlCharacter(text: string): boolean {
 
 type XmlNode = string | { [key: string]: XmlNode | XmlNode[] };
 
+/**
+ * The deepest element written (the root is the first). XML parsers bound nesting: fast-xml-parser
+ * refuses more than 100 levels by default (`maxNestedTags`), libxml2 (lxml, PHP, Nokogiri,
+ * xmllint) more than 256 unless a client turns on `XML_PARSE_HUGE`. An object or array whose
+ * elements would go deeper is written as its JSON text, marked as an unwritable string is, so
+ * every client reads the whole value.
+ */
+const MAX_ELEMENT_DEPTH = 100;
+
 /** fast-xml-builder 1.3 option not in its types yet. */
 const BUILDER_OPTIONS = {
   // Callbacks would receive a path string built for every node; none is used, so none is built.
@@ -59,7 +68,7 @@ const builder = new XMLBuilder({
   suppressBooleanAttributes: false,
   processEntities: true,
   format: false,
-  // Nesting is bounded by the JSON the app sends; the builder's own guard stays above ours.
+  // Nesting is bounded by MAX_ELEMENT_DEPTH; the builder's own guard stays above ours.
   maxNestedTags: 1024,
 });
 
@@ -79,10 +88,10 @@ function node(attributes: Attributes, name: string, value: string, text?: string
 }
 
 /**
- * A JSON string literal made only of XML characters: JSON escapes controls and lone surrogates
- * but leaves U+FFFE and U+FFFF as they are, which XML 1.0 §2.2 excludes.
+ * A JSON text made only of XML characters: JSON escapes controls and lone surrogates but leaves
+ * U+FFFE and U+FFFF as they are, which XML 1.0 §2.2 excludes.
  */
-function xmlSafeJsonLiteral(value: string): string {
+function xmlSafeJsonLiteral(value: unknown): string {
   return JSON.stringify(value).replace(
     /[\uFFFE\uFFFF]/g,
     (character) => `\\u${character.charCodeAt(0).toString(16)}`,
@@ -96,8 +105,11 @@ function text(value: string, attributes: Attributes): XmlNode {
   return attributes === undefined ? value : { ...attributes, '#text': value };
 }
 
-/** The element content of one JSON value (already normalised by a JSON round trip). */
-function content(value: unknown, attributes: Record<string, string> = {}): XmlNode {
+/**
+ * The element content of one JSON value (already normalised by a JSON round trip), for an
+ * element `depth` levels deep (the root is 1).
+ */
+function content(value: unknown, depth: number, attributes: Record<string, string> = {}): XmlNode {
   if (value === null) return { ...attributes, '@_type': 'null' };
   if (typeof value === 'string') return text(value, attributes);
   if (typeof value === 'number')
@@ -105,9 +117,12 @@ function content(value: unknown, attributes: Record<string, string> = {}): XmlNo
   if (typeof value === 'boolean') {
     return { ...attributes, '@_type': 'boolean', '#text': String(value) };
   }
+  if (depth >= MAX_ELEMENT_DEPTH && hasChildElements(value as object)) {
+    return node(attributes, '@_encoding', 'json', xmlSafeJsonLiteral(value));
+  }
   if (Array.isArray(value)) {
     // An array that is not a property's value (the root, an array inside an array).
-    const items = value.map((item) => content(item, ARRAY_ITEM));
+    const items = value.map((item) => content(item, depth + 1, ARRAY_ITEM));
     const element: Record<string, XmlNode | XmlNode[]> =
       attributes === undefined ? {} : { ...attributes };
     element['@_type'] = 'array';
@@ -120,7 +135,7 @@ function content(value: unknown, attributes: Record<string, string> = {}): XmlNo
   if (entries.length === 0) return node(attributes, '@_type', 'object');
   const renamed: XmlNode[] = [];
   for (const [name, child] of entries) {
-    if (isElementName(name)) element[name] = property(child, undefined);
+    if (isElementName(name)) element[name] = property(child, undefined, depth + 1);
     else {
       // A name XML cannot carry in an attribute is its JSON literal, marked as the text is.
       const named = property(
@@ -128,6 +143,7 @@ function content(value: unknown, attributes: Record<string, string> = {}): XmlNo
         hasNonXmlCharacter(name)
           ? { '@_name': xmlSafeJsonLiteral(name), '@_name-encoding': 'json' }
           : { '@_name': name },
+        depth + 1,
       );
       if (Array.isArray(named)) renamed.push(...named);
       else renamed.push(named);
@@ -146,11 +162,17 @@ function content(value: unknown, attributes: Record<string, string> = {}): XmlNo
 /** A property's value: an array becomes repeated elements of the property's name. */
 const ARRAY_ITEM: Readonly<Record<string, string>> = Object.freeze({ '@_array': 'true' });
 
-function property(value: unknown, attributes: Attributes): XmlNode | XmlNode[] {
-  if (!Array.isArray(value)) return content(value, attributes);
+/** A property's element(s), `depth` levels deep. */
+function property(value: unknown, attributes: Attributes, depth: number): XmlNode | XmlNode[] {
+  if (!Array.isArray(value)) return content(value, depth, attributes);
   if (value.length === 0) return [node(attributes, '@_array', 'empty')];
   const item = attributes === undefined ? ARRAY_ITEM : { ...attributes, '@_array': 'true' };
-  return value.map((entry) => content(entry, item));
+  return value.map((entry) => content(entry, depth, item));
+}
+
+/** Whether an object or array is written with elements inside its own: it is not empty. */
+function hasChildElements(value: object): boolean {
+  return Array.isArray(value) ? value.length > 0 : Object.keys(value).length > 0;
 }
 
 /** Characters outside Latin-1 as character references (XML 1.0 §4.1), code point by code point. */
@@ -186,7 +208,7 @@ export interface ToXmlOptions {
 export function toXml(value: unknown, options: ToXmlOptions = {}): string {
   const json = JSON.stringify(value);
   const normalised: unknown = json === undefined ? null : JSON.parse(json);
-  const body = builder.build({ [XML_ROOT_ELEMENT]: content(normalised) }) as string;
+  const body = builder.build({ [XML_ROOT_ELEMENT]: content(normalised, 1) }) as string;
   const encoding = options.latin1 === true ? 'ISO-8859-1' : 'UTF-8';
   const document = `<?xml version="1.0" encoding="${encoding}"?>\n${keepWhitespace(body)}`;
   return options.latin1 === true ? toLatin1References(document) : document;

@@ -49,6 +49,11 @@ export function buildApp(
   app.get('/empty', (_req, res) => {
     res.status(204).end();
   });
+  // JSON serialised by the route (a cached answer): res.send, which hands HEAD's body to no one.
+  app.get('/sent', (req, res) => {
+    const json = JSON.stringify(CARD);
+    res.type('json').send(req.query.as === 'buffer' ? Buffer.from(json) : json);
+  });
   app.get('/text', (_req, res) => {
     res.type('text/plain').send('just text');
   });

@@ -1,9 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { errorHandler } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
   expectErrorEnvelope,
+  listen,
+  parseRawResponses,
   parseXmlMirror,
+  rawExchange,
 } from '@resourceful/test-support';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -73,6 +77,12 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
 
   describe('request bodies', () => {
     const latin1Body = Buffer.from('{"name":"Zoë Ødegård","note":"\\u20ac"}', 'latin1');
+    /** POSTs `body` as it is with `headers`: the status and the body of the answer. */
+    const echo = async (headers: Record<string, string>, body: string | Buffer) => {
+      const res = await request(app).post('/echo').set(headers).serialize(asIs).send(body);
+      return [res.status, res.body as unknown];
+    };
+    const ECHOED = [201, { received: { a: 'é' } }];
 
     it.each([
       'application/json; charset=iso-8859-1',
@@ -88,6 +98,20 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ received: { name: 'Zoë Ødegård', note: '€' } });
     });
+
+    // express.json() reads only charsets named utf-…; these name UTF-8 (or its ASCII subset) too.
+    it.each(['us-ascii', 'utf8', 'csUTF8'])(
+      'reads a body declared charset=%s as UTF-8, coded or not',
+      async (charset) => {
+        const type = `application/json; charset=${charset}`;
+        const text = '{"a":"é"}';
+        expect(await echo({ 'Content-Type': type }, text)).toEqual(ECHOED);
+        const coded = gzipSync(Buffer.from(text));
+        expect(await echo({ 'Content-Type': type, 'Content-Encoding': 'gzip' }, coded)).toEqual(
+          ECHOED,
+        );
+      },
+    );
 
     it.each(['utf-16', 'koi8-r', 'nonsense'])(
       'answers 415 naming Content-Type for charset=%s',
@@ -151,6 +175,42 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
       expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST', target: 'Content-Encoding' });
     });
 
+    it('answers 400 naming Content-Encoding for a gzip body of no bytes, which is no gzip stream', async () => {
+      const res = await request(app)
+        .post('/echo')
+        .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' })
+        .set('Content-Length', '0')
+        .serialize(asIs)
+        .send(Buffer.alloc(0));
+      expectErrorEnvelope(res, 400, { code: 'MALFORMED_REQUEST', target: 'Content-Encoding' });
+    });
+
+    // RFC 9110 §5.6.1.2: empty list elements are ignored; identity is no coding (§8.4.1).
+    it.each(['', ' ', 'identity', 'Identity, '])(
+      'reads a body with "Content-Encoding: %s" as an uncoded one, as express.json() does',
+      async (coding) => {
+        const headers = { 'Content-Type': 'application/json', 'Content-Encoding': coding };
+        expect(await echo(headers, '{"a":"é"}')).toEqual(ECHOED);
+      },
+    );
+
+    it.each(['identity, gzip', 'gzip,', ' , GZIP'])(
+      'inflates a body with "Content-Encoding: %s"',
+      async (coding) => {
+        const headers = { 'Content-Type': 'application/json', 'Content-Encoding': coding };
+        expect(await echo(headers, gzipSync(Buffer.from('{"a":"é"}')))).toEqual(ECHOED);
+      },
+    );
+
+    it('answers 415 naming Content-Encoding for stacked codings (gzip, gzip)', async () => {
+      const res = await request(app)
+        .post('/echo')
+        .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip, gzip' })
+        .serialize(asIs)
+        .send(gzipSync(gzipSync(Buffer.from('{}'))));
+      expectErrorEnvelope(res, 415, { code: 'UNSUPPORTED_MEDIA_TYPE', target: 'Content-Encoding' });
+    });
+
     it('answers 415 naming Content-Encoding for a coding it cannot read', async () => {
       const res = await request(app)
         .post('/echo')
@@ -200,6 +260,38 @@ describeEachExpress('charsets (RFC 9110 §12.5.2, §8.3.2)', (express) => {
           expect(res.body).toEqual(utf8.body);
         },
       );
+    });
+
+    // body-parser reads a body of zero bytes (after inflating and decoding, a byte order mark
+    // dropped) as `{}`, "a common client-side mistake"; whitespace alone is not JSON (400).
+    const noBytes = ['no bytes', ''];
+    const onlyWhitespace = ['only whitespace', ' \n'];
+    // Latin-1 has no byte order mark: its byte 0xFF is the character ÿ.
+    const onlyByteOrderMark = ['only a UTF-8 byte order mark', '\uFEFF'];
+    describe.each([
+      [
+        'Latin-1',
+        { 'Content-Type': 'application/json; charset=iso-8859-1' },
+        (text: string) => Buffer.from(text, 'latin1'),
+        [noBytes, onlyWhitespace],
+      ],
+      [
+        'gzip',
+        { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+        (text: string) => gzipSync(Buffer.from(text)),
+        [noBytes, onlyByteOrderMark, onlyWhitespace],
+      ],
+      [
+        'br',
+        { 'Content-Type': 'application/json', 'Content-Encoding': 'br' },
+        (text: string) => brotliCompressSync(Buffer.from(text)),
+        [noBytes, onlyByteOrderMark, onlyWhitespace],
+      ],
+    ])('a %s body with no JSON text', (_, headers, encode, cases) => {
+      it.each(cases)('answers %s as express.json() answers it', async (_name, text) => {
+        const utf8 = await echo({ 'Content-Type': 'application/json' }, Buffer.from(text));
+        expect(await echo(headers, encode(text))).toEqual(utf8);
+      });
     });
 
     it('reads a gzip UTF-8 body that starts with a byte order mark, as express.json() does', async () => {
@@ -264,6 +356,46 @@ describeEachExpress('a request body over maxBodyBytes', (express) => {
       message: `The request body is larger than ${maxBodyBytes} bytes.`,
       innererror: { code: 'BODY_TOO_LARGE', max_bytes: maxBodyBytes },
     });
+  });
+
+  // Empty gzip members inflate to nothing: only a bound on the bytes received ends such a body.
+  const nothingInflated = Buffer.concat(Array.from({ length: 40 }, () => gzipSync('')));
+
+  it('answers 413 for a gzip body longer than the bound that inflates to nothing', async () => {
+    const res = await post(
+      { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      nothingInflated,
+    );
+    expectErrorEnvelope(res, 413, { code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('answers 413 for such a body sent chunked, with no Content-Length', async () => {
+    const server = await listen(app);
+    try {
+      const head = `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`;
+      const chunk = Buffer.concat([
+        Buffer.from(`${nothingInflated.length.toString(16)}\r\n`),
+        nothingInflated,
+        Buffer.from('\r\n0\r\n\r\n'),
+      ]);
+      const exchanged = await rawExchange(server.port, [head, chunk]);
+      const [answer] = parseRawResponses(exchanged.text, ['POST']);
+      expect(answer?.status).toBe(413);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reads a gzip body of incompressible bytes a little longer than the bound it inflates within', async () => {
+    const text = `{"n":"${randomBytes(42).toString('base64')}"}`;
+    const coded = gzipSync(Buffer.from(text), { level: 0 });
+    expect(text.length).toBeLessThanOrEqual(maxBodyBytes);
+    expect(coded.length).toBeGreaterThan(maxBodyBytes);
+    const res = await post(
+      { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      coded,
+    );
+    expect(res.status).toBe(201);
   });
 
   it("answers with the envelope error-envelope gives express.json()'s refusal of a UTF-8 body", async () => {

@@ -12,7 +12,8 @@ import {
   rawExchange,
 } from '@resourceful/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from './app.js';
+import { contentNegotiation } from '../src/index.js';
+import { buildApp, CARD } from './app.js';
 
 /** Headers that differ between any two answers. */
 const PER_ANSWER = new Set(['date', 'connection', 'keep-alive']);
@@ -24,7 +25,16 @@ function comparable(headers: Readonly<Record<string, string>>): Record<string, s
 const ACCEPTS = [undefined, 'application/xml', 'text/xml', 'text/javascript'];
 const ENCODINGS = [undefined, 'identity', 'gzip', 'deflate', 'br'];
 /** Express's own 404 page names the method (`Cannot HEAD`), so unknown paths are left out. */
-const PATHS = ['/card', '/items?count=3', '/greeting', '/text', '/empty', '/missing'];
+const PATHS = [
+  '/card',
+  '/items?count=3',
+  '/greeting',
+  '/sent',
+  '/sent?as=buffer',
+  '/text',
+  '/empty',
+  '/missing',
+];
 
 describeEachExpress('HEAD answers the headers of the GET', (express) => {
   let server: RunningServer;
@@ -64,6 +74,16 @@ describeEachExpress('HEAD answers the headers of the GET', (express) => {
     });
   }
 
+  it('answers a JSON body the route sent as text with the GET’s headers in Latin-1 too', async () => {
+    for (const path of ['/sent', '/sent?as=buffer']) {
+      const headers = { 'accept-charset': 'iso-8859-1' };
+      const get = await exactRequest(server.port, 'GET', path, headers);
+      const head = await exactRequest(server.port, 'HEAD', path, headers);
+      expect(get.headers['content-type']).toBe('application/json; charset=ISO-8859-1');
+      expect(comparable(head.headers), path).toEqual(comparable(get.headers));
+    }
+  });
+
   it('sends Content-Length where the GET does: identity, and bodies under the threshold', async () => {
     for (const [path, coded] of [
       ['/card', false],
@@ -98,4 +118,40 @@ describeEachExpress('HEAD answers the headers of the GET', (express) => {
     expect(http10.get['content-encoding']).toBe('gzip');
     expect(http10.head).toEqual(http10.get);
   });
+});
+
+describeEachExpress('JSON a route sends as text, with Express’s own ETag', (express) => {
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    const app = express();
+    app.use(contentNegotiation({ jsonp: true }));
+    app.get('/json', (_req, res) => {
+      res.json(CARD);
+    });
+    app.get('/sent', (_req, res) => {
+      res.type('json').send(JSON.stringify(CARD));
+    });
+    server = await listen(app);
+  });
+
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it.each([
+    ['Accept: application/xml', { accept: 'application/xml' }, ''],
+    ['Accept: text/javascript', { accept: 'text/javascript' }, '?callback=cb'],
+    ['Accept-Charset: iso-8859-1', { 'accept-charset': 'iso-8859-1' }, ''],
+  ])(
+    'is tagged and measured as res.json() is, GET and HEAD, under %s',
+    async (_, headers, query) => {
+      const json = await exactRequest(server.port, 'GET', `/json${query}`, headers);
+      const get = await exactRequest(server.port, 'GET', `/sent${query}`, headers);
+      const head = await exactRequest(server.port, 'HEAD', `/sent${query}`, headers);
+      expect(get.body).toEqual(json.body);
+      expect(comparable(get.headers)).toEqual(comparable(json.headers));
+      expect(comparable(head.headers)).toEqual(comparable(get.headers));
+    },
+  );
 });

@@ -1,7 +1,11 @@
 import { createServer } from 'node:http';
 import { conditionalRequests } from '@resourceful/conditional-requests';
 import { errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, expectErrorEnvelope } from '@resourceful/test-support';
+import {
+  describeEachExpress,
+  expectErrorEnvelope,
+  parseXmlMirror,
+} from '@resourceful/test-support';
 import fc from 'fast-check';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -97,6 +101,25 @@ describeEachExpress('hostile Accept* headers', (express) => {
     },
   );
 
+  // The query parameter is read by the same parser as the header: the same bounds keep it linear.
+  it.each([
+    ['an unclosed quote before many commas', `a/b;x="${','.repeat(20_000)}`],
+    ['more than 64 ranges', Array.from({ length: 100 }, () => 'x/y;a=1').join(',')],
+  ])(
+    'answers 400 naming the accept query parameter for %s, as for the header',
+    async (_, value) => {
+      const res = await request(app).get(`/card?accept=${encodeURIComponent(value)}`);
+      expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'accept' });
+    },
+  );
+
+  it('reads an accept query parameter listing ranges within the bounds', async () => {
+    const res = await request(app).get(
+      `/card?accept=${encodeURIComponent('application/xml;q=0.5, text/xml;q=0.9')}`,
+    );
+    expect([res.status, res.type]).toEqual([200, 'text/xml']);
+  });
+
   it('answers 400 naming the accept query parameter for a weight in it that is none', async () => {
     const res = await request(app).get('/card?accept=application/json;q=abc');
     expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'accept' });
@@ -144,6 +167,24 @@ describeEachExpress('hostile Accept* headers', (express) => {
       ),
       { seed: 7, numRuns: 120 },
     );
+  });
+});
+
+describeEachExpress('deep request bodies echoed in XML', (express) => {
+  const app = buildApp(express);
+
+  it('answers 200 with the whole value for a body nested 1100 levels, as JSON does', async () => {
+    const body = `${'{"a":'.repeat(1100)}1${'}'.repeat(1100)}`;
+    const send = (accept: string) =>
+      request(app)
+        .post('/echo')
+        .set({ 'Content-Type': 'application/json', Accept: accept })
+        .send(body);
+    const [json, xml] = [await send('application/json'), await send('application/xml')];
+    expect(json.status).toBe(201);
+    expect(xml.status).toBe(201);
+    expect(xml.type).toBe('application/xml');
+    expect(parseXmlMirror(xml.text)).toEqual(json.body);
   });
 });
 

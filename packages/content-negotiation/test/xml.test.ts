@@ -79,6 +79,46 @@ describe('the XML mirror of a JSON value', () => {
     });
   });
 
+  describe('nesting', () => {
+    /** The deepest element of a document written without self-closing tags. */
+    function elementDepth(xml: string): number {
+      let depth = 0;
+      let deepest = 0;
+      for (const [, close] of xml.matchAll(/<(\/?)[A-Za-z_]/g)) {
+        depth += close === '' ? 1 : -1;
+        deepest = Math.max(deepest, depth);
+      }
+      return deepest;
+    }
+    function nested(levels: number, wrap: (inner: unknown) => unknown): unknown {
+      let value: unknown = 'bottom';
+      for (let i = 0; i < levels; i++) value = wrap(value);
+      return value;
+    }
+
+    it.each([
+      ['objects', (inner: unknown) => ({ a: inner, n: 1 })],
+      ['arrays inside arrays', (inner: unknown) => [inner, 1]],
+      ['array properties', (inner: unknown) => ({ list: [inner] })],
+    ])(
+      'writes %s nested deeper than XML parsers read by default (100 elements) as JSON text there',
+      (_title, wrap) => {
+        const value = nested(1100, wrap);
+        const xml = toXml(value);
+        expect(elementDepth(xml)).toBeLessThanOrEqual(100);
+        expect(xml).toMatch(/ encoding="json">[[{]/);
+        expect(parseXmlMirror(xml)).toEqual(value);
+      },
+    );
+
+    it('writes a value 100 elements deep as elements only', () => {
+      const value = nested(99, (inner) => ({ a: inner }));
+      const xml = toXml(value);
+      expect(elementDepth(xml)).toBe(100);
+      expect(xml).not.toContain('encoding="json"');
+    });
+  });
+
   it('writes only Latin-1 with { latin1: true }, the rest as character references', () => {
     const xml = toXml({ text: 'Zoë 😀 €' }, { latin1: true });
     expect(xml).toBe(

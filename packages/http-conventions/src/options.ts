@@ -16,10 +16,14 @@ export function isHeaderName(value: unknown): value is string {
   return typeof value === 'string' && value.length <= 256 && TOKEN.test(value);
 }
 
-/** RFC 9110 §5.5: no CR, LF or NUL (nor other controls but HTAB) in a field value. */
+/**
+ * RFC 9110 §5.5: no CR, LF or NUL (nor other controls but HTAB) in a field value, and only
+ * characters a field can carry: its bytes are VCHAR and obs-text, which Node reads as Latin-1
+ * (and its setHeader and http.request refuse any character beyond U+00FF).
+ */
 export function isHeaderValue(value: string): boolean {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: controls are what is refused
-  return !/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value);
+  return !/[\u0000-\u0008\u000a-\u001f\u007f\u0100-\uffff]/.test(value);
 }
 
 /** Checks the options object and its keys; returns it typed. */

@@ -41,8 +41,11 @@ export const CREDENTIAL_HEADERS: readonly string[] = [
 /**
  * Never taken from the query: message framing and connection control (RFC 9112 §6, RFC 9110
  * §7.6.1, whose hop-by-hop list includes the non-standard `Proxy-Connection`), what describes
- * the body's bytes, and `Accept`, for which the spec defines a short form of its own (content
- * negotiation reads it).
+ * the body's bytes, `Accept`, for which the spec defines a short form of its own (content
+ * negotiation reads it), and what a proxy tells the service about the client (RFC 7239
+ * `Forwarded` and its `X-Forwarded-*` forerunners: Express's `req.ip`, `req.hostname` and
+ * `req.protocol` behind `trust proxy`, and the links built from them). A proxy sets or appends
+ * these headers but passes the query on as sent, so from the query any client could say them.
  */
 export const REFUSED_QUERY_HEADERS: readonly string[] = [
   'Accept',
@@ -51,6 +54,7 @@ export const REFUSED_QUERY_HEADERS: readonly string[] = [
   'Content-Length',
   'Content-Type',
   'Expect',
+  'Forwarded',
   'Host',
   'Keep-Alive',
   'Proxy-Connection',
@@ -58,6 +62,9 @@ export const REFUSED_QUERY_HEADERS: readonly string[] = [
   'Trailer',
   'Transfer-Encoding',
   'Upgrade',
+  'X-Forwarded-For',
+  'X-Forwarded-Host',
+  'X-Forwarded-Proto',
 ];
 
 export const DEFAULT_QUERY_HEADER_MAX_LENGTH = 8192;
@@ -160,6 +167,18 @@ function withoutParameters(url: string, names: readonly string[]): string {
 }
 
 /**
+ * Where `=` is in `url[start, end)`, or -1. Searched within the piece only: `indexOf` from
+ * `start` runs on to the end of the URL for a piece without one, so a query of many such pieces
+ * (`?a&a&a…`) cost their number times its length.
+ */
+function equalsIn(url: string, start: number, end: number): number {
+  for (let index = start; index < end; index++) {
+    if (url.charCodeAt(index) === 0x3d) return index;
+  }
+  return -1;
+}
+
+/**
  * The parameters looked for (lower-case parameter name → lower-case header name), and a test
  * of one query piece against them that reads the URL in place: a query holding none of them
  * (most) is scanned, nothing more.
@@ -187,8 +206,8 @@ class WantedParameters {
    * or `undefined`. Names of plain ASCII, the usual ones, are compared in place.
    */
   parameterIn(url: string, start: number, end: number): string | undefined {
-    const equals = url.indexOf('=', start);
-    const nameEnd = equals === -1 || equals > end ? end : equals;
+    const equals = equalsIn(url, start, end);
+    const nameEnd = equals === -1 ? end : equals;
     for (let index = start; index < nameEnd; index++) {
       const code = url.charCodeAt(index);
       // An escape, a '+' or a character outside ASCII: decoded and lower-cased as written.
@@ -271,8 +290,7 @@ function take(req: QueryHeaderRequest, wanted: WantedParameters, maxLength: numb
       taken = [];
       if (pieceStart > start) kept = url.slice(start, pieceStart - 1);
     }
-    const equalsAt = url.indexOf('=', pieceStart);
-    const equals = equalsAt === -1 || equalsAt > pieceEnd ? -1 : equalsAt;
+    const equals = equalsIn(url, pieceStart, pieceEnd);
     const parameter = decode(url.slice(pieceStart, equals === -1 ? pieceEnd : equals));
     const value = equals === -1 ? '' : decodeStrictly(url.slice(equals + 1, pieceEnd));
     pieceStart = pieceEnd + 1;
@@ -286,7 +304,7 @@ function take(req: QueryHeaderRequest, wanted: WantedParameters, maxLength: numb
     }
     if (value.length > maxLength || !isHeaderValue(value)) {
       throw ApiError.invalidRequest(
-        `The query parameter ${JSON.stringify(parameter.slice(0, 64))} stands for a header and must be a valid header value of at most ${maxLength} characters.`,
+        `The query parameter ${JSON.stringify(parameter.slice(0, 64))} stands for a header and must be a valid header value (no control characters, none beyond Latin-1) of at most ${maxLength} characters.`,
         { target: parameter.slice(0, 64), innererror: { code: 'INVALID_QUERY_HEADER' } },
       );
     }

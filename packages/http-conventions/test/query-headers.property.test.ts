@@ -65,8 +65,9 @@ function model(req: Request, names: readonly QueryHeaderName[], maxLength: numbe
     } catch {
       return { refused: true, req, records: [] };
     }
+    // … and so is one with a control character or a character beyond Latin-1 (no header has it).
     // biome-ignore lint/suspicious/noControlCharactersInRegex: controls are what is refused
-    if (value.length > maxLength || /[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
+    if (value.length > maxLength || /[\u0000-\u0008\u000a-\u001f\u007f\u0100-\uffff]/.test(value)) {
       return { refused: true, req, records: [] };
     }
     taken.add(parameter.toLowerCase());

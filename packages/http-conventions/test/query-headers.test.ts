@@ -128,6 +128,20 @@ describeEachExpress('queryHeaders', (express) => {
     expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'Prefer' });
   });
 
+  // RFC 9110 §5.5: a field value is bytes (VCHAR, obs-text); Node's parser gives them as
+  // Latin-1 characters, and its setHeader and http.request refuse any other (ERR_INVALID_CHAR),
+  // so a copied `€` would make a route relaying or echoing the header fail with a 500.
+  it('answers 400 naming the parameter for a value with a character beyond Latin-1', async () => {
+    const res = await request(app()).get('/v1/echo?Prefer=x%E2%82%AC&If-Match=%22%F0%9F%98%80%22');
+    expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'Prefer' });
+    expect(res.body.error.innererror.code).toBe('INVALID_QUERY_HEADER');
+  });
+
+  it('copies a Latin-1 character beyond ASCII, as a header field holds it', async () => {
+    const res = await request(app()).get('/v1/echo?Prefer=caf%C3%A9');
+    expect(res.body.prefer).toBe('café');
+  });
+
   it('answers 400 naming the parameter for a value over maxLength', async () => {
     const res = await request(app({ maxLength: 10 })).get(`/v1/echo?If-Match=${'a'.repeat(11)}`);
     expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'If-Match' });
@@ -212,6 +226,11 @@ describe('queryHeaders options', () => {
     [{ headers: ['Host'] }, /Host cannot be taken from the query/],
     [{ headers: ['Accept'] }, /Accept cannot be taken from the query/],
     [{ headers: ['proxy-connection'] }, /proxy-connection cannot be taken from the query/],
+    // What a proxy tells the service (client address, host, scheme: req.ip, req.hostname and
+    // pagination links behind `trust proxy`): from the query, any client could say it.
+    [{ headers: ['X-Forwarded-Host'] }, /X-Forwarded-Host cannot be taken from the query/],
+    [{ headers: ['x-forwarded-for'] }, /x-forwarded-for cannot be taken from the query/],
+    [{ headers: ['Forwarded'] }, /Forwarded cannot be taken from the query/],
     [{ headers: ['bad name'] }, /"headers" must be an array of header names/],
     [{ allowCredentials: 'yes' }, /"allowCredentials" must be true or false/],
     [{ maxLength: -1 }, /"maxLength" must be a positive integer/],
