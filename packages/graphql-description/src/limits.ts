@@ -19,6 +19,12 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
+import {
+  completeIntrospectionSize,
+  exhausted,
+  type IntrospectionCount,
+  introspectionFields,
+} from './introspection-size.js';
 
 export interface QueryLimits {
   /** Nesting of fields from the root; introspection subtrees (`__schema`, `__type`) are not counted. @default 10 */
@@ -44,12 +50,18 @@ interface Walk {
    * the next one twice make a walk of 2^n steps from a document of a few hundred bytes.
    */
   readonly measured: Map<string, Measure>;
+  /** The budget of the introspection answers' fields, shared by the whole operation. */
+  readonly introspection: IntrospectionCount;
 }
 
 interface Measure {
   readonly depth: number;
   readonly cost: number;
+  /** Fields of the answers of the introspection root fields (`__schema`, `__type`). */
+  readonly introspection: number;
 }
+
+const INTROSPECTION_ROOTS = new Set(['__schema', '__type']);
 
 /** A fragment's depth and cost at a multiplier of 1 (a cycle, refused by graphql-js, is cut). */
 function measureFragment(name: string, walk: Walk): Measure | undefined {
@@ -68,14 +80,18 @@ function measureFragment(name: string, walk: Walk): Measure | undefined {
 function measure(set: SelectionSetNode, walk: Walk, multiplier: number): Measure {
   let depth = 0;
   let cost = 0;
+  let introspection = 0;
   for (const selection of set.selections) {
     let inner: Measure | undefined;
     if (selection.kind === Kind.FIELD) {
       const factor = pageSize(selection, walk.maxPageSize);
       const child = selection.selectionSet
         ? measure(selection.selectionSet, walk, multiplier * factor)
-        : { depth: 0, cost: 0 };
+        : { depth: 0, cost: 0, introspection: 0 };
       cost += multiplier + child.cost;
+      if (INTROSPECTION_ROOTS.has(selection.name.value)) {
+        introspection += multiplier * introspectionFields(selection, walk.introspection);
+      }
       // Introspection (`__schema`, `__type`) is as deep as the type system, not the data: its
       // subtree counts towards the cost, not the depth.
       if (!selection.name.value.startsWith('__')) depth = Math.max(depth, 1 + child.depth);
@@ -86,12 +102,17 @@ function measure(set: SelectionSetNode, walk: Walk, multiplier: number): Measure
     } else {
       const fragment = measureFragment(selection.name.value, walk);
       if (fragment === undefined) continue;
-      inner = { depth: fragment.depth, cost: fragment.cost * multiplier };
+      inner = {
+        depth: fragment.depth,
+        cost: fragment.cost * multiplier,
+        introspection: fragment.introspection * multiplier,
+      };
     }
     cost += inner.cost;
+    introspection += inner.introspection;
     depth = Math.max(depth, inner.depth);
   }
-  return { depth, cost };
+  return { depth, cost, introspection };
 }
 
 function pageSize(field: FieldNode, maxPageSize: number): number {
@@ -159,13 +180,22 @@ export function limitRules({
     function QueryLimitsRule(context: ValidationContext): ASTVisitor {
       return {
         OperationDefinition(operation) {
+          const fragments = (name: string) => context.getFragment(name);
+          const maxIntrospection = completeIntrospectionSize(context.getSchema());
           const walk: Walk = {
-            fragments: (name) => context.getFragment(name),
+            fragments,
             maxPageSize,
             visiting: new Set(),
             measured: new Map(),
+            introspection: {
+              schema: context.getSchema(),
+              fragments,
+              fieldsLeft: maxIntrospection,
+              fragmentsLeft: maxIntrospection,
+              visiting: new Set(),
+            },
           };
-          const { depth, cost } = measure(operation.selectionSet, walk, 1);
+          const { depth, cost, introspection } = measure(operation.selectionSet, walk, 1);
           if (depth > maxDepth) {
             context.reportError(
               new GraphQLError(
@@ -183,6 +213,16 @@ export function limitRules({
                 {
                   nodes: [operation],
                   extensions: { code: 'QUERY_TOO_COSTLY' },
+                },
+              ),
+            );
+          } else if (introspection > maxIntrospection || exhausted(walk.introspection)) {
+            context.reportError(
+              new GraphQLError(
+                `The introspection in the query would answer more than ${maxIntrospection} fields, the size of one complete introspection of the schema.`,
+                {
+                  nodes: [operation],
+                  extensions: { code: 'INTROSPECTION_TOO_LARGE' },
                 },
               ),
             );
