@@ -37,6 +37,7 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
 } from 'graphql';
+import { withBodyTargets } from './refusal-targets.js';
 import { DateTimeScalar } from './scalars.js';
 import { LinkType, pascal, ResourceInterface, snake, TypeBuilder } from './type-builder.js';
 import type { ListArguments, OperationResolver, ResourceResolvers } from './types.js';
@@ -299,14 +300,21 @@ export function graphqlSchema<Context>(
         },
         resolve: async (_source, args: Record<string, unknown>, context) => {
           checkPaging(args, Number.MAX_SAFE_INTEGER);
-          return search(
-            await validated(described.criteriaSource, args.criteria ?? {}, 'criteria'),
-            {
-              page: args.page as number,
-              page_size: args.page_size as number,
-              total_required: args.total_required as boolean,
-            },
-            context,
+          const criteria = await validated(
+            described.criteriaSource,
+            args.criteria ?? {},
+            'criteria',
+          );
+          return withBodyTargets('criteria', described.criteria, () =>
+            search(
+              criteria,
+              {
+                page: args.page as number,
+                page_size: args.page_size as number,
+                total_required: args.total_required as boolean,
+              },
+              context,
+            ),
           );
         },
       });
@@ -360,17 +368,18 @@ export function graphqlSchema<Context>(
                 ),
               )
             : given.input;
-        return run(
-          {
-            params: Object.fromEntries(params.map((name) => [name, String(given[name])])),
-            input: await validated(
-              inputSource,
-              input ?? {},
-              operation.kind === 'computed' ? '' : 'input',
-            ),
-          },
-          context,
-        );
+        const call = {
+          params: Object.fromEntries(params.map((name) => [name, String(given[name])])),
+          input: await validated(
+            inputSource,
+            input ?? {},
+            operation.kind === 'computed' ? '' : 'input',
+          ),
+        };
+        // A computed resource's query parameters are the field's own arguments already.
+        return operation.kind === 'computed'
+          ? run(call, context)
+          : withBodyTargets('input', operation.body, () => run(call, context));
       },
     };
     // Computed and transient operations change nothing: they are queries (GraphQL spec §6.2.1).
@@ -413,12 +422,10 @@ export function graphqlSchema<Context>(
         type: new GraphQLNonNull(resourceTypes.get(resource.name) as GraphQLObjectType),
         description: `${action.summary} As POST ${api.pathVersion}${resource.path}/{id}/${action.name}; answers the resource, changed or not.`,
         args,
-        resolve: async (_source, given: { id: string; input?: unknown }, context) =>
-          perform(
-            given.id,
-            await validated(action.bodySource, given.input ?? {}, 'input'),
-            context,
-          ),
+        resolve: async (_source, given: { id: string; input?: unknown }, context) => {
+          const input = await validated(action.bodySource, given.input ?? {}, 'input');
+          return withBodyTargets('input', action.body, () => perform(given.id, input, context));
+        },
       });
       continue;
     }
@@ -438,8 +445,10 @@ export function graphqlSchema<Context>(
       type: new GraphQLNonNull(resourceTypes.get(name) as GraphQLObjectType),
       description: `Creates a ${snake(name).replace(/_/g, ' ')}, with the validation of POST ${api.pathVersion}${resource.path}.`,
       args: { input: { type: inputType } },
-      resolve: async (_source, args: { input: unknown }, context) =>
-        create(await validated(source, args.input, 'input'), context),
+      resolve: async (_source, args: { input: unknown }, context) => {
+        const input = await validated(source, args.input, 'input');
+        return withBodyTargets('input', resource.create, () => create(input, context));
+      },
     });
   }
 
