@@ -10,6 +10,7 @@ import {
   type DescribedSubCollection,
   isApiDescription,
   type JsonSchema,
+  MAX_FILTER_LENGTH,
   type SubCollectionListDescription,
 } from '@resourceful/api-description';
 import { ApiError, fromZodError } from '@resourceful/error-envelope';
@@ -639,11 +640,46 @@ function checkPaging(args: Record<string, unknown>, maxOffset: number): void {
   }
 }
 
+/**
+ * Holds a filter to the bounds the REST list has (and the OpenAPI document states for a free-text
+ * filter): 1 to `MAX_FILTER_LENGTH` characters, as collection-pagination reads a query parameter,
+ * of well-formed Unicode, as a URL query carries. GraphQL's `String` takes any length, empty
+ * included. Throws the 400 the REST list answers, with its `innererror.code`. An enum filter's
+ * values are GraphQL's to check.
+ */
+function checkFilter(field: string, value: string): void {
+  if (value === '') {
+    throw ApiError.invalidRequest(`The argument "${field}" must not be empty.`, {
+      target: field,
+      innererror: { code: 'EMPTY_PARAMETER' },
+    });
+  }
+  if (value.length > MAX_FILTER_LENGTH) {
+    throw ApiError.invalidRequest(
+      `The argument "${field}" is longer than ${MAX_FILTER_LENGTH} characters.`,
+      { target: field, innererror: { code: 'PARAMETER_TOO_LONG' } },
+    );
+  }
+  // GraphQL's parser refuses a lone surrogate in a string literal; a JSON variable can carry one.
+  if (LONE_SURROGATE.test(value)) {
+    throw ApiError.invalidRequest(
+      `The argument "${field}" must be well-formed Unicode: a lone surrogate (U+D800 to U+DFFF outside a pair) is no character.`,
+      { target: field, innererror: { code: 'INVALID_PARAMETER' } },
+    );
+  }
+}
+
+/** With the `u` flag a surrogate pair reads as one code point, so `\p{Cs}` finds lone halves. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 function toListArguments(list: ListOptions, args: Record<string, unknown>): ListArguments {
   checkPaging(args, list.maxOffset);
   const filters: Record<string, string> = {};
   for (const field of list.filterable) {
-    if (typeof args[field] === 'string') filters[field] = args[field] as string;
+    const value = args[field];
+    if (typeof value !== 'string') continue;
+    checkFilter(field, value);
+    filters[field] = value;
   }
   const times: Record<string, string> = {};
   for (const field of list.timeSelectable) {
