@@ -11,6 +11,7 @@ import {
   OPTION_ERROR_CODES,
   oneOfOption,
   optionError,
+  positiveIntegerOption,
 } from '@resourceful/option-checks';
 import { frozenCopy } from './frozen-copy.js';
 import { propertyNames, toJsonSchema } from './json-schema.js';
@@ -44,7 +45,10 @@ const API_OPTIONS = [
   'operations',
   'storage',
   'idempotencyStorage',
+  'maxServiceRequestIdLength',
 ];
+/** service-request-idempotency's default `maxIdLength` (its `DEFAULT_MAX_ID_LENGTH`). */
+const DEFAULT_MAX_SERVICE_REQUEST_ID_LENGTH = 255;
 const STORAGE: readonly ResourceStorage[] = ['external', 'in-process'];
 const TOTALS: readonly TotalsMode[] = ['always', 'on-request'];
 const LIST_PAGING: readonly PagingKind[] = ['page', 'offset', 'token'];
@@ -122,6 +126,12 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     init.idempotencyStorage,
     STORAGE,
     'external',
+  );
+  const maxServiceRequestIdLength = positiveIntegerOption(
+    'describeApi',
+    'maxServiceRequestIdLength',
+    init.maxServiceRequestIdLength,
+    DEFAULT_MAX_SERVICE_REQUEST_ID_LENGTH,
   );
   if (!Array.isArray(init.resources)) {
     throw optionError(
@@ -204,6 +214,7 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
         summary: init.summary,
         storage,
         idempotencyStorage,
+        maxServiceRequestIdLength,
         resources: frozenCopy(linked, sources),
         operations: frozenCopy(
           operations.map((operation) =>
