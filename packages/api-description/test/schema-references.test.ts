@@ -84,3 +84,64 @@ describe('schemas with references', () => {
     expect(() => describeCard(dangling)).toThrow(/"#\/\$defs\/Missing"/);
   });
 });
+
+describe('component names', () => {
+  const representation = Card;
+  const resource = (name: string, path: string, operations: Record<string, unknown>) => ({
+    name,
+    path,
+    summary: `${name}s.`,
+    representation,
+    operations,
+  });
+  const describeTwo = (first: unknown, second: unknown) =>
+    describeApi({
+      title: 'T',
+      version: '1',
+      pathVersion: 'v1',
+      resources: [first, second] as never,
+    });
+
+  it('refuses a resource named as a schema the document derives from another one', () => {
+    for (const [name, operations] of [
+      ['CardCollection', { list: {} }],
+      ['CardCreate', { create: representation }],
+      ['CardMergePatch', { patch: true }],
+    ] as const) {
+      expect(() =>
+        describeTwo(
+          resource('Card', '/cards', { read: true, ...operations }),
+          resource(name, '/others', { read: true }),
+        ),
+      ).toThrow(
+        expect.objectContaining({
+          code: 'ERR_RESOURCEFUL_CONFLICTING_OPTIONS',
+          message: expect.stringContaining(`"${name}"`),
+        }),
+      );
+    }
+  });
+
+  it('refuses a resource named as one of the document’s own schemas', () => {
+    for (const name of ['Link', 'ErrorEnvelope', 'ErrorDetail', 'JsonPatch']) {
+      expect(() =>
+        describeTwo(resource('Card', '/cards', { read: true }), resource(name, '/others', {})),
+      ).toThrow(expect.objectContaining({ code: 'ERR_RESOURCEFUL_CONFLICTING_OPTIONS' }));
+    }
+  });
+
+  it('refuses a sub-collection of a resource whose list answers a summary: two collections, one name', () => {
+    const summary = Card.omit({ number: true });
+    expect(() =>
+      describeTwo(resource('Refund', '/refunds', { read: true, list: { summary } }), {
+        ...resource('Capture', '/captures', { read: true }),
+        subCollections: [{ name: 'refunds', summary: 'Refunds.', items: 'Refund' }],
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'ERR_RESOURCEFUL_CONFLICTING_OPTIONS',
+        message: expect.stringContaining('"RefundCollection"'),
+      }),
+    );
+  });
+});
