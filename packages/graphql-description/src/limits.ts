@@ -15,6 +15,7 @@ import {
   type FragmentDefinitionNode,
   GraphQLError,
   Kind,
+  OperationTypeNode,
   type SelectionSetNode,
   type ValidationContext,
   type ValidationRule,
@@ -36,9 +37,19 @@ export interface QueryLimits {
   readonly maxCost?: number;
   /** The page size counted for a list whose `page_size` is a variable. @default 100 */
   readonly maxPageSize?: number;
+  /**
+   * Root fields of a mutation (each one write, as one REST POST), counted through aliases and
+   * fragments. @default 10
+   */
+  readonly maxMutationFields?: number;
 }
 
-export const DEFAULT_QUERY_LIMITS = { maxDepth: 10, maxCost: 5000, maxPageSize: 100 } as const;
+export const DEFAULT_QUERY_LIMITS = {
+  maxDepth: 10,
+  maxCost: 5000,
+  maxPageSize: 100,
+  maxMutationFields: 10,
+} as const;
 
 interface Walk {
   readonly fragments: (name: string) => FragmentDefinitionNode | undefined | null;
@@ -123,7 +134,38 @@ function pageSize(field: FieldNode, maxPageSize: number): number {
   return maxPageSize;
 }
 
-const LIMIT_NAMES = ['maxDepth', 'maxCost', 'maxPageSize'] as const;
+const LIMIT_NAMES = ['maxDepth', 'maxCost', 'maxPageSize', 'maxMutationFields'] as const;
+
+/**
+ * The root fields of a mutation that write (`__typename` does not), through aliases and
+ * fragments; each fragment counted once and scaled by its spreads, so fragments spreading the
+ * next twice cost one pass (a cycle, refused by graphql-js, is cut).
+ */
+function writes(
+  set: SelectionSetNode,
+  fragments: (name: string) => FragmentDefinitionNode | undefined | null,
+  counted: Map<string, number>,
+): number {
+  let count = 0;
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (selection.name.value !== '__typename') count++;
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      count += writes(selection.selectionSet, fragments, counted);
+    } else {
+      const name = selection.name.value;
+      let known = counted.get(name);
+      if (known === undefined) {
+        const fragment = fragments(name);
+        counted.set(name, 0);
+        known = fragment ? writes(fragment.selectionSet, fragments, counted) : 0;
+        counted.set(name, known);
+      }
+      count += known;
+    }
+  }
+  return count;
+}
 
 /**
  * The limits with their defaults, checked: a plain object of positive integers (construction
@@ -135,7 +177,8 @@ export function resolveQueryLimits(
   parent?: string,
 ): Required<QueryLimits> {
   if (limits === undefined) return DEFAULT_QUERY_LIMITS;
-  const expected = '{ maxDepth?, maxCost?, maxPageSize? }, each a positive integer';
+  const expected =
+    '{ maxDepth?, maxCost?, maxPageSize?, maxMutationFields? }, each a positive integer';
   if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) {
     if (parent === undefined) assertOptionsObject(factory, limits);
     invalidOption(factory, parent as string, expected, limits);
@@ -162,6 +205,12 @@ export function resolveQueryLimits(
       given.maxPageSize,
       DEFAULT_QUERY_LIMITS.maxPageSize,
     ),
+    maxMutationFields: positiveIntegerOption(
+      factory,
+      name('maxMutationFields'),
+      given.maxMutationFields,
+      DEFAULT_QUERY_LIMITS.maxMutationFields,
+    ),
   };
 }
 
@@ -175,12 +224,24 @@ export function limitRules({
   maxDepth,
   maxCost,
   maxPageSize,
+  maxMutationFields,
 }: Required<QueryLimits>): ValidationRule[] {
   return [
     function QueryLimitsRule(context: ValidationContext): ASTVisitor {
       return {
         OperationDefinition(operation) {
           const fragments = (name: string) => context.getFragment(name);
+          if (operation.operation === OperationTypeNode.MUTATION) {
+            const count = writes(operation.selectionSet, fragments, new Map());
+            if (count > maxMutationFields) {
+              context.reportError(
+                new GraphQLError(
+                  `The mutation has ${count} fields that write; at most ${maxMutationFields} are served in one request.`,
+                  { nodes: [operation], extensions: { code: 'TOO_MANY_MUTATIONS' } },
+                ),
+              );
+            }
+          }
           const maxIntrospection = completeIntrospectionSize(context.getSchema());
           const walk: Walk = {
             fragments,
