@@ -206,17 +206,18 @@ export function introspectionFields(field: FieldNode, count: IntrospectionCount)
   return before - count.fieldsLeft;
 }
 
+/** The options of graphql-js's `getIntrospectionQuery` that ask for everything. */
+export const COMPLETE_INTROSPECTION_OPTIONS = {
+  descriptions: true,
+  specifiedByUrl: true,
+  directiveIsRepeatable: true,
+  schemaDescription: true,
+  inputValueDeprecation: true,
+  oneOf: true,
+} as const;
+
 /** graphql-js's complete introspection query: every option a client can ask for. */
-const COMPLETE_INTROSPECTION = parse(
-  getIntrospectionQuery({
-    descriptions: true,
-    specifiedByUrl: true,
-    directiveIsRepeatable: true,
-    schemaDescription: true,
-    inputValueDeprecation: true,
-    oneOf: true,
-  }),
-);
+const COMPLETE_INTROSPECTION = parse(getIntrospectionQuery(COMPLETE_INTROSPECTION_OPTIONS));
 
 const completeSizes = new WeakMap<GraphQLSchema, number>();
 

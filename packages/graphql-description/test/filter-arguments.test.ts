@@ -4,27 +4,13 @@
  * collection-pagination holds the REST list to them: a resolver is never asked to filter by a
  * value the REST route would refuse, and one it is asked for reaches it verbatim.
  */
-import { describeApi, MAX_FILTER_LENGTH } from '@resourceful/api-description';
-import { errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, listen, type RunningServer } from '@resourceful/test-support';
+import { MAX_FILTER_LENGTH } from '@resourceful/api-description';
+import { describeEachExpress, type RunningServer } from '@resourceful/test-support';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { graphqlEndpoint, graphqlSchema, type ListArguments } from '../src/index.js';
-import { Card } from './fixtures.js';
+import { graphqlSchema, type ListArguments } from '../src/index.js';
+import { cardListApi, serveGraphql } from './fixtures.js';
 
-const api = describeApi({
-  title: 'Cards',
-  version: '1.0.0',
-  pathVersion: 'v1',
-  resources: [
-    {
-      name: 'CreditCard',
-      path: '/vault/credit-cards',
-      summary: 'A stored payment card.',
-      representation: Card,
-      operations: { list: { filterable: ['payer_id', 'state'] } },
-    },
-  ],
-});
+const api = cardListApi({ filterable: ['payer_id', 'state'] });
 
 describeEachExpress('filter arguments', (express) => {
   let server: RunningServer;
@@ -41,11 +27,7 @@ describeEachExpress('filter arguments', (express) => {
   });
 
   beforeAll(async () => {
-    const app = express();
-    app.use(express.json());
-    app.use('/graphql', graphqlEndpoint({ schema }));
-    app.use(errorHandler({ onError: () => undefined }));
-    server = await listen(app);
+    server = await serveGraphql(express, schema);
   });
   afterAll(() => server.close());
   beforeEach(() => {

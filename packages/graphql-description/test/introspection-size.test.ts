@@ -1,9 +1,9 @@
-import { errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, listen, type RunningServer } from '@resourceful/test-support';
+import { describeEachExpress, type RunningServer } from '@resourceful/test-support';
 import { type GraphQLError, getIntrospectionQuery, parse, specifiedRules, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlEndpoint, graphqlSchema, type QueryLimits, queryLimitRules } from '../src/index.js';
-import { api, arrayResolvers, sampleCards } from './fixtures.js';
+import { graphqlSchema, type QueryLimits, queryLimitRules } from '../src/index.js';
+import { COMPLETE_INTROSPECTION_OPTIONS } from '../src/introspection-size.js';
+import { api, arrayResolvers, sampleCards, serveGraphql } from './fixtures.js';
 
 const schema = graphqlSchema(api, {
   resolvers: arrayResolvers(sampleCards(2)).resolvers,
@@ -11,14 +11,7 @@ const schema = graphqlSchema(api, {
 });
 
 /** graphql-js's complete introspection query: every option a tool can ask for. */
-const COMPLETE = getIntrospectionQuery({
-  descriptions: true,
-  specifiedByUrl: true,
-  directiveIsRepeatable: true,
-  schemaDescription: true,
-  inputValueDeprecation: true,
-  oneOf: true,
-});
+const COMPLETE = getIntrospectionQuery(COMPLETE_INTROSPECTION_OPTIONS);
 
 /** The whole schema asked for in one fragment, the fragment spread under `count` aliases. */
 function aliasedSchemaDumps(count: number): string {
@@ -96,11 +89,7 @@ describeEachExpress('graphqlEndpoint and the size of introspection', (express) =
   let server: RunningServer;
 
   beforeAll(async () => {
-    const app = express();
-    app.use(express.json());
-    app.use('/graphql', graphqlEndpoint({ schema }));
-    app.use(errorHandler({ onError: () => undefined }));
-    server = await listen(app);
+    server = await serveGraphql(express, schema);
   });
   afterAll(() => server.close());
 

@@ -1,8 +1,8 @@
-import { ApiError, errorHandler } from '@resourceful/error-envelope';
-import { describeEachExpress, listen, type RunningServer } from '@resourceful/test-support';
+import { ApiError } from '@resourceful/error-envelope';
+import { describeEachExpress, type RunningServer } from '@resourceful/test-support';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { graphqlEndpoint, graphqlSchema } from '../src/index.js';
-import { api, arrayResolvers, sampleCards } from './fixtures.js';
+import { graphqlSchema } from '../src/index.js';
+import { api, arrayResolvers, sampleCards, serveGraphql } from './fixtures.js';
 
 interface GraphqlError {
   message: string;
@@ -38,11 +38,7 @@ describeEachExpress('targets of a resolver’s refusal', (express) => {
   });
 
   beforeAll(async () => {
-    const app = express();
-    app.use(express.json());
-    app.use('/graphql', graphqlEndpoint({ schema }));
-    app.use(errorHandler({ onError: () => undefined }));
-    server = await listen(app);
+    server = await serveGraphql(express, schema);
   });
   afterAll(() => server.close());
 
