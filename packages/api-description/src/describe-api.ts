@@ -11,6 +11,7 @@ import {
   OPTION_ERROR_CODES,
   oneOfOption,
   optionError,
+  positiveIntegerOption,
 } from '@resourceful/option-checks';
 import { frozenCopy } from './frozen-copy.js';
 import { propertyNames, toJsonSchema } from './json-schema.js';
@@ -44,7 +45,10 @@ const API_OPTIONS = [
   'operations',
   'storage',
   'idempotencyStorage',
+  'maxServiceRequestIdLength',
 ];
+/** service-request-idempotency's default `maxIdLength` (its `DEFAULT_MAX_ID_LENGTH`). */
+const DEFAULT_MAX_SERVICE_REQUEST_ID_LENGTH = 255;
 const STORAGE: readonly ResourceStorage[] = ['external', 'in-process'];
 const TOTALS: readonly TotalsMode[] = ['always', 'on-request'];
 const LIST_PAGING: readonly PagingKind[] = ['page', 'offset', 'token'];
@@ -123,6 +127,12 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     STORAGE,
     'external',
   );
+  const maxServiceRequestIdLength = positiveIntegerOption(
+    'describeApi',
+    'maxServiceRequestIdLength',
+    init.maxServiceRequestIdLength,
+    DEFAULT_MAX_SERVICE_REQUEST_ID_LENGTH,
+  );
   if (!Array.isArray(init.resources)) {
     throw optionError(
       OPTION_ERROR_CODES.invalidOption,
@@ -157,8 +167,12 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
     ),
     ...resources.map((r, i): Named => [r.path, `resources[${i}].path`]),
   ]);
+  const linkedByName = new Map(linked.map((resource) => [resource.name, resource]));
   assertUnique('type name', [
+    ...DOCUMENT_SCHEMAS.map((name): Named => [name, `the document's own "${name}" schema`]),
     ...linked.map((r, i): Named => [r.name, `resources[${i}].name`]),
+    ...linked.flatMap((resource, index) => derivedSchemaNames(resource, index, linkedByName)),
+    ...namedItemTypes(linked).map(([name, option]): Named => [`${name}Collection`, option]),
     ...operations.flatMap((o, i): Named[] =>
       o.creates === undefined
         ? [
@@ -204,6 +218,7 @@ export function describeApi(init: ApiDescriptionInit): ApiDescription {
         summary: init.summary,
         storage,
         idempotencyStorage,
+        maxServiceRequestIdLength,
         resources: frozenCopy(linked, sources),
         operations: frozenCopy(
           operations.map((operation) =>
@@ -862,6 +877,44 @@ function requireString(where: string, value: unknown, option: string): void {
 
 /** A name (or path) the description gives, and the option path that gives it. */
 type Named = readonly [value: string, option: string];
+
+/** The schemas every OpenAPI document has (openapi.ts's common schemas). */
+const DOCUMENT_SCHEMAS = ['Link', 'ErrorDetail', 'ErrorEnvelope', 'JsonPatch'];
+
+/**
+ * The component schemas the OpenAPI document derives from a resource besides its own
+ * (`CardCreate`, `CardSummary`, `CardCollection`, `CardMergePatch`, `CardSearchCriteria`), each
+ * with the option it comes from: a resource named like one of them would overwrite it. A
+ * sub-collection of a described resource whose list answers a summary needs a collection of the
+ * whole representation under the `{Resource}Collection` the list's collection of summaries has.
+ */
+function derivedSchemaNames(
+  resource: DescribedResource,
+  index: number,
+  byName: ReadonlyMap<string, DescribedResource>,
+): Named[] {
+  const at = `resources[${index}]`;
+  const names: Named[] = [];
+  if (resource.create) names.push([`${resource.name}Create`, `${at}.operations.create`]);
+  if (resource.list) {
+    if (resource.list.summary !== resource.representation) {
+      names.push([`${resource.name}Summary`, `${at}.operations.list.summary`]);
+    }
+    names.push([`${resource.name}Collection`, `${at}.operations.list`]);
+  } else if (resource.search) {
+    names.push([`${resource.name}Collection`, `${at}.search`]);
+  }
+  if (resource.patch) names.push([`${resource.name}MergePatch`, `${at}.operations.patch`]);
+  if (resource.search) names.push([`${resource.name}SearchCriteria`, `${at}.search.criteria`]);
+  for (const [i, sub] of resource.subCollections.entries()) {
+    const items = sub.items.resource ? byName.get(sub.items.name) : undefined;
+    // Its items' resource lists summaries under the name this collection of whole ones needs.
+    if (items?.list !== undefined && items.list.summary !== items.representation) {
+      names.push([`${sub.items.name}Collection`, `${at}.subCollections[${i}].items`]);
+    }
+  }
+  return names;
+}
 
 /** Throws the error of `value` given at `first` and again at `option` (the option at fault). */
 function usedTwice(what: string, value: string, first: string, option: string): never {

@@ -305,7 +305,10 @@ export function openApiDocument(
         paths,
         {
           schemas,
-          parameters: commonParameters({ tokenPaging, totalsOnRequest }),
+          parameters: commonParameters(
+            { tokenPaging, totalsOnRequest },
+            api.maxServiceRequestIdLength,
+          ),
           headers: commonHeaders(postStore.length > 0),
           responses: errorResponses(postStore.length > 0),
         },
@@ -475,7 +478,10 @@ function parameterRef(name: string): Json {
   return { $ref: `#/components/parameters/${name}` };
 }
 
-function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean }): Json {
+function commonParameters(
+  used: { tokenPaging: boolean; totalsOnRequest: boolean },
+  maxIdLength: number,
+): Json {
   const header = (name: string, description: string, schema: Json = { type: 'string' }) => ({
     name,
     in: 'header',
@@ -538,14 +544,14 @@ function commonParameters(used: { tokenPaging: boolean; totalsOnRequest: boolean
     ),
     ServiceRequestId: header(
       'Service-Request-Id',
-      'Makes the POST idempotent: a repeat with the same id and body replays the first answer. 1 to 255 letters, digits and `-._~:+=/@` (UUIDs, ULIDs, base64); the value may also be sent as a quoted Structured Field string (`"…"`). Any other value is a 400 naming the header.',
+      `Makes the POST idempotent: a repeat with the same id and body replays the first answer. 1 to ${maxIdLength} letters, digits and \`-._~:+=/@\` (UUIDs, ULIDs, base64); the value may also be sent as a quoted Structured Field string (\`"…"\`). Any other value is a 400 naming the header.`,
       // The quoted form too, as the middleware reads it: a validator fed this document (a
       // gateway, a generated client) would otherwise refuse what the service takes. One
-      // `maxLength` for both forms (a bare id's bound), so a quoted id may hold 253.
+      // `maxLength` for both forms (a bare id's bound), so a quoted id may hold 2 fewer.
       {
         type: 'string',
         minLength: 1,
-        maxLength: 255,
+        maxLength: maxIdLength,
         pattern: `^(?:${SERVICE_REQUEST_ID_CHARS}+|"${SERVICE_REQUEST_ID_CHARS}+")$`,
       },
     ),

@@ -209,6 +209,11 @@ export interface ApiDescriptionInit {
    * when `storage` is `external`). @default 'external'
    */
   readonly idempotencyStorage?: ResourceStorage;
+  /**
+   * The longest `Service-Request-Id` the service takes: service-request-idempotency's
+   * `maxIdLength`, when the service changes it. @default 255 (its default)
+   */
+  readonly maxServiceRequestIdLength?: number;
 }
 
 /** A checked description, schemas resolved to JSON Schema once. */
@@ -221,6 +226,8 @@ export interface ApiDescription {
   readonly operations: readonly DescribedOperation[];
   readonly storage: ResourceStorage;
   readonly idempotencyStorage: ResourceStorage;
+  /** The longest `Service-Request-Id` the service takes. */
+  readonly maxServiceRequestIdLength: number;
 }
 
 export interface DescribedResource {

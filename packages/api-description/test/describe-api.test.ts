@@ -106,6 +106,16 @@ describe('describeApi', () => {
     );
   });
 
+  it('takes the longest Service-Request-Id as service-request-idempotency’s default unless told', () => {
+    expect(describeApi(minimal).maxServiceRequestIdLength).toBe(255);
+    expect(
+      describeApi({ ...minimal, maxServiceRequestIdLength: undefined }).maxServiceRequestIdLength,
+    ).toBe(255);
+    expect(
+      describeApi({ ...minimal, maxServiceRequestIdLength: 64 }).maxServiceRequestIdLength,
+    ).toBe(64);
+  });
+
   it('returns a frozen description', () => {
     const api = describeApi(minimal);
     expect(Object.isFrozen(api)).toBe(true);
@@ -567,6 +577,16 @@ describe('describeApi', () => {
         'a storage that is not a string',
         { ...minimal, storage: true },
         /"storage" must be "external" or "in-process", got true\./,
+      ],
+      [
+        'a maxServiceRequestIdLength that is not a positive integer',
+        { ...minimal, maxServiceRequestIdLength: 0 },
+        /"maxServiceRequestIdLength" must be a positive integer, got 0\./,
+      ],
+      [
+        'a maxServiceRequestIdLength that is a string',
+        { ...minimal, maxServiceRequestIdLength: '64' },
+        /"maxServiceRequestIdLength" must be a positive integer, got the string "64"\./,
       ],
       [
         'an idempotencyStorage that is not one of the two, with a hint',

@@ -249,6 +249,24 @@ describe('openApiDocument', () => {
     }
   });
 
+  it('states the Service-Request-Id length the service takes when the description gives it', () => {
+    // service-request-idempotency({ maxIdLength: 64 }): the document must not promise 255.
+    const init = cardListApi({});
+    const withCreate = {
+      ...init,
+      resources: [{ ...init.resources[0]!, operations: { list: {}, create: Decision } }],
+    };
+    const short = openApiDocument(describeApi({ ...withCreate, maxServiceRequestIdLength: 64 }));
+    const parameter = (short as Json).components.parameters.ServiceRequestId;
+    expect(parameter.schema).toMatchObject({ minLength: 1, maxLength: 64 });
+    expect(parameter.description).toContain('1 to 64 letters');
+    expect(parameter.description).not.toContain('255');
+    const standard = (openApiDocument(describeApi(withCreate)) as Json).components.parameters
+      .ServiceRequestId;
+    expect(standard.schema.maxLength).toBe(255);
+    expect(standard.description).toContain('1 to 255 letters');
+  });
+
   it('states a list’s own deepest offset on its offset and page parameters', () => {
     const bounded = openApiDocument(
       describeApi(cardListApi({ maxOffset: 10_000, paging: ['page', 'offset'] })),

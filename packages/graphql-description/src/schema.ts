@@ -10,6 +10,7 @@ import {
   type DescribedSubCollection,
   isApiDescription,
   type JsonSchema,
+  MAX_FILTER_LENGTH,
   type SubCollectionListDescription,
 } from '@resourceful/api-description';
 import { ApiError, fromZodError } from '@resourceful/error-envelope';
@@ -37,6 +38,7 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
 } from 'graphql';
+import { withBodyTargets } from './refusal-targets.js';
 import { DateTimeScalar } from './scalars.js';
 import { LinkType, pascal, ResourceInterface, snake, TypeBuilder } from './type-builder.js';
 import type { ListArguments, OperationResolver, ResourceResolvers } from './types.js';
@@ -299,14 +301,21 @@ export function graphqlSchema<Context>(
         },
         resolve: async (_source, args: Record<string, unknown>, context) => {
           checkPaging(args, Number.MAX_SAFE_INTEGER);
-          return search(
-            await validated(described.criteriaSource, args.criteria ?? {}, 'criteria'),
-            {
-              page: args.page as number,
-              page_size: args.page_size as number,
-              total_required: args.total_required as boolean,
-            },
-            context,
+          const criteria = await validated(
+            described.criteriaSource,
+            args.criteria ?? {},
+            'criteria',
+          );
+          return withBodyTargets('criteria', described.criteria, () =>
+            search(
+              criteria,
+              {
+                page: args.page as number,
+                page_size: args.page_size as number,
+                total_required: args.total_required as boolean,
+              },
+              context,
+            ),
           );
         },
       });
@@ -360,17 +369,18 @@ export function graphqlSchema<Context>(
                 ),
               )
             : given.input;
-        return run(
-          {
-            params: Object.fromEntries(params.map((name) => [name, String(given[name])])),
-            input: await validated(
-              inputSource,
-              input ?? {},
-              operation.kind === 'computed' ? '' : 'input',
-            ),
-          },
-          context,
-        );
+        const call = {
+          params: Object.fromEntries(params.map((name) => [name, String(given[name])])),
+          input: await validated(
+            inputSource,
+            input ?? {},
+            operation.kind === 'computed' ? '' : 'input',
+          ),
+        };
+        // A computed resource's query parameters are the field's own arguments already.
+        return operation.kind === 'computed'
+          ? run(call, context)
+          : withBodyTargets('input', operation.body, () => run(call, context));
       },
     };
     // Computed and transient operations change nothing: they are queries (GraphQL spec §6.2.1).
@@ -413,12 +423,10 @@ export function graphqlSchema<Context>(
         type: new GraphQLNonNull(resourceTypes.get(resource.name) as GraphQLObjectType),
         description: `${action.summary} As POST ${api.pathVersion}${resource.path}/{id}/${action.name}; answers the resource, changed or not.`,
         args,
-        resolve: async (_source, given: { id: string; input?: unknown }, context) =>
-          perform(
-            given.id,
-            await validated(action.bodySource, given.input ?? {}, 'input'),
-            context,
-          ),
+        resolve: async (_source, given: { id: string; input?: unknown }, context) => {
+          const input = await validated(action.bodySource, given.input ?? {}, 'input');
+          return withBodyTargets('input', action.body, () => perform(given.id, input, context));
+        },
       });
       continue;
     }
@@ -438,8 +446,10 @@ export function graphqlSchema<Context>(
       type: new GraphQLNonNull(resourceTypes.get(name) as GraphQLObjectType),
       description: `Creates a ${snake(name).replace(/_/g, ' ')}, with the validation of POST ${api.pathVersion}${resource.path}.`,
       args: { input: { type: inputType } },
-      resolve: async (_source, args: { input: unknown }, context) =>
-        create(await validated(source, args.input, 'input'), context),
+      resolve: async (_source, args: { input: unknown }, context) => {
+        const input = await validated(source, args.input, 'input');
+        return withBodyTargets('input', resource.create, () => create(input, context));
+      },
     });
   }
 
@@ -630,11 +640,46 @@ function checkPaging(args: Record<string, unknown>, maxOffset: number): void {
   }
 }
 
+/**
+ * Holds a filter to the bounds the REST list has (and the OpenAPI document states for a free-text
+ * filter): 1 to `MAX_FILTER_LENGTH` characters, as collection-pagination reads a query parameter,
+ * of well-formed Unicode, as a URL query carries. GraphQL's `String` takes any length, empty
+ * included. Throws the 400 the REST list answers, with its `innererror.code`. An enum filter's
+ * values are GraphQL's to check.
+ */
+function checkFilter(field: string, value: string): void {
+  if (value === '') {
+    throw ApiError.invalidRequest(`The argument "${field}" must not be empty.`, {
+      target: field,
+      innererror: { code: 'EMPTY_PARAMETER' },
+    });
+  }
+  if (value.length > MAX_FILTER_LENGTH) {
+    throw ApiError.invalidRequest(
+      `The argument "${field}" is longer than ${MAX_FILTER_LENGTH} characters.`,
+      { target: field, innererror: { code: 'PARAMETER_TOO_LONG' } },
+    );
+  }
+  // GraphQL's parser refuses a lone surrogate in a string literal; a JSON variable can carry one.
+  if (LONE_SURROGATE.test(value)) {
+    throw ApiError.invalidRequest(
+      `The argument "${field}" must be well-formed Unicode: a lone surrogate (U+D800 to U+DFFF outside a pair) is no character.`,
+      { target: field, innererror: { code: 'INVALID_PARAMETER' } },
+    );
+  }
+}
+
+/** With the `u` flag a surrogate pair reads as one code point, so `\p{Cs}` finds lone halves. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 function toListArguments(list: ListOptions, args: Record<string, unknown>): ListArguments {
   checkPaging(args, list.maxOffset);
   const filters: Record<string, string> = {};
   for (const field of list.filterable) {
-    if (typeof args[field] === 'string') filters[field] = args[field] as string;
+    const value = args[field];
+    if (typeof value !== 'string') continue;
+    checkFilter(field, value);
+    filters[field] = value;
   }
   const times: Record<string, string> = {};
   for (const field of list.timeSelectable) {

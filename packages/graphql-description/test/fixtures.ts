@@ -1,6 +1,9 @@
-import { describeApi } from '@resourceful/api-description';
+import { describeApi, type ListDescription } from '@resourceful/api-description';
+import { errorHandler } from '@resourceful/error-envelope';
+import { type ExpressModule, listen, type RunningServer } from '@resourceful/test-support';
+import type { GraphQLSchema } from 'graphql';
 import { z } from 'zod';
-import type { CollectionPage, ListArguments } from '../src/index.js';
+import { type CollectionPage, graphqlEndpoint, type ListArguments } from '../src/index.js';
 
 const link = z.object({ href: z.string(), rel: z.string(), method: z.string().optional() });
 
@@ -108,4 +111,37 @@ export function arrayResolvers(cards: CardRecord[]) {
       },
     },
   };
+}
+
+/**
+ * An app serving `schema` at `/graphql` as the README mounts it (`express.json()` before, the
+ * error handler after, its reports dropped), listening on loopback.
+ */
+export function serveGraphql(
+  express: ExpressModule,
+  schema: GraphQLSchema,
+): Promise<RunningServer> {
+  const app = express();
+  app.use(express.json());
+  app.use('/graphql', graphqlEndpoint({ schema }));
+  app.use(errorHandler({ onError: () => undefined }));
+  return listen(app);
+}
+
+/** A description of the cards with only a list, described by `list`. */
+export function cardListApi(list: ListDescription) {
+  return describeApi({
+    title: 'Cards',
+    version: '1.0.0',
+    pathVersion: 'v1',
+    resources: [
+      {
+        name: 'CreditCard',
+        path: '/vault/credit-cards',
+        summary: 'A stored payment card.',
+        representation: Card,
+        operations: { list },
+      },
+    ],
+  });
 }

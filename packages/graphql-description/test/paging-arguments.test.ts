@@ -4,27 +4,13 @@
  * `(page − 1) × page_size` within the list's `maxOffset`), as collection-pagination holds the
  * REST list to them: a resolver is never asked for a page the REST route would refuse.
  */
-import { describeApi } from '@resourceful/api-description';
 import { errorHandler } from '@resourceful/error-envelope';
 import { describeEachExpress, listen, type RunningServer } from '@resourceful/test-support';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { graphqlEndpoint, graphqlSchema, type ListArguments } from '../src/index.js';
-import { api, arrayResolvers, Card, sampleCards } from './fixtures.js';
+import { api, arrayResolvers, cardListApi, sampleCards } from './fixtures.js';
 
-const shallow = describeApi({
-  title: 'Cards',
-  version: '1.0.0',
-  pathVersion: 'v1',
-  resources: [
-    {
-      name: 'CreditCard',
-      path: '/vault/credit-cards',
-      summary: 'A stored payment card.',
-      representation: Card,
-      operations: { list: { maxOffset: 1000 } },
-    },
-  ],
-});
+const shallow = cardListApi({ maxOffset: 1000 });
 
 describeEachExpress('paging arguments', (express) => {
   let server: RunningServer;

@@ -1,7 +1,9 @@
+import { describeApi } from '@resourceful/api-description';
 import { type ExecutionResult, graphql, printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { graphqlSchema } from '../src/index.js';
-import { api, arrayResolvers, sampleCards } from './fixtures.js';
+import { api, arrayResolvers, Card, sampleCards } from './fixtures.js';
 
 function setup(mutations: string[] = []) {
   const cards = sampleCards(3);
@@ -33,6 +35,32 @@ describe('graphqlSchema: the SDL', () => {
     expect(sdl).toContain('type CreditCardBillingAddress {\n  line1: String!\n  city: String!\n}');
     expect(sdl).toContain('  expire_year: Int!\n');
     expect(sdl).toContain('  metadata: JSONObject\n');
+  });
+
+  it('types a subschema named with zod’s meta({ id }) as the object it is, not as a String', async () => {
+    const Address = z.object({ city: z.string() }).meta({ id: 'Address' });
+    const located = describeApi({
+      ...api,
+      resources: [
+        {
+          name: 'Place',
+          path: '/places',
+          summary: 'A place.',
+          representation: Card.pick({
+            id: true,
+            create_time: true,
+            update_time: true,
+            links: true,
+          }).extend({ home: Address }),
+          operations: { read: true },
+        },
+      ],
+    });
+    const place = { ...sampleCards(1)[0], home: { city: 'Lyon' } };
+    const schema = graphqlSchema(located, { resolvers: { Place: { read: () => place } } });
+    expect(printSchema(schema)).toContain('  home: PlaceHome!\n');
+    const result = await graphql({ schema, source: '{ place(id: "P") { home { city } } }' });
+    expect(result).toEqual({ data: { place: { home: { city: 'Lyon' } } } });
   });
 
   it('uses enums for state-like fields and a custom scalar for timestamps', () => {
