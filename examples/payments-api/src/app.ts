@@ -131,7 +131,9 @@ export function createApp(options: AppOptions = {}): Express {
     options.database === false ? undefined : (options.database ?? databaseFromEnvironment());
   const stores = createStores(database);
   const shouldSeed = options.seed ?? true;
-  const ready = prepareStores(database).then(() => (shouldSeed ? seed(stores, now()) : undefined));
+  const ready = prepareStores(database).then(() =>
+    shouldSeed ? stores.seedOnce(() => seed(stores, now())) : undefined,
+  );
   // Not a crash when nobody waits: each request (and appReady) sees the failure.
   let prepared: 'pending' | 'ready' | 'failed' = 'pending';
   ready.then(

@@ -67,6 +67,40 @@ describe.skipIf(!hasPostgresServer())('the PostgreSQL store', () => {
     });
   });
 
+  describe('the seed records', () => {
+    const SEED_CARD = '/v1/vault/credit-cards/CARD-SEED1';
+    const instance = (schema: string) =>
+      createApp({ database: { pool, schema }, publicBaseUrl: BASE });
+
+    it('stay deleted when a client deleted one and another instance starts', async () => {
+      const first = instance('seeded_once');
+      await appReady(first);
+      expect((await request(first).delete(SEED_CARD)).status).toBe(204);
+      const second = instance('seeded_once');
+      await appReady(second);
+      expect((await request(second).get(SEED_CARD)).status).toBe(404);
+      expect((await request(first).get(SEED_CARD)).status).toBe(404);
+    });
+
+    it('are stored once by instances starting together', async () => {
+      const apps = [instance('seeded_twins'), instance('seeded_twins')];
+      await Promise.all(apps.map((app) => appReady(app)));
+      const { rows } = await pool.query('SELECT count(*)::int AS n FROM seeded_twins.cards');
+      expect(rows).toEqual([{ n: 3 }]);
+    });
+
+    it('are not stored again in a schema seeded before the seed was recorded', async () => {
+      // The schema as the first two migrations left it, seeded by an instance of that version.
+      await migrate(pool, 'seeded_before', MIGRATIONS.slice(0, 2));
+      const old = instance('seeded_before');
+      await appReady(old);
+      expect((await request(old).delete(SEED_CARD)).status).toBe(204);
+      const upgraded = instance('seeded_before');
+      await appReady(upgraded);
+      expect((await request(upgraded).get(SEED_CARD)).status).toBe(404);
+    });
+  });
+
   describeEachExpress('a refund and its capture', (express, version) => {
     const CAPTURE = '/v1/payments/captures/CAPTURE-SEED1';
 
