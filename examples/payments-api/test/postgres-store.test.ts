@@ -19,6 +19,8 @@ import { appReady, createApp } from '../src/app.js';
 import { boundedPool } from '../src/database/app-database.js';
 import { migrate } from '../src/database/migrate.js';
 import { MIGRATIONS } from '../src/database/migrations.js';
+import { seed } from '../src/seed.js';
+import { createStores } from '../src/stores.js';
 
 const BASE = 'http://api.test';
 
@@ -90,12 +92,13 @@ describe.skipIf(!hasPostgresServer())('the PostgreSQL store', () => {
     });
 
     it('are not stored again in a schema seeded before the seed was recorded', async () => {
-      // The schema as the first two migrations left it, seeded by an instance of that version.
-      await migrate(pool, 'seeded_before', MIGRATIONS.slice(0, 2));
-      const old = instance('seeded_before');
-      await appReady(old);
-      expect((await request(old).delete(SEED_CARD)).status).toBe(204);
-      const upgraded = instance('seeded_before');
+      // The schema as an instance of the previous version left it: the first two migrations,
+      // the seed stored unrecorded, then a seed card deleted by a client.
+      const database = { pool, schema: 'seeded_before' };
+      await migrate(pool, database.schema, MIGRATIONS.slice(0, 2));
+      await seed(createStores(database), new Date());
+      await pool.query("DELETE FROM seeded_before.cards WHERE id = 'CARD-SEED1'");
+      const upgraded = instance(database.schema);
       await appReady(upgraded);
       expect((await request(upgraded).get(SEED_CARD)).status).toBe(404);
     });
