@@ -177,5 +177,12 @@ export function idempotencyFromEnvironment(
     };
   }
 
+  if (env.DATABASE_URL) {
+    // The resources are shared by every instance on that database, the ids are not: a retry
+    // that reaches another instance runs again.
+    logger.warn(
+      'idempotency store: memory, this process only; instances sharing DATABASE_URL need REDIS_URL (or REDIS_CLUSTER_URLS) for Service-Request-Id to hold across them',
+    );
+  }
   return { store: memoryStore(), storage: 'in-process', onError, close: async () => undefined };
 }

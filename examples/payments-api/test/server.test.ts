@@ -137,6 +137,16 @@ describe('the variables read at start', () => {
     ).toThrow(/^DATABASE_SCHEMA: /);
   });
 
+  it('warns when instances share a DATABASE_URL but each keeps its own Service-Request-Ids', () => {
+    const warnings: string[] = [];
+    const logger = { log() {}, warn: (line: string) => warnings.push(line), error() {} };
+    idempotencyFromEnvironment({ DATABASE_URL: 'postgres://app@127.0.0.1:1/payments' }, logger);
+    expect(warnings).toEqual([expect.stringMatching(/^idempotency store: memory, .*REDIS_URL/)]);
+    warnings.length = 0;
+    idempotencyFromEnvironment({}, logger);
+    expect(warnings).toEqual([]);
+  });
+
   it.each([['not a url'], ['http://127.0.0.1:6379'], ['rediss//127.0.0.1']])(
     'REDIS_URL=%s is refused with a message naming REDIS_URL, without the value',
     (value) => {
