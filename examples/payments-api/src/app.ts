@@ -33,7 +33,7 @@ import { versionedRouter } from '@resourceful/versioned-router';
 import express5, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { ANSWER_COMPRESSION, compressAnswers } from './answer-compression.js';
 import { type AppDatabase, databaseFromEnvironment } from './database/app-database.js';
-import { DOCS_PATH, mountApiDocs, OPENAPI_PATH } from './description/docs.js';
+import { basePath, DOCS_PATH, mountApiDocs, OPENAPI_PATH } from './description/docs.js';
 import { checkFilterValues } from './description/filter-values.js';
 import { GRAPHQL_PATH, graphqlRoutes, onlyGraphqlPaths } from './description/graphql.js';
 import { describePaymentsApi } from './description/index.js';
@@ -77,7 +77,8 @@ export interface AppOptions {
   idempotencyStorage?: ResourceStorage;
   /**
    * `Link: <…>; rel="help"` of every OPTIONS answer, one link per URL.
-   * @default [DOCS_PATH, OPENAPI_PATH] (the API reference page and the OpenAPI document)
+   * @default [DOCS_PATH, OPENAPI_PATH] (the API reference page and the OpenAPI document), after
+   *   the path of `publicBaseUrl` when it has one
    */
   helpUrl?: string | readonly string[];
   /** Relay `RELAY_PATH` to a cluster service through the control plane's service proxy. */
@@ -130,7 +131,9 @@ export function createApp(options: AppOptions = {}): Express {
     options.database === false ? undefined : (options.database ?? databaseFromEnvironment());
   const stores = createStores(database);
   const shouldSeed = options.seed ?? true;
-  const ready = prepareStores(database).then(() => (shouldSeed ? seed(stores, now()) : undefined));
+  const ready = prepareStores(database).then(() =>
+    shouldSeed ? stores.seedOnce(() => seed(stores, now())) : undefined,
+  );
   // Not a crash when nobody waits: each request (and appReady) sees the failure.
   let prepared: 'pending' | 'ready' | 'failed' = 'pending';
   ready.then(
@@ -164,8 +167,9 @@ export function createApp(options: AppOptions = {}): Express {
   app.use(responseDate({ now }));
   app.use(limitUrlLength);
   // `rel="help"` points at the API reference page and the OpenAPI document it renders, both
-  // generated from the API description.
-  const help = options.helpUrl ?? [DOCS_PATH, OPENAPI_PATH];
+  // generated from the API description (under the public base URL's path, as every link).
+  const prefix = basePath(app.get('public base url') as string | undefined);
+  const help = options.helpUrl ?? [`${prefix}${DOCS_PATH}`, `${prefix}${OPENAPI_PATH}`];
   app.use(allowedMethods({ help }));
   // Two Content-Type lines on a request with a body: a 400 before any path reads the body.
   app.use(oneContentType);

@@ -83,6 +83,24 @@ export function parseClusterUrls(value: string): string[] {
   return urls;
 }
 
+/**
+ * `REDIS_URL`: one `redis://` or `rediss://` URL; anything else throws a message naming the
+ * variable, without the value (it may hold a password).
+ */
+function checkRedisUrl(value: string): void {
+  let scheme: string | undefined;
+  try {
+    scheme = new URL(value).protocol;
+  } catch {
+    // not a URL
+  }
+  if (scheme !== 'redis:' && scheme !== 'rediss:') {
+    throw new Error(
+      'REDIS_URL: must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379',
+    );
+  }
+}
+
 /** Backoff for reconnects: quick at first, at most two seconds apart. */
 const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** retries, 2_000);
 
@@ -139,6 +157,7 @@ export function idempotencyFromEnvironment(
   }
 
   if (env.REDIS_URL) {
+    checkRedisUrl(env.REDIS_URL);
     const client = createClient({
       url: env.REDIS_URL,
       disableOfflineQueue: true,
@@ -158,5 +177,12 @@ export function idempotencyFromEnvironment(
     };
   }
 
+  if (env.DATABASE_URL) {
+    // The resources are shared by every instance on that database, the ids are not: a retry
+    // that reaches another instance runs again.
+    logger.warn(
+      'idempotency store: memory, this process only; instances sharing DATABASE_URL need REDIS_URL (or REDIS_CLUSTER_URLS) for Service-Request-Id to hold across them',
+    );
+  }
   return { store: memoryStore(), storage: 'in-process', onError, close: async () => undefined };
 }

@@ -54,8 +54,9 @@ function seedTime(start: Date, index: number, count: number): string {
 }
 
 /**
- * Stores the seed records. In a shared database every instance seeds at start: records already
- * there (another instance's, or changed since) are kept.
+ * Stores the seed records. The app runs it through `Stores.seedOnce`: in a shared database only
+ * the first instance seeds, so a seed record a client changed or deleted stays so. Records
+ * already there are kept all the same.
  */
 export async function seed(stores: Stores, start: Date): Promise<void> {
   for (const [index, input] of SEED_CARDS.entries()) {

@@ -30,8 +30,19 @@ if (!PORT_TEXT.test(portText) || port > 65_535) {
 const host = process.env.HOST ?? '127.0.0.1';
 const closers: (() => Promise<unknown>)[] = [];
 
+/** A variable a module refused: its message names it ("REDIS_URL: …"); one line, exit 1. */
+function refusedVariable(error: unknown): never {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+
 // Redis for idempotency: REDIS_URL (one endpoint) or REDIS_CLUSTER_URLS (Redis Cluster).
-const idempotency = idempotencyFromEnvironment();
+let idempotency: ReturnType<typeof idempotencyFromEnvironment>;
+try {
+  idempotency = idempotencyFromEnvironment();
+} catch (error) {
+  refusedVariable(error);
+}
 closers.push(() => idempotency.close());
 
 /** Cluster credentials from KUBECONFIG, ~/.kube/config or the service-account directory. */
@@ -64,8 +75,7 @@ let database: AppDatabase | undefined;
 try {
   database = databaseFromEnvironment();
 } catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
+  refusedVariable(error);
 }
 closers.push(() => closeDatabasePools());
 // An outage is one log line when it starts and one when it ends, as Redis's is.
@@ -122,7 +132,23 @@ console.log(
     ? 'stores: in memory'
     : `stores: PostgreSQL, schema ${database.schema} (migrated, seeded)`,
 );
+// The address cannot be had (another process holds the port, HOST is no local address): one
+// line naming the variable to change, as for a value refused above, instead of a stack trace.
+const LISTEN_ERRORS: Readonly<Record<string, [variable: string, reason: string]>> = {
+  EADDRINUSE: ['PORT', 'is in use by another process'],
+  EACCES: ['PORT', 'needs privileges this process does not have'],
+  EADDRNOTAVAIL: ['HOST', 'is not an address of this machine'],
+  ENOTFOUND: ['HOST', 'is not a name this machine resolves'],
+  EAI_AGAIN: ['HOST', 'could not be resolved'],
+};
+function refuseAddress(error: NodeJS.ErrnoException): void {
+  const [variable, reason] = LISTEN_ERRORS[error.code ?? ''] ?? ['HOST', error.message];
+  console.error(`${variable}: ${host}:${port} ${reason} (${error.code ?? 'listen failed'})`);
+  void Promise.allSettled(closers.map((close) => close())).then(() => process.exit(1));
+}
+server.once('error', refuseAddress);
 server.listen(port, host, () => {
+  server.off('error', refuseAddress);
   console.log(`payments-api listening on http://${host}:${port}`);
 });
 

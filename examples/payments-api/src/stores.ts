@@ -4,9 +4,9 @@
  */
 import { type HistoryStore, memoryHistoryStore } from '@resourceful/resource-operations';
 import type { AppDatabase } from './database/app-database.js';
-import { migrate } from './database/migrate.js';
+import { migrate, quotedSchema } from './database/migrate.js';
 import { pgHistoryStore } from './database/pg-history.js';
-import { inTransaction, PgRecords } from './database/pg-records.js';
+import { inTransaction, PgRecords, queryIn } from './database/pg-records.js';
 import { MemoryCollection } from './memory-collection.js';
 import type { ListedRecordStore, RecordStore, StoredRecord } from './record-store.js';
 import type { StoredAgreement } from './resources/billing-agreements.js';
@@ -36,7 +36,18 @@ export interface Stores {
    * between two writes could leave half done.
    */
   transaction<R>(work: () => Promise<R>): Promise<R>;
+  /**
+   * Runs `work` (storing the seed records) unless a store shared with other instances has
+   * recorded it already. PostgreSQL: the record (`seed_runs`, migration 3) and the writes of
+   * `work` are one transaction, so instances starting together seed once, and an instance
+   * starting later does not bring back a seed record a client deleted. In memory: every new
+   * app's stores are empty, so `work` runs.
+   */
+  seedOnce(work: () => Promise<void>): Promise<void>;
 }
+
+/** The name the seed is recorded under in `seed_runs`. */
+const SEED_NAME = 'payments-api';
 
 /** The properties a list sorts, filters or selects by time: the table's columns. */
 function listColumns(list: {
@@ -92,6 +103,19 @@ export function createStores(database?: AppDatabase): Stores {
         : pgHistoryStore(database.pool, database.schema),
     transaction:
       database === undefined ? (work) => work() : (work) => inTransaction(database.pool, work),
+    seedOnce:
+      database === undefined
+        ? (work) => work()
+        : (work) =>
+            inTransaction(database.pool, async () => {
+              // A second instance waits here for the first one's transaction, then finds the row.
+              const { rowCount } = await queryIn(
+                database.pool,
+                `INSERT INTO ${quotedSchema(database.schema)}.seed_runs (name) VALUES ($1) ON CONFLICT DO NOTHING`,
+                [SEED_NAME],
+              );
+              if (rowCount === 1) await work();
+            }),
   };
 }
 

@@ -248,3 +248,30 @@ describeEachExpress('the answers mounted before content negotiation', (express) 
     });
   });
 });
+
+describeEachExpress('behind a PUBLIC_BASE_URL with a path', (express) => {
+  // A proxy serves the service at https://api.example.com/payments: every URL a client is
+  // given must carry the prefix, or it leads to another service of that host.
+  const app = createApp({ express, publicBaseUrl: 'https://api.example.com/payments/' });
+  const PREFIXED_HELP = `</payments${DOCS_PATH}>; rel="help", </payments${OPENAPI_PATH}>; rel="help"`;
+
+  it('links help to the reference page and the document under the prefix, on every OPTIONS', async () => {
+    for (const path of ['/v1/vault/credit-cards', DOCS_PATH, '/graphql', '/api']) {
+      const res = await request(app).options(path);
+      expect(res.status).toBe(204);
+      expect(res.headers.link).toBe(PREFIXED_HELP);
+    }
+  });
+
+  it('serves a reference page whose assets and document are under the prefix', async () => {
+    const page = await request(app).get(DOCS_PATH);
+    const urls = [...page.text.matchAll(/(?:href|src)="([^"]+)"/g)].map((match) => match[1]);
+    expect(urls).toEqual([
+      `/payments${DOCS_PATH}/assets/swagger-ui.css`,
+      `/payments${DOCS_PATH}/assets/swagger-ui-bundle.js`,
+      `/payments${DOCS_PATH}/init.js`,
+    ]);
+    const init = await request(app).get(`${DOCS_PATH}/init.js`);
+    expect(init.text).toContain(`url: "/payments${OPENAPI_PATH}"`);
+  });
+});

@@ -6,17 +6,14 @@
  */
 import { type IdempotencyStore, redisStore } from '@resourceful/service-request-idempotency';
 import {
-  connectedRedisClient,
   describeEachExpress,
   expectReplayOf,
   hasRedisServer,
-  type RedisClient,
-  type RedisServer,
-  startRedisServer,
+  useRedisServer,
 } from '@resourceful/test-support';
 import { listRoutes } from '@resourceful/versioned-router/check-routes';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { GRAPHQL_PATH } from '../src/description/graphql.js';
 
@@ -113,8 +110,7 @@ describe('the replay table', () => {
 
 describeEachExpress('Service-Request-Id replays', (express) => {
   const stores: [string, () => IdempotencyStore | undefined][] = [['memory', () => undefined]];
-  let redis: RedisServer | undefined;
-  let client: RedisClient | undefined;
+  const redis = redisAvailable ? useRedisServer() : undefined;
   // One store for the suite, on a test Redis without appendonly: its warning is expected.
   let shared: IdempotencyStore | undefined;
   if (redisAvailable) {
@@ -128,15 +124,8 @@ describeEachExpress('Service-Request-Id replays', (express) => {
   }
 
   beforeAll(async () => {
-    if (!redisAvailable) return;
-    redis = await startRedisServer();
-    client = await connectedRedisClient(redis.url);
-    shared = redisStore({ client, onWarning: () => undefined });
-  }, 30_000);
-
-  afterAll(async () => {
-    if (client?.isOpen) await client.quit();
-    await redis?.close();
+    if (redis === undefined) return;
+    shared = redisStore({ client: await redis.clients.connect(), onWarning: () => undefined });
   });
 
   describe.each(stores)('with the %s store', (storeName, store) => {

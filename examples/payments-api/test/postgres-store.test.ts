@@ -19,6 +19,8 @@ import { appReady, createApp } from '../src/app.js';
 import { boundedPool } from '../src/database/app-database.js';
 import { migrate } from '../src/database/migrate.js';
 import { MIGRATIONS } from '../src/database/migrations.js';
+import { seed } from '../src/seed.js';
+import { createStores } from '../src/stores.js';
 
 const BASE = 'http://api.test';
 
@@ -64,6 +66,41 @@ describe.skipIf(!hasPostgresServer())('the PostgreSQL store', () => {
 
     it('refuses a schema name it would have to quote', async () => {
       await expect(migrate(pool, 'public; DROP TABLE x')).rejects.toThrow(TypeError);
+    });
+  });
+
+  describe('the seed records', () => {
+    const SEED_CARD = '/v1/vault/credit-cards/CARD-SEED1';
+    const instance = (schema: string) =>
+      createApp({ database: { pool, schema }, publicBaseUrl: BASE });
+
+    it('stay deleted when a client deleted one and another instance starts', async () => {
+      const first = instance('seeded_once');
+      await appReady(first);
+      expect((await request(first).delete(SEED_CARD)).status).toBe(204);
+      const second = instance('seeded_once');
+      await appReady(second);
+      expect((await request(second).get(SEED_CARD)).status).toBe(404);
+      expect((await request(first).get(SEED_CARD)).status).toBe(404);
+    });
+
+    it('are stored once by instances starting together', async () => {
+      const apps = [instance('seeded_twins'), instance('seeded_twins')];
+      await Promise.all(apps.map((app) => appReady(app)));
+      const { rows } = await pool.query('SELECT count(*)::int AS n FROM seeded_twins.cards');
+      expect(rows).toEqual([{ n: 3 }]);
+    });
+
+    it('are not stored again in a schema seeded before the seed was recorded', async () => {
+      // The schema as an instance of the previous version left it: the first two migrations,
+      // the seed stored unrecorded, then a seed card deleted by a client.
+      const database = { pool, schema: 'seeded_before' };
+      await migrate(pool, database.schema, MIGRATIONS.slice(0, 2));
+      await seed(createStores(database), new Date());
+      await pool.query("DELETE FROM seeded_before.cards WHERE id = 'CARD-SEED1'");
+      const upgraded = instance(database.schema);
+      await appReady(upgraded);
+      expect((await request(upgraded).get(SEED_CARD)).status).toBe(404);
     });
   });
 

@@ -1,6 +1,10 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { waitFor } from '@resourceful/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
+import { databaseFromEnvironment } from '../src/database/app-database.js';
+import { idempotencyFromEnvironment } from '../src/redis-idempotency.js';
 import { runUntilExit, type ServiceProcess, startService } from './service-process.js';
 
 describe('the service process', () => {
@@ -80,6 +84,7 @@ describe('the service process', () => {
       ['PORT', '99999'],
       ['PUBLIC_BASE_URL', 'not-a-url'],
       ['PAGE_TOKEN_SECRETS', 'short'],
+      ['REDIS_URL', 'http://127.0.0.1:6379'],
     ])(
       '%s=%s: exits 1 at start with one line naming the variable, no stack trace',
       async (name, value) => {
@@ -90,5 +95,65 @@ describe('the service process', () => {
         expect(output).not.toContain('listening');
       },
     );
+
+    it('a PORT another process listens on: exits 1 with one line naming PORT, no stack trace', async () => {
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const { port } = taken.address() as AddressInfo;
+      try {
+        const { code, output } = await runUntilExit({ PORT: String(port) });
+        expect(code).toBe(1);
+        expect(output).toMatch(new RegExp(`^PORT: 127\\.0\\.0\\.1:${port} is in use.+$`, 'm'));
+        expect(output).not.toMatch(/^\s+at /m);
+      } finally {
+        taken.close();
+      }
+    });
   });
+});
+
+describe('the variables read at start', () => {
+  it.each([['127.0.0.1:5432/payments'], ['payments'], ['mysql://app@127.0.0.1:5432/payments']])(
+    'DATABASE_URL=%s is refused with a message naming DATABASE_URL',
+    (value) => {
+      expect(() => databaseFromEnvironment({ DATABASE_URL: value })).toThrow(
+        /^DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/,
+      );
+    },
+  );
+
+  it('never echoes the password of a DATABASE_URL it refuses', () => {
+    expect(() => databaseFromEnvironment({ DATABASE_URL: 'mysql://app:hunter2@db/x' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
+    );
+  });
+
+  it('names DATABASE_SCHEMA when the schema name is refused', () => {
+    expect(() =>
+      databaseFromEnvironment({
+        DATABASE_URL: 'postgres://app@127.0.0.1:1/payments',
+        DATABASE_SCHEMA: 'Bad-Schema',
+      }),
+    ).toThrow(/^DATABASE_SCHEMA: /);
+  });
+
+  it('warns when instances share a DATABASE_URL but each keeps its own Service-Request-Ids', () => {
+    const warnings: string[] = [];
+    const logger = { log() {}, warn: (line: string) => warnings.push(line), error() {} };
+    idempotencyFromEnvironment({ DATABASE_URL: 'postgres://app@127.0.0.1:1/payments' }, logger);
+    expect(warnings).toEqual([expect.stringMatching(/^idempotency store: memory, .*REDIS_URL/)]);
+    warnings.length = 0;
+    idempotencyFromEnvironment({}, logger);
+    expect(warnings).toEqual([]);
+  });
+
+  it.each([['not a url'], ['http://127.0.0.1:6379'], ['rediss//127.0.0.1']])(
+    'REDIS_URL=%s is refused with a message naming REDIS_URL, without the value',
+    (value) => {
+      const silent = { log() {}, warn() {}, error() {} };
+      expect(() => idempotencyFromEnvironment({ REDIS_URL: value }, silent)).toThrow(
+        /^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/,
+      );
+    },
+  );
 });

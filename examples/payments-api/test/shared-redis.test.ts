@@ -1,29 +1,22 @@
-import {
-  hasRedisServer,
-  type RedisServer,
-  startRedisServer,
-  waitFor,
-} from '@resourceful/test-support';
+import { hasRedisServer, useRedisServer, waitFor } from '@resourceful/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customersAcross, type ServiceProcess, startService } from './service-process.js';
 
 const available = hasRedisServer();
 
 describe.skipIf(!available)('two example processes sharing one Redis', () => {
-  let redis: RedisServer;
+  const redis = useRedisServer();
   let services: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    redis = await startRedisServer();
     services = await Promise.all([
-      startService({ REDIS_URL: redis.url }),
-      startService({ REDIS_URL: redis.url }),
+      startService({ REDIS_URL: redis.server.url }),
+      startService({ REDIS_URL: redis.server.url }),
     ]);
   }, 60_000);
 
   afterAll(async () => {
     await Promise.all(services.map((service) => service.stop()));
-    await redis?.close();
   });
 
   it('use the Redis store', () => {
@@ -65,18 +58,16 @@ describe.skipIf(!available)('two example processes sharing one Redis', () => {
 });
 
 describe.skipIf(!available)('the example with Redis down', () => {
-  let redis: RedisServer;
+  const redis = useRedisServer();
   let service: ServiceProcess;
 
   beforeAll(async () => {
-    redis = await startRedisServer();
-    await redis.stop();
-    service = await startService({ REDIS_URL: redis.url });
+    await redis.server.stop();
+    service = await startService({ REDIS_URL: redis.server.url });
   }, 60_000);
 
   afterAll(async () => {
     await service?.stop();
-    await redis?.close();
   });
 
   const postDecision = (id?: string) =>
@@ -101,7 +92,7 @@ describe.skipIf(!available)('the example with Redis down', () => {
   });
 
   it('serves idempotent POSTs again once Redis is back', async () => {
-    await redis.restart();
+    await redis.server.restart();
     await waitFor(async () => (await postDecision('down-id-2')).status === 201, {
       timeoutMs: 20_000,
       what: 'an idempotent POST to succeed after Redis came back',
@@ -133,17 +124,15 @@ describe.skipIf(!available)('the example with Redis down', () => {
 describe.skipIf(!available)(
   'the example on a Redis without persistence that restarts empty',
   () => {
-    let redis: RedisServer;
+    const redis = useRedisServer();
     let service: ServiceProcess;
 
     beforeAll(async () => {
-      redis = await startRedisServer();
-      service = await startService({ REDIS_URL: redis.url });
+      service = await startService({ REDIS_URL: redis.server.url });
     }, 60_000);
 
     afterAll(async () => {
       await service?.stop();
-      await redis?.close();
     });
 
     const card = {
@@ -175,7 +164,7 @@ describe.skipIf(!available)(
       await waitFor(async () => (await createCard()).status === 201, {
         what: 'the first create',
       });
-      await redis.restart({ empty: true });
+      await redis.server.restart({ empty: true });
       // Until the client has reconnected the retry gets the outage's 503 (Retry-After: 1); then
       // the store finds its epoch marker gone and refuses it for the window (a longer Retry-After).
       let retry: Response | undefined;

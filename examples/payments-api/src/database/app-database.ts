@@ -94,6 +94,26 @@ function poolFor(url: string, env: NodeJS.ProcessEnv): pg.Pool {
   return pool;
 }
 
+// What node-postgres reads as a connection string: a URL of these schemes, or a socket directory.
+// Anything else it reads as a path relative to a made-up host ("getaddrinfo ENOTFOUND base").
+const DATABASE_URL_SCHEMES = new Set(['postgres:', 'postgresql:', 'socket:']);
+
+/** Throws, naming the variable but not the value (it may hold a password), unless pg can read it. */
+function checkDatabaseUrl(url: string): void {
+  if (url.startsWith('/')) return;
+  let scheme: string | undefined;
+  try {
+    scheme = new URL(url).protocol;
+  } catch {
+    // not a URL
+  }
+  if (scheme === undefined || !DATABASE_URL_SCHEMES.has(scheme)) {
+    throw new Error(
+      'DATABASE_URL: must be a postgres:// or postgresql:// URL, such as postgres://app@127.0.0.1:5432/payments',
+    );
+  }
+}
+
 /**
  * `DATABASE_URL` (a `postgres://` URL), `DATABASE_SCHEMA` (default `public`),
  * `DATABASE_CONNECT_TIMEOUT_MS` and `DATABASE_QUERY_TIMEOUT_MS` (see `DEFAULT_DATABASE_TIMEOUTS`).
@@ -105,11 +125,16 @@ export function databaseFromEnvironment(
 ): AppDatabase | undefined {
   const url = env.DATABASE_URL;
   if (url === undefined || url === '') return undefined;
+  checkDatabaseUrl(url);
   const schema =
     env.DATABASE_SCHEMA_PER_APP === 'true'
       ? `app_${process.pid}_${++appCount}`
       : (env.DATABASE_SCHEMA ?? 'public');
-  quotedSchema(schema);
+  try {
+    quotedSchema(schema);
+  } catch (error) {
+    throw new Error(`DATABASE_SCHEMA: ${(error as Error).message}`);
+  }
   return { pool: poolFor(url, env), schema };
 }
 

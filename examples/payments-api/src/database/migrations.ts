@@ -138,4 +138,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX action_history_create_time ON action_history (resource_id, create_time, n);
     `,
   },
+  {
+    version: 3,
+    name: 'the seed, recorded once stored',
+    // A row once the seed records are stored (stores.ts, `seedOnce`), so a later instance does
+    // not store them again: a seed record a client deleted stays deleted. A schema an earlier
+    // version seeded already holds the seeded payments (only ever seeded): recorded as seeded.
+    sql: `
+      CREATE TABLE seed_runs (
+        name text COLLATE "C" PRIMARY KEY,
+        seeded_at timestamptz NOT NULL DEFAULT now()
+      );
+      INSERT INTO seed_runs (name) SELECT 'payments-api' WHERE EXISTS (SELECT 1 FROM payments);
+    `,
+  },
 ];

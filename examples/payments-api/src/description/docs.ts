@@ -37,24 +37,44 @@ const swaggerUiDirectory = dirname(
   createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'),
 );
 
-const PAGE = `<!doctype html>
+/**
+ * The path of the public base URL (`/payments` for `https://api.example.com/payments`), put
+ * before the paths a client is given outside the lists' absolute links: the reference page's
+ * assets, its document, the `rel="help"` links. Empty without a base, or with a base the
+ * factories will refuse (their error names the option).
+ */
+export function basePath(publicBaseUrl: string | undefined): string {
+  if (publicBaseUrl === undefined) return '';
+  try {
+    return new URL(publicBaseUrl).pathname.replace(/\/+$/, '');
+  } catch {
+    return '';
+  }
+}
+
+function page(prefix: string): string {
+  const docs = `${prefix}${DOCS_PATH}`;
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <title>Resourceful payments API</title>
-<link rel="stylesheet" href="${DOCS_PATH}/assets/swagger-ui.css">
+<link rel="stylesheet" href="${docs}/assets/swagger-ui.css">
 </head>
 <body>
 <div id="swagger-ui"></div>
-<script src="${DOCS_PATH}/assets/swagger-ui-bundle.js"></script>
-<script src="${DOCS_PATH}/init.js"></script>
+<script src="${docs}/assets/swagger-ui-bundle.js"></script>
+<script src="${docs}/init.js"></script>
 </body>
 </html>
 `;
+}
 
 // A script file rather than an inline script, so a Content-Security-Policy of `script-src 'self'`
 // holds for the page.
-const INIT = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(OPENAPI_PATH)}, dom_id: '#swagger-ui', deepLinking: true });\n`;
+function init(prefix: string): string {
+  return `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(prefix + OPENAPI_PATH)}, dom_id: '#swagger-ui', deepLinking: true });\n`;
+}
 
 export function openApiFor(
   description: ApiDescription,
@@ -89,6 +109,9 @@ export function mountApiDocs(
   description: ApiDescription,
 ): void {
   const document = JSON.stringify(openApiFor(description, publicBaseUrl));
+  const prefix = basePath(publicBaseUrl);
+  const pageHtml = page(prefix);
+  const initScript = init(prefix);
   const compressed = compressAnswers();
   app.get(OPENAPI_PATH, compressed, function sendOpenApi(req: Request, res: Response): void {
     // Chosen by Accept, the 406 too (RFC 9110 §12.5.5).
@@ -97,10 +120,10 @@ export function mountApiDocs(
     res.type(openApiMediaType(req)).send(document);
   });
   app.get(DOCS_PATH, compressed, (_req: Request, res: Response) => {
-    res.type('html').send(PAGE);
+    res.type('html').send(pageHtml);
   });
   app.get(`${DOCS_PATH}/init.js`, compressed, (_req: Request, res: Response) => {
-    res.type('text/javascript').send(INIT);
+    res.type('text/javascript').send(initScript);
   });
   for (const [file, type] of Object.entries(DOCS_ASSETS)) {
     app.get(`${DOCS_PATH}/assets/${file}`, compressed, sendAsset(file, type));
