@@ -64,6 +64,17 @@ export function isRetryableStatus(status: number): boolean {
   return status >= 500 || status === 408 || status === 429;
 }
 
+/**
+ * Whether an answer leaves the id usable: a retryable status, or a refusal that says when to try
+ * again (`Retry-After` on a 4xx: conditional-requests' 409 `WRITE_CONTENTION`, a limiter's 403).
+ * Such a refusal invites the same request later; stored, it would refuse that request for the
+ * id's whole retention. A 2xx or 3xx with `Retry-After` (a 202 saying when to poll) is an
+ * outcome, and stored.
+ */
+function releasesId(status: number, res: ServerResponse): boolean {
+  return isRetryableStatus(status) || (status >= 400 && res.hasHeader('retry-after'));
+}
+
 /** Statuses whose responses carry no body, so no `Content-Length` either (RFC 9110 §8.6). */
 function hasNoBody(status: number): boolean {
   return status < 200 || status === 204 || status === 304;
@@ -230,7 +241,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
   /** The stored outcome of a run: its response, or, after a failure worth retrying, nothing. */
   function outcomeWrite(attempt: Attempt, captured: CapturedResponse): () => Promise<void> {
     const { key, lock } = attempt;
-    return isRetryableStatus(captured.status)
+    return releasesId(captured.status, attempt.res)
       ? () => store.release(key, lock.token)
       : () =>
           store.complete(key, {
@@ -258,7 +269,7 @@ export function serviceRequestIdempotency(options: ServiceRequestIdempotencyOpti
       renewer?.drop(attempt);
       if (synchronous !== undefined) {
         try {
-          if (isRetryableStatus(captured.status))
+          if (releasesId(captured.status, attempt.res))
             synchronous.release(attempt.key, attempt.lock.token);
           else {
             synchronous.complete(attempt.key, {

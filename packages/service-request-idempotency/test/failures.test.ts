@@ -145,6 +145,42 @@ describeEachExpress('failed first attempts', (express) => {
     expect(app.runs.throttled).toBe(2);
   });
 
+  it('does not store a 4xx that carries Retry-After, so the same id can be retried', async () => {
+    const app = await startApp(express);
+    const first = await request(app.url).post('/v1/contended').set('Service-Request-Id', 'c');
+    expect(first.status).toBe(409);
+    expect(first.headers['retry-after']).toBe('1');
+    const retry = await request(app.url).post('/v1/contended').set('Service-Request-Id', 'c');
+    expect(retry.status).toBe(201);
+    const replay = await request(app.url).post('/v1/contended').set('Service-Request-Id', 'c');
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(app.runs.contended).toBe(2);
+  });
+
+  it('stores a 4xx without Retry-After after such a retry', async () => {
+    const app = await startApp(express);
+    await request(app.url).post('/v1/contended?refuse=yes').set('Service-Request-Id', 'r');
+    const refused = await request(app.url)
+      .post('/v1/contended?refuse=yes')
+      .set('Service-Request-Id', 'r');
+    expect(refused.status).toBe(412);
+    const replay = await request(app.url)
+      .post('/v1/contended?refuse=yes')
+      .set('Service-Request-Id', 'r');
+    expect(replay.status).toBe(412);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(app.runs.contended).toBe(2);
+  });
+
+  it('stores a 202 that carries Retry-After (a polling hint, not a refusal)', async () => {
+    const app = await startApp(express);
+    await request(app.url).post('/v1/accepted-later').set('Service-Request-Id', 'a');
+    const replay = await request(app.url).post('/v1/accepted-later').set('Service-Request-Id', 'a');
+    expect(replay.status).toBe(202);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(app.runs['accepted-later']).toBe(1);
+  });
+
   describe('when the process dies mid-request (lock never released)', () => {
     it('answers 409 while the lock lives and runs the handler once it expired', async () => {
       // The store's clock, moved by hand: the lock expires when the test says, however slow

@@ -113,6 +113,27 @@ export async function startApp(
     }
     res.status(201).json({ n });
   });
+  // A refusal that says "the same request may succeed later" (conditional-requests' 409
+  // WRITE_CONTENTION), then, at the given run, a refusal that does not (412).
+  app.post('/v1/contended', (req: Request, res: Response) => {
+    const n = count('contended');
+    if (n === 1) {
+      res
+        .set('Retry-After', '1')
+        .status(409)
+        .json({ error: { code: 'WRITE_CONTENTION', message: 'busy' } });
+      return;
+    }
+    if (req.query.refuse === 'yes') {
+      res.status(412).json({ error: { code: 'PRECONDITION_FAILED', message: 'changed' } });
+      return;
+    }
+    res.status(201).json({ n });
+  });
+  app.post('/v1/accepted-later', (_req: Request, res: Response) => {
+    const n = count('accepted-later');
+    res.set('Retry-After', '5').status(202).json({ n });
+  });
   app.post('/v1/flaky', (_req: Request, res: Response) => {
     const n = count('flaky');
     if (n === 1) throw new Error('database went away');
