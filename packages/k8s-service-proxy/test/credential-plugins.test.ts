@@ -41,7 +41,11 @@ afterEach(() => {
 });
 
 /** A fresh plugin and the credentials of a kubeconfig that runs it. */
-function withPlugin(args: string[] = [], stanza: Partial<ExecStanza> = {}) {
+function withPlugin(
+  args: string[] = [],
+  stanza: Partial<ExecStanza> = {},
+  options: { execTimeoutMs?: number } = {},
+) {
   counter += 1;
   const prefix = `tok${counter}`;
   const plugin = writeFakePlugin(dir, `plugin-${counter}`);
@@ -56,7 +60,7 @@ function withPlugin(args: string[] = [], stanza: Partial<ExecStanza> = {}) {
     },
     name: `kubeconfig-${counter}.yaml`,
   });
-  const credentials = findClusterCredentials({ kubeconfig, inCluster: false });
+  const credentials = findClusterCredentials({ kubeconfig, inCluster: false, ...options });
   if (credentials === undefined) throw new Error('no credentials');
   opened.push(credentials);
   return { plugin, credentials, prefix, kubeconfig };
@@ -209,6 +213,47 @@ describeEachExpress('a plugin certificate and key that do not belong together', 
     );
     expect(res.body.error.innererror).toMatchObject({ code: 'CREDENTIAL_PLUGIN_BAD_OUTPUT' });
     expect(upstreamSince(before)).toEqual([]);
+  });
+});
+
+describe('plugin processes that misbehave', () => {
+  it('answers 500 CREDENTIAL_PLUGIN_TIMEOUT once execTimeoutMs passes, even for a plugin that ignores SIGTERM', async () => {
+    const { credentials } = withPlugin(
+      ['--ignore-term', '--delay-ms=60000'],
+      {},
+      {
+        execTimeoutMs: 1000,
+      },
+    );
+    const before = k8s.plane.requests.length;
+    await expect(getApiVersions(credentials)).rejects.toMatchObject({
+      status: 500,
+      message: expect.stringMatching(/did not finish within 1000 ms/),
+      innererror: { code: 'CREDENTIAL_PLUGIN_TIMEOUT' },
+    });
+    expect(upstreamSince(before)).toEqual([]);
+  });
+
+  it('gives the plugin an empty stdin, as kubectl does, so one that reads it answers at once', async () => {
+    const { plugin, credentials, prefix } = withPlugin(['--read-stdin']);
+    k8s.plane.tokens.add(`${prefix}-1`);
+    await expect(getApiVersions(credentials)).resolves.toMatchObject({ kind: 'APIVersions' });
+    expect(plugin.runs()).toBe(1);
+  });
+
+  it('uses the credential of a plugin that writes more than 1 MiB to stderr, as kubectl does', async () => {
+    const { credentials, prefix } = withPlugin(['--stderr-bytes=1200000']);
+    k8s.plane.tokens.add(`${prefix}-1`);
+    await expect(getApiVersions(credentials)).resolves.toMatchObject({ kind: 'APIVersions' });
+  });
+
+  it('answers 500 CREDENTIAL_PLUGIN_BAD_OUTPUT naming the limit for more than 1 MiB of output', async () => {
+    const { credentials } = withPlugin(['--stdout-bytes=1100000']);
+    await expect(getApiVersions(credentials)).rejects.toMatchObject({
+      status: 500,
+      message: expect.stringMatching(/printed more than 1 MiB/),
+      innererror: { code: 'CREDENTIAL_PLUGIN_BAD_OUTPUT' },
+    });
   });
 });
 
