@@ -15,6 +15,7 @@ import { ApiError, sendError } from '@resourceful/error-envelope';
 import { assertKnownOptions, assertOptionsObject, booleanOption } from '@resourceful/option-checks';
 import type { ClusterCredentials, UpstreamAuth } from './cluster-credentials.js';
 import { credentialsOption, targetOptions } from './option-values.js';
+import { originForm } from './origin-form.js';
 import { suffixProblem } from './safe-suffix.js';
 import {
   type ServiceProxyPathOptions,
@@ -121,7 +122,7 @@ export function clusterServiceProxyOptions(
     async router(req) {
       // The control plane resolves dot segments: a `..` below the mount would leave the service
       // with the relay's credential (see safe-suffix.ts). Checked before any credential is made.
-      const url = req.url ?? '/';
+      const url = originForm(req.url ?? '/');
       const queryAt = url.indexOf('?');
       const problem = suffixProblem(queryAt === -1 ? url : url.slice(0, queryAt));
       if (problem !== undefined) {
@@ -147,7 +148,10 @@ export function clusterServiceProxyOptions(
       sent.set(req, auth);
       return target;
     },
-    pathRewrite: (path) => upstreamPrefix + (path.startsWith('/') ? path : `/${path}`),
+    pathRewrite: (path) => {
+      const relayed = originForm(path);
+      return upstreamPrefix + (relayed.startsWith('/') ? relayed : `/${relayed}`);
+    },
     ejectPlugins: true,
     plugins: [plugin],
   };

@@ -20,6 +20,7 @@ import {
 import type { ClusterCredentials } from './cluster-credentials.js';
 import { isNamespaceName, isPortName, isServiceName } from './kubernetes-names.js';
 import { credentialsOption, targetOptions } from './option-values.js';
+import { originForm } from './origin-form.js';
 import { type RelayPolicy, relayRequest, relayUpgrade } from './relay.js';
 import { suffixProblem } from './safe-suffix.js';
 import { type ServiceScheme, serviceProxyPrefix } from './service-proxy-path.js';
@@ -266,7 +267,7 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
   const splitTarget = (
     req: ExpressishRequest,
   ): { suffix: string; query: string; mount: string } => {
-    const original = req.originalUrl ?? req.url ?? '/';
+    const original = originForm(req.originalUrl ?? req.url ?? '/');
     const queryAt = original.indexOf('?');
     const path = queryAt === -1 ? original : original.slice(0, queryAt);
     const query = queryAt === -1 ? '' : original.slice(queryAt);
@@ -337,7 +338,7 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
     };
     try {
       if (fromParams) throw ApiError.notFound('Upgrades are relayed for a fixed service only.');
-      const url = req.url ?? '/';
+      const url = originForm(req.url ?? '/');
       const queryAt = url.indexOf('?');
       const path = queryAt === -1 ? url : url.slice(0, queryAt);
       if (path !== mountPath && !path.startsWith(`${mountPath}/`)) {

@@ -12,10 +12,11 @@ import { errorHandler } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
   expectErrorEnvelope,
+  listen,
   waitFor,
   writeExecKubeconfig,
 } from '@resourceful/test-support';
-import { useControlPlane, writeFakePlugin } from '@resourceful/test-support/k8s';
+import { rawRequest, useControlPlane, writeFakePlugin } from '@resourceful/test-support/k8s';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +111,20 @@ describeEachExpress(`http-proxy-middleware ${MAJOR} with clusterServiceProxyOpti
     const res = await request(app(tokenCredentials())).get('/ledger/%2e%2e/%2e%2e/secrets');
     expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'path' });
     expect(k8s.plane.requests.length).toBe(before);
+  });
+
+  it('relays an absolute-form target (RFC 9112 §3.2.2) to the path its origin form names', async () => {
+    const server = await listen(app(tokenCredentials()));
+    try {
+      const before = k8s.plane.requests.length;
+      const target = `http://localhost:${server.port}/ledger/items?x=1`;
+      expect((await rawRequest(server.port, { path: target })).status).toBe(200);
+      expect(k8s.plane.requests.slice(before).map((seen) => seen.url)).toEqual([
+        '/api/v1/namespaces/payments/services/ledger/proxy/items?x=1',
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('runs an exec plugin per need: lazily, then again after a 401', async () => {

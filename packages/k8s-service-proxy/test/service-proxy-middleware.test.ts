@@ -7,7 +7,7 @@ import {
   listen,
   type RunningServer,
 } from '@resourceful/test-support';
-import { rawUpgrade, useControlPlane } from '@resourceful/test-support/k8s';
+import { rawRequest, rawUpgrade, useControlPlane } from '@resourceful/test-support/k8s';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -171,6 +171,17 @@ describeEachExpress('serviceProxy', (express) => {
     expect(seen?.headers.cookie).toBeUndefined();
     expect(seen?.headers['x-trace']).toBe('1');
     expect(seen?.headers['x-forwarded-for']).toBe('127.0.0.1');
+  });
+
+  it('relays an absolute-form target (RFC 9112 §3.2.2) to the path its origin form names', async () => {
+    const { relay } = await start({ mountPath: '/ledger' });
+    server?.server.on('upgrade', relay.upgrade);
+    const port = server?.port ?? 0;
+    const target = `http://localhost:${port}/ledger/v1/entries?page=2`;
+    expect((await rawRequest(port, { path: target })).status).toBe(200);
+    expect(lastUpstream()?.url).toBe(`${PREFIX}/v1/entries?page=2`);
+    expect((await rawUpgrade(port, target.replace('entries?page=2', 'socket'))).status).toBe(101);
+    expect(lastUpstream()?.url).toBe(`${PREFIX}/v1/socket`);
   });
 
   it('streams a request body up and a chunked answer down', async () => {
