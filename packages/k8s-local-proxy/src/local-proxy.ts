@@ -19,7 +19,7 @@ import {
   stringOption,
 } from '@resourceful/option-checks';
 import { createFailureLog } from './failure-log.js';
-import { cleanPath, decodePath, movedPermanently, plainError } from './go-http.js';
+import { badRequest, cleanPath, decodePath, movedPermanently, plainError } from './go-http.js';
 import { type RequestFilterOptions, requestFilter } from './request-filter.js';
 import { responseOnSocket } from './socket-response.js';
 import { createStaticHandler } from './static-files.js';
@@ -136,6 +136,22 @@ function splitTarget(
   };
 }
 
+/**
+ * Whether the request has more than one `Host` header line, which a server must answer with 400
+ * (RFC 9112 §3.2), as Go's does. Node keeps the first and drops the others.
+ */
+function hasRepeatedHost(rawHeaders: readonly string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length === 4 && name.toLowerCase() === 'host') {
+      if (seen) return true;
+      seen = true;
+    }
+  }
+  return false;
+}
+
 const FACTORY = 'createLocalProxy';
 
 const CREDENTIALS_EXPECTED =
@@ -217,14 +233,16 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
    */
   const route = (req: IncomingMessage, res: ServerResponse): string | undefined => {
     const reject = (status: number, text: string) => plainError(res, status, text);
-    const target = splitTarget(req.url ?? '/', req.headers.host ?? '');
+    const target = hasRepeatedHost(req.rawHeaders)
+      ? undefined
+      : splitTarget(req.url ?? '/', req.headers.host ?? '');
     if (target === undefined) {
-      reject(400, '400 Bad Request');
+      badRequest(res);
       return undefined;
     }
     const { host, rawPath, query } = target;
     if (!rawPath.startsWith('/') || decodePath(rawPath) === undefined) {
-      reject(400, '400 Bad Request');
+      badRequest(res);
       return undefined;
     }
     const cleaned = cleanPath(rawPath);

@@ -9,7 +9,7 @@
  */
 
 import { createServer } from 'node:net';
-import { writeKubeconfig } from '@resourceful/test-support';
+import { rawExchange, writeKubeconfig } from '@resourceful/test-support';
 import {
   type RawRequest,
   type RawResponse,
@@ -213,6 +213,21 @@ describe.skipIf(!runDifferential)(
         request: { path: `${SERVICE}/web/proxy/a//b/./c` },
         status: 301,
       },
+      {
+        name: 'relays percent-encoded bytes that are not UTF-8 (%e9) unchanged',
+        request: { path: `${SERVICE}/web/proxy/caf%e9?q=%ff` },
+        status: 200,
+      },
+      {
+        name: 'refuses an exec path with a byte that is not UTF-8 in the pod name (%ff) with 403',
+        request: { path: '/api/v1/namespaces/default/pods/p%ff/exec' },
+        status: 403,
+      },
+      {
+        name: "answers malformed percent-encoding (%zz) with Go's plain-text 400",
+        request: { path: `${SERVICE}/web/proxy/%zz` },
+        status: 400,
+      },
       { name: 'relays HEAD', request: { method: 'HEAD', path: '/api' }, status: 200 },
       {
         name: 'answers a malformed request with the plain-text 400 and sends nothing upstream',
@@ -275,6 +290,20 @@ describe.skipIf(!runDifferential)(
         expect(oursSaw.response.body).toBe(kubectlSaw.response.body);
       },
     );
+
+    it('answers two Host headers with 400 and sends nothing upstream, as RFC 9112 §3.2 requires', async () => {
+      const before = k8s.plane.requests.length;
+      const head = 'GET /api HTTP/1.1\r\nHost: localhost\r\nHost: evil.example.com\r\n\r\n';
+      const answers = [];
+      for (const proxy of [reference, candidate]) {
+        const { text, closedByServer } = await rawExchange(proxy.port, head);
+        answers.push({ status: text.split('\r\n')[0], body: text.split('\r\n\r\n')[1] });
+        expect(closedByServer).toBe(true);
+      }
+      expect(answers[0]).toEqual({ status: 'HTTP/1.1 400 Bad Request', body: '400 Bad Request' });
+      expect(answers[1]).toEqual(answers[0]);
+      expect(k8s.plane.requests.length).toBe(before);
+    });
 
     it('relays an upgrade and splices both connections (101)', async () => {
       const path = `${SERVICE}/web/proxy/socket`;
