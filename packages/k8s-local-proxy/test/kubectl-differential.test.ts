@@ -332,6 +332,36 @@ describe.skipIf(!runDifferential)(
         expect(k8s.plane.requests.length).toBe(before);
       },
     );
+    it("reads --reject-paths in Go's syntax as kubectl does (\\A, \\z, POSIX and Unicode classes)", async () => {
+      const flags = [
+        `--kubeconfig=${kubeconfig}`,
+        '--reject-paths=\\A/api/.*/pods/.*/exec\\z,^/api/v1/namespaces/[[:digit:]]+/,/x\\p{Greek}',
+      ];
+      const pair = await Promise.all([
+        startKubectlProxy(kubectl as string, flags),
+        startOurProxy(flags),
+      ]);
+      try {
+        const paths = [
+          '/api/v1/namespaces/default/pods/p/exec',
+          '/api/v1/namespaces/default/pods/p/exec/more',
+          '/api/v1/namespaces/123/pods',
+          `${SERVICE}/web/proxy/x%CE%B1`,
+          `${SERVICE}/web/proxy/xa`,
+        ];
+        const statuses = [];
+        for (const proxy of pair) {
+          const answers = [];
+          for (const path of paths) answers.push((await rawRequest(proxy.port, { path })).status);
+          statuses.push(answers);
+        }
+        expect(statuses[0]).toEqual([403, 404, 403, 403, 200]);
+        expect(statuses[1]).toEqual(statuses[0]);
+      } finally {
+        await Promise.all(pair.map((proxy) => proxy.stop()));
+      }
+    });
+
     describe('documented difference: a dead control plane', () => {
       let deadReference: RunningProxy;
       let deadCandidate: RunningProxy;
