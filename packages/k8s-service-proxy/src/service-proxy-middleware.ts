@@ -98,6 +98,31 @@ interface Target {
   port: string | undefined;
 }
 
+/**
+ * A form a body parser read (`querystring`'s or `qs`'s shape, as Express's `urlencoded` gives
+ * it) as `application/x-www-form-urlencoded` again, in a form both parsers read back the same:
+ * an array as its key repeated (`tag=a&tag=b`), a nested object in brackets (`meta[k]=v`), an
+ * object inside an array with its index (`items[0][id]=1`).
+ */
+function encodeForm(form: unknown): string {
+  const pairs = new URLSearchParams();
+  const add = (key: string, value: unknown): void => {
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => {
+        add(item !== null && typeof item === 'object' ? `${key}[${index}]` : key, item);
+      });
+    } else if (value !== null && typeof value === 'object') {
+      for (const [name, item] of Object.entries(value)) add(`${key}[${name}]`, item);
+    } else {
+      pairs.append(key, value === undefined || value === null ? '' : String(value));
+    }
+  };
+  if (form !== null && typeof form === 'object') {
+    for (const [key, value] of Object.entries(form)) add(key, value);
+  }
+  return pairs.toString();
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -287,9 +312,7 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
     if (Buffer.isBuffer(body)) return body;
     if (typeof body === 'string') return Buffer.from(body);
     const type = String(req.headers['content-type'] ?? '');
-    if (/urlencoded/i.test(type)) {
-      return Buffer.from(new URLSearchParams(body as Record<string, string>).toString());
-    }
+    if (/urlencoded/i.test(type)) return Buffer.from(encodeForm(body));
     return Buffer.from(JSON.stringify(body));
   };
 

@@ -221,6 +221,30 @@ describeEachExpress('serviceProxy', (express) => {
     expect(JSON.parse(res.body.body)).toEqual({ amount: '5.00' });
   });
 
+  it.each([false, true])(
+    're-sends a form that express.urlencoded({ extended: %s }) read with its repeated and nested fields',
+    async (extended) => {
+      const app = express();
+      app.use(express.urlencoded({ extended }));
+      app.use('/ledger', serviceProxy({ credentials, namespace: 'payments', service: 'ledger' }));
+      app.use(errorHandler());
+      server = await listen(app);
+      const res = await request(server.url)
+        .post('/ledger/items')
+        .type('form')
+        .send('tag=a&tag=b&note=x+y&meta%5Bk%5D=v&items%5B0%5D%5Bid%5D=1&items%5B1%5D%5Bid%5D=2');
+      expect(res.status).toBe(200);
+      expect([...new URLSearchParams(lastUpstream()?.body)]).toEqual([
+        ['tag', 'a'],
+        ['tag', 'b'],
+        ['note', 'x y'],
+        ['meta[k]', 'v'],
+        ['items[0][id]', '1'],
+        ['items[1][id]', '2'],
+      ]);
+    },
+  );
+
   it('sends no body upstream for a GET that a JSON parser mounted earlier saw', async () => {
     const { url } = await start({}, true);
     const res = await request(url).get('/ledger/items');
