@@ -74,7 +74,7 @@ export function translateGoRegExp(source: string, dotAll: boolean): TranslatedRe
   let inClass = false;
 
   /** One escape at `source[i] === '\\'`; returns the JavaScript text and moves `i` past it. */
-  const escape = (): string => {
+  const readEscape = (): string => {
     const next = source[i + 1];
     if (next === undefined) throw new SyntaxError('a trailing "\\" escapes nothing');
     i += 2;
@@ -140,7 +140,7 @@ export function translateGoRegExp(source: string, dotAll: boolean): TranslatedRe
   while (i < source.length) {
     const char = source[i] as string;
     if (char === '\\') {
-      out += escape();
+      out += readEscape();
       continue;
     }
     if (inClass) {
