@@ -337,26 +337,27 @@ function jwt(exp: number): string {
   return `${part({ alg: 'RS256' })}.${part({ sub: 'jane', exp })}.c2ln`;
 }
 
-describeEachExpress('auth-provider oidc through serviceProxy', (express) => {
-  function oidcCredentials(idToken: string) {
-    counter += 1;
-    const kubeconfig = writeExecKubeconfig(dir, {
-      server: k8s.plane.url,
-      caFile: k8s.certs.caFile,
-      userLines: [
-        '    auth-provider:',
-        '      name: oidc',
-        '      config:',
-        `        id-token: ${idToken}`,
-        '        client-id: k8s',
-      ],
-      name: `oidc-${counter}.yaml`,
-    });
-    const credentials = findClusterCredentials({ kubeconfig, inCluster: false });
-    opened.push(credentials as ClusterCredentials);
-    return credentials as ClusterCredentials;
-  }
+/** Credentials of a kubeconfig whose user is `auth-provider: oidc` with `idToken`. */
+function oidcCredentials(idToken: string) {
+  counter += 1;
+  const kubeconfig = writeExecKubeconfig(dir, {
+    server: k8s.plane.url,
+    caFile: k8s.certs.caFile,
+    userLines: [
+      '    auth-provider:',
+      '      name: oidc',
+      '      config:',
+      `        id-token: ${idToken}`,
+      '        client-id: k8s',
+    ],
+    name: `oidc-${counter}.yaml`,
+  });
+  const credentials = findClusterCredentials({ kubeconfig, inCluster: false });
+  opened.push(credentials as ClusterCredentials);
+  return credentials as ClusterCredentials;
+}
 
+describeEachExpress('auth-provider oidc through serviceProxy', (express) => {
   it('sends a valid id-token as the bearer token', async () => {
     const token = jwt(Math.floor(Date.now() / 1000) + 3600);
     k8s.plane.tokens.add(token);
@@ -379,6 +380,42 @@ describeEachExpress('auth-provider oidc through serviceProxy', (express) => {
     const res = await request(application).get('/ledger/x');
     expectErrorEnvelope(res, 500);
     expect(res.body.error.message).toMatch(/cannot refresh/);
+    expect(upstreamSince(before)).toEqual([]);
+  });
+});
+
+describe('auth-provider oidc id-tokens kubectl does not send', () => {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const now = () => Math.floor(Date.now() / 1000);
+
+  it.each([
+    ['that is not a JWT', () => 'not-a-jwt', 'OIDC_TOKEN_INVALID', /is not a valid JWT/],
+    [
+      'whose claims are not JSON',
+      () => `${part({ alg: 'RS256' })}.bm90IGpzb24.c2ln`,
+      'OIDC_TOKEN_INVALID',
+      /is not a valid JWT/,
+    ],
+    [
+      'without an exp claim',
+      () => `${part({ alg: 'RS256' })}.${part({ sub: 'jane' })}.c2ln`,
+      'OIDC_TOKEN_EXPIRED',
+      /has no expiry \(exp\)/,
+    ],
+    [
+      'expiring within 10 seconds (client-go counts it expired)',
+      () => jwt(now() + 5),
+      'OIDC_TOKEN_EXPIRED',
+      /has expired/,
+    ],
+  ])('answers 500 and sends nothing for an id-token %s', async (_what, token, code, message) => {
+    const credentials = oidcCredentials(token());
+    const before = k8s.plane.requests.length;
+    await expect(getApiVersions(credentials)).rejects.toMatchObject({
+      status: 500,
+      message: expect.stringMatching(message),
+      innererror: { code },
+    });
     expect(upstreamSince(before)).toEqual([]);
   });
 });
