@@ -32,11 +32,14 @@ export interface LocalProxyOptions extends RequestFilterOptions {
   address?: string;
   /** `-u/--unix-socket`: listen on a Unix socket instead of a port. */
   unixSocket?: string;
-  /** `--api-prefix`. Stripped before relaying unless it starts with `/api`. @default '/' */
+  /**
+   * `--api-prefix`. Stripped before relaying unless it starts with `/api`; a missing trailing
+   * slash is added, as kubectl adds it. @default '/'
+   */
   apiPrefix?: string;
   /** `-w/--www`: a folder of static files. */
   www?: string;
-  /** `-P/--www-prefix`. @default '/static/' */
+  /** `-P/--www-prefix`; a missing trailing slash is added, as kubectl adds it. @default '/static/' */
   wwwPrefix?: string;
   /** `--disable-filter`. Dangerous: opens the proxy to XSRF from any page. @default false */
   disableFilter?: boolean;
@@ -173,13 +176,17 @@ function credentialsOption(value: unknown): ClusterCredentials {
   return value as ClusterCredentials;
 }
 
-/** `apiPrefix` / `wwwPrefix`: a path starting with `/`, as Go's ServeMux patterns. */
+/**
+ * `apiPrefix` / `wwwPrefix`: a path starting with `/`, served as a subtree, so a missing trailing
+ * slash is added, as kubectl adds it to `--api-prefix` and `--www-prefix` (`/k8s` serves
+ * `/k8s/…` and redirects `/k8s` there).
+ */
 function pathPrefixOption(option: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || !value.startsWith('/')) {
     invalidOption(FACTORY, option, 'a path starting with "/"', value);
   }
-  return value;
+  return value.endsWith('/') ? value : `${value}/`;
 }
 
 export function createLocalProxy(options: LocalProxyOptions): LocalProxy {

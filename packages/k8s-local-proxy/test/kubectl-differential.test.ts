@@ -8,7 +8,10 @@
  * kubeconfigs both must refuse.
  */
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { rawExchange, writeKubeconfig } from '@resourceful/test-support';
 import {
   type RawRequest,
@@ -332,6 +335,38 @@ describe.skipIf(!runDifferential)(
         expect(k8s.plane.requests.length).toBe(before);
       },
     );
+    it('serves --api-prefix and --www-prefix given without their trailing slash as kubectl does', async () => {
+      const www = mkdtempSync(join(tmpdir(), 'k8s-www-'));
+      writeFileSync(join(www, 'hello.txt'), 'hello');
+      const flags = [
+        `--kubeconfig=${kubeconfig}`,
+        '--api-prefix=/k8s',
+        `--www=${www}`,
+        '--www-prefix=/files',
+      ];
+      const pair = await Promise.all([
+        startKubectlProxy(kubectl as string, flags),
+        startOurProxy(flags),
+      ]);
+      try {
+        const paths = ['/k8s', '/k8s/api', '/k8sapi', '/files', '/files/hello.txt', '/api'];
+        const answers = [];
+        for (const proxy of pair) {
+          const seen = [];
+          for (const path of paths) {
+            const { status, headers, body } = await rawRequest(proxy.port, { path });
+            seen.push({ path, status, location: headers.location, hello: body === 'hello' });
+          }
+          answers.push(seen);
+        }
+        expect(answers[0]?.map((answer) => answer.status)).toEqual([301, 200, 404, 301, 200, 404]);
+        expect(answers[1]).toEqual(answers[0]);
+      } finally {
+        await Promise.all(pair.map((proxy) => proxy.stop()));
+        rmSync(www, { recursive: true, force: true });
+      }
+    });
+
     it("reads --reject-paths in Go's syntax as kubectl does (\\A, \\z, POSIX and Unicode classes)", async () => {
       const flags = [
         `--kubeconfig=${kubeconfig}`,
