@@ -335,66 +335,61 @@ describe.skipIf(!runDifferential)(
         expect(k8s.plane.requests.length).toBe(before);
       },
     );
-    it('serves --api-prefix and --www-prefix given without their trailing slash as kubectl does', async () => {
-      const www = mkdtempSync(join(tmpdir(), 'k8s-www-'));
-      writeFileSync(join(www, 'hello.txt'), 'hello');
-      const flags = [
-        `--kubeconfig=${kubeconfig}`,
-        '--api-prefix=/k8s',
-        `--www=${www}`,
-        '--www-prefix=/files',
-      ];
+    /** Starts kubectl and ours with `flags` added, and GETs `paths` through each, in order. */
+    async function answersWithFlags(flags: readonly string[], paths: readonly string[]) {
+      const all = [`--kubeconfig=${kubeconfig}`, ...flags];
       const pair = await Promise.all([
-        startKubectlProxy(kubectl as string, flags),
-        startOurProxy(flags),
+        startKubectlProxy(kubectl as string, all),
+        startOurProxy(all),
       ]);
       try {
-        const paths = ['/k8s', '/k8s/api', '/k8sapi', '/files', '/files/hello.txt', '/api'];
         const answers = [];
         for (const proxy of pair) {
           const seen = [];
           for (const path of paths) {
             const { status, headers, body } = await rawRequest(proxy.port, { path });
-            seen.push({ path, status, location: headers.location, hello: body === 'hello' });
+            seen.push({ path, status, location: headers.location, body });
           }
           answers.push(seen);
         }
-        expect(answers[0]?.map((answer) => answer.status)).toEqual([301, 200, 404, 301, 200, 404]);
-        expect(answers[1]).toEqual(answers[0]);
+        return answers;
       } finally {
         await Promise.all(pair.map((proxy) => proxy.stop()));
+      }
+    }
+
+    it('serves --api-prefix and --www-prefix given without their trailing slash as kubectl does', async () => {
+      const www = mkdtempSync(join(tmpdir(), 'k8s-www-'));
+      writeFileSync(join(www, 'hello.txt'), 'hello');
+      try {
+        const [theirs, ours] = await answersWithFlags(
+          ['--api-prefix=/k8s', `--www=${www}`, '--www-prefix=/files'],
+          ['/k8s', '/k8s/api', '/k8sapi', '/files', '/files/hello.txt', '/api'],
+        );
+        expect(theirs?.map((answer) => answer.status)).toEqual([301, 200, 404, 301, 200, 404]);
+        expect(theirs?.[4]?.body).toBe('hello');
+        expect(ours).toEqual(theirs);
+      } finally {
         rmSync(www, { recursive: true, force: true });
       }
     });
 
     it("reads --reject-paths in Go's syntax as kubectl does (\\A, \\z, POSIX and Unicode classes)", async () => {
-      const flags = [
-        `--kubeconfig=${kubeconfig}`,
-        '--reject-paths=\\A/api/.*/pods/.*/exec\\z,^/api/v1/namespaces/[[:digit:]]+/,/x\\p{Greek}',
-      ];
-      const pair = await Promise.all([
-        startKubectlProxy(kubectl as string, flags),
-        startOurProxy(flags),
-      ]);
-      try {
-        const paths = [
+      const [theirs, ours] = await answersWithFlags(
+        [
+          '--reject-paths=\\A/api/.*/pods/.*/exec\\z,^/api/v1/namespaces/[[:digit:]]+/,/x\\p{Greek}',
+        ],
+        [
           '/api/v1/namespaces/default/pods/p/exec',
           '/api/v1/namespaces/default/pods/p/exec/more',
           '/api/v1/namespaces/123/pods',
           `${SERVICE}/web/proxy/x%CE%B1`,
           `${SERVICE}/web/proxy/xa`,
-        ];
-        const statuses = [];
-        for (const proxy of pair) {
-          const answers = [];
-          for (const path of paths) answers.push((await rawRequest(proxy.port, { path })).status);
-          statuses.push(answers);
-        }
-        expect(statuses[0]).toEqual([403, 404, 403, 403, 200]);
-        expect(statuses[1]).toEqual(statuses[0]);
-      } finally {
-        await Promise.all(pair.map((proxy) => proxy.stop()));
-      }
+        ],
+      );
+      const statuses = (answers: typeof theirs) => answers?.map((answer) => answer.status);
+      expect(statuses(theirs)).toEqual([403, 404, 403, 403, 200]);
+      expect(statuses(ours)).toEqual(statuses(theirs));
     });
 
     describe('documented difference: a dead control plane', () => {
