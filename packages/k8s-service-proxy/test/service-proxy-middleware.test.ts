@@ -406,6 +406,27 @@ describeEachExpress('serviceProxy', (express) => {
     untrusted.close();
   });
 
+  it('answers 500, not 400, when its own token cannot be sent in a header (a line break inside)', async () => {
+    const broken = createClusterCredentials({
+      server: k8s.plane.url,
+      token: 'secret-part\nsecond-part',
+      ca: k8s.certs.ca,
+    });
+    try {
+      const { url, relay } = await start({ credentials: broken, mountPath: '/ledger' });
+      server?.server.on('upgrade', relay.upgrade);
+      const before = k8s.plane.requests.length;
+      const res = await request(url).get('/ledger/v1/entries');
+      expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+      expect(res.body.error.innererror).toEqual({ code: 'CREDENTIAL_NOT_SENDABLE' });
+      expect(res.text).not.toContain('secret-part');
+      expect((await rawUpgrade(server?.port ?? 0, '/ledger/socket')).status).toBe(500);
+      expect(k8s.plane.requests.length).toBe(before);
+    } finally {
+      broken.close();
+    }
+  });
+
   it('relays odd headers (repeated, __proto__) without crashing', async () => {
     const { url } = await start();
     const res = await new Promise<number>((resolve, reject) => {
