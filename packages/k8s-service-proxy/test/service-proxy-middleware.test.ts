@@ -121,22 +121,29 @@ describeEachExpress('serviceProxy', (express) => {
     return k8s.plane.requests.at(-1);
   }
 
+  /** Runs `use` with credentials that send `token`, closed afterwards. */
+  async function withToken(token: string, use: (credentials: ClusterCredentials) => Promise<void>) {
+    const credentials = createClusterCredentials({
+      server: k8s.plane.url,
+      token,
+      ca: k8s.certs.ca,
+    });
+    try {
+      await use(credentials);
+    } finally {
+      credentials.close();
+    }
+  }
+
   describe('when the control plane answers with its own Status', () => {
     it('relays a 401 (the relay credential refused) with its Status body, as kubectl proxy does', async () => {
-      const refused = createClusterCredentials({
-        server: k8s.plane.url,
-        token: 'revoked',
-        ca: k8s.certs.ca,
-      });
-      try {
+      await withToken('revoked', async (refused) => {
         const { url } = await start({ credentials: refused });
         const res = await request(url).get('/ledger/v1/entries');
         expect(res.status).toBe(401);
         expect(res.headers['content-type']).toMatch(/^application\/json/);
         expect(res.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
-      } finally {
-        refused.close();
-      }
+      });
     });
 
     it('relays a 503 for a service without endpoints with its Status body, as kubectl proxy does', async () => {
@@ -407,12 +414,7 @@ describeEachExpress('serviceProxy', (express) => {
   });
 
   it('answers 500, not 400, when its own token cannot be sent in a header (a line break inside)', async () => {
-    const broken = createClusterCredentials({
-      server: k8s.plane.url,
-      token: 'secret-part\nsecond-part',
-      ca: k8s.certs.ca,
-    });
-    try {
+    await withToken('secret-part\nsecond-part', async (broken) => {
       const { url, relay } = await start({ credentials: broken, mountPath: '/ledger' });
       server?.server.on('upgrade', relay.upgrade);
       const before = k8s.plane.requests.length;
@@ -422,9 +424,7 @@ describeEachExpress('serviceProxy', (express) => {
       expect(res.text).not.toContain('secret-part');
       expect((await rawUpgrade(server?.port ?? 0, '/ledger/socket')).status).toBe(500);
       expect(k8s.plane.requests.length).toBe(before);
-    } finally {
-      broken.close();
-    }
+    });
   });
 
   it('relays odd headers (repeated, __proto__) without crashing', async () => {
