@@ -16,6 +16,7 @@ import { assertKnownOptions, assertOptionsObject, booleanOption } from '@resourc
 import type { ClusterCredentials, UpstreamAuth } from './cluster-credentials.js';
 import { credentialsOption, targetOptions } from './option-values.js';
 import { originForm } from './origin-form.js';
+import { credentialNotSendable } from './relay.js';
 import { suffixProblem } from './safe-suffix.js';
 import {
   type ServiceProxyPathOptions,
@@ -23,6 +24,7 @@ import {
   serviceProxyPrefix,
 } from './service-proxy-path.js';
 import { upstreamError } from './upstream-errors.js';
+import { isSendableHeaderValue } from './upstream-transport.js';
 
 export interface ClusterServiceProxyOptions {
   credentials: ClusterCredentials;
@@ -141,7 +143,11 @@ export function clusterServiceProxyOptions(
       for (const name of Object.keys(req.headers)) {
         if (isClientIdentityHeader(name)) delete req.headers[name];
       }
-      if (auth.authorization !== undefined) req.headers.authorization = auth.authorization;
+      if (auth.authorization !== undefined) {
+        // http-proxy would throw Node's ERR_INVALID_CHAR from inside its own pass.
+        if (!isSendableHeaderValue(auth.authorization)) throw credentialNotSendable();
+        req.headers.authorization = auth.authorization;
+      }
       for (const [name, value] of Object.entries(credentials.impersonationHeaders)) {
         req.headers[name] = typeof value === 'string' ? value : [...value].join(', ');
       }

@@ -170,16 +170,21 @@ function sendUpstream(
   return req;
 }
 
+/** The 500 for a relay credential Node will not put in a header (a line break in a token). */
+export function credentialNotSendable(): ApiError {
+  return ApiError.internal(
+    'The relay credential cannot be sent in an Authorization header (it holds a line break or another control character); no request was sent to the control plane.',
+    { innererror: { code: CREDENTIAL_NOT_SENDABLE } },
+  );
+}
+
 /**
  * Maps a transport failure to the envelope: a request Node cannot send is the client's fault,
  * unless what Node refused is the relay's own credential.
  */
 function relayError(error: Error): ApiError {
   if ((error as NodeJS.ErrnoException).code === CREDENTIAL_NOT_SENDABLE) {
-    return ApiError.internal(
-      'The relay credential cannot be sent in an Authorization header (it holds a line break or another control character); no request was sent to the control plane.',
-      { innererror: { code: CREDENTIAL_NOT_SENDABLE } },
-    );
+    return credentialNotSendable();
   }
   if ((error as NodeJS.ErrnoException).code === UNRELAYABLE_REQUEST) {
     const target = (error as Error & { target?: string }).target ?? 'headers';

@@ -67,6 +67,11 @@ export const CREDENTIAL_NOT_SENDABLE = 'CREDENTIAL_NOT_SENDABLE';
 /** What Node refuses in a header value (its `checkInvalidHeaderChar`). */
 const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
+/** Whether Node will send `value` as a header value. */
+export function isSendableHeaderValue(value: string): boolean {
+  return !INVALID_HEADER_VALUE.test(value);
+}
+
 /**
  * Why Node refused to send a request. A client's own header values passed Node's parser, so an
  * `Authorization` Node will not send is the relay's credential (a token with a line break in
@@ -74,7 +79,7 @@ const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
  */
 export function unrelayable(cause: unknown, headers: OutgoingHttpHeaders): Error {
   const authorization = headers.authorization;
-  if (typeof authorization === 'string' && INVALID_HEADER_VALUE.test(authorization)) {
+  if (typeof authorization === 'string' && !isSendableHeaderValue(authorization)) {
     return Object.assign(new Error('the credential cannot be sent in a header'), {
       code: CREDENTIAL_NOT_SENDABLE,
     });

@@ -127,6 +127,23 @@ describeEachExpress(`http-proxy-middleware ${MAJOR} with clusterServiceProxyOpti
     }
   });
 
+  it('answers 500 CREDENTIAL_NOT_SENDABLE for a token with a line break, and keeps serving', async () => {
+    const credentials = createClusterCredentials({
+      server: k8s.plane.url,
+      token: 'secret-part\nsecond-part',
+      ca: k8s.certs.ca,
+    });
+    opened.push(credentials);
+    const application = app(credentials);
+    const before = k8s.plane.requests.length;
+    for (const path of ['/ledger/a', '/ledger/b']) {
+      const res = await request(application).get(path);
+      expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+      expect(res.body.error.innererror).toEqual({ code: 'CREDENTIAL_NOT_SENDABLE' });
+    }
+    expect(k8s.plane.requests.length).toBe(before);
+  });
+
   it('runs an exec plugin per need: lazily, then again after a 401', async () => {
     const plugin = writeFakePlugin(dir, `hpm-plugin-${Math.random().toString(36).slice(2)}`);
     const prefix = `hpm${Date.now()}`;
