@@ -48,7 +48,7 @@ export interface ProxyCommandOptions {
   help: boolean;
 }
 
-type Kind = 'string' | 'stringArray' | 'bool' | 'int' | 'duration';
+type Kind = 'string' | 'stringArray' | 'bool' | 'int' | 'duration' | 'timeout';
 
 interface FlagSpec {
   key: keyof ProxyCommandOptions;
@@ -179,7 +179,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   },
   'request-timeout': {
     key: 'requestTimeoutMs',
-    kind: 'duration',
+    kind: 'timeout',
     usage: 'The length of time to wait before giving up on a single server request (0 = forever).',
   },
   as: {
@@ -279,6 +279,20 @@ function assign(options: ProxyCommandOptions, name: string, spec: FlagSpec, valu
       } catch {
         throw new UsageError(
           `invalid argument "${value}" for "--${name}" flag: expected a duration such as 30s`,
+        );
+      }
+      return;
+    case 'timeout':
+      // client-go's ParseTimeout: a bare non-negative integer is seconds, else a Go duration.
+      if (/^\+?[0-9]+$/.test(value)) {
+        target[spec.key] = Number(value) * 1000;
+        return;
+      }
+      try {
+        target[spec.key] = parseGoDuration(value);
+      } catch {
+        throw new UsageError(
+          'Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)',
         );
       }
       return;

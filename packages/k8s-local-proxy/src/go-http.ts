@@ -46,11 +46,37 @@ export function movedPermanently(res: ServerResponse, location: string): void {
   res.end();
 }
 
-/** Decodes a path as Go's URL parser does (`%2F` becomes `/`); `undefined` when malformed. */
+/** A percent sign that does not start a two-digit hex escape. */
+const MALFORMED_ESCAPE = /%(?![0-9a-f]{2})/i;
+
+/**
+ * Decodes a path as Go's URL parser does (`%2F` becomes `/`); `undefined` when an escape is
+ * malformed (`%zz`, a lone `%`). Go takes any escaped byte, UTF-8 or not (`caf%e9`, Latin-1), so
+ * a path that is not UTF-8 once decoded still decodes here, each byte that is not UTF-8 becoming
+ * U+FFFD, as Go's regular expressions read it.
+ */
 export function decodePath(rawPath: string): string | undefined {
   try {
     return decodeURIComponent(rawPath);
   } catch {
-    return undefined;
+    if (MALFORMED_ESCAPE.test(rawPath)) return undefined;
+    const bytes = rawPath.replace(/%([0-9a-f]{2})/gi, (_escape, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    );
+    return Buffer.from(bytes, 'latin1').toString('utf8');
   }
+}
+
+/**
+ * What Go's server answers to a request line or header it refuses (a malformed escape, two
+ * `Host` headers): `400 Bad Request` in plain text, without a newline, and it hangs up.
+ */
+export function badRequest(res: ServerResponse): void {
+  const body = '400 Bad Request';
+  res.statusCode = 400;
+  res.shouldKeepAlive = false;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('Connection', 'close');
+  res.setHeader('Content-Length', body.length);
+  res.end(body);
 }

@@ -19,7 +19,7 @@ import {
   stringOption,
 } from '@resourceful/option-checks';
 import { createFailureLog } from './failure-log.js';
-import { cleanPath, decodePath, movedPermanently, plainError } from './go-http.js';
+import { badRequest, cleanPath, decodePath, movedPermanently, plainError } from './go-http.js';
 import { type RequestFilterOptions, requestFilter } from './request-filter.js';
 import { responseOnSocket } from './socket-response.js';
 import { createStaticHandler } from './static-files.js';
@@ -32,11 +32,14 @@ export interface LocalProxyOptions extends RequestFilterOptions {
   address?: string;
   /** `-u/--unix-socket`: listen on a Unix socket instead of a port. */
   unixSocket?: string;
-  /** `--api-prefix`. Stripped before relaying unless it starts with `/api`. @default '/' */
+  /**
+   * `--api-prefix`. Stripped before relaying unless it starts with `/api`; a missing trailing
+   * slash is added, as kubectl adds it. @default '/'
+   */
   apiPrefix?: string;
   /** `-w/--www`: a folder of static files. */
   www?: string;
-  /** `-P/--www-prefix`. @default '/static/' */
+  /** `-P/--www-prefix`; a missing trailing slash is added, as kubectl adds it. @default '/static/' */
   wwwPrefix?: string;
   /** `--disable-filter`. Dangerous: opens the proxy to XSRF from any page. @default false */
   disableFilter?: boolean;
@@ -136,6 +139,22 @@ function splitTarget(
   };
 }
 
+/**
+ * Whether the request has more than one `Host` header line, which a server must answer with 400
+ * (RFC 9112 §3.2), as Go's does. Node keeps the first and drops the others.
+ */
+function hasRepeatedHost(rawHeaders: readonly string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length === 4 && name.toLowerCase() === 'host') {
+      if (seen) return true;
+      seen = true;
+    }
+  }
+  return false;
+}
+
 const FACTORY = 'createLocalProxy';
 
 const CREDENTIALS_EXPECTED =
@@ -157,13 +176,17 @@ function credentialsOption(value: unknown): ClusterCredentials {
   return value as ClusterCredentials;
 }
 
-/** `apiPrefix` / `wwwPrefix`: a path starting with `/`, as Go's ServeMux patterns. */
+/**
+ * `apiPrefix` / `wwwPrefix`: a path starting with `/`, served as a subtree, so a missing trailing
+ * slash is added, as kubectl adds it to `--api-prefix` and `--www-prefix` (`/k8s` serves
+ * `/k8s/…` and redirects `/k8s` there).
+ */
 function pathPrefixOption(option: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || !value.startsWith('/')) {
     invalidOption(FACTORY, option, 'a path starting with "/"', value);
   }
-  return value;
+  return value.endsWith('/') ? value : `${value}/`;
 }
 
 export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
@@ -217,14 +240,16 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
    */
   const route = (req: IncomingMessage, res: ServerResponse): string | undefined => {
     const reject = (status: number, text: string) => plainError(res, status, text);
-    const target = splitTarget(req.url ?? '/', req.headers.host ?? '');
+    const target = hasRepeatedHost(req.rawHeaders)
+      ? undefined
+      : splitTarget(req.url ?? '/', req.headers.host ?? '');
     if (target === undefined) {
-      reject(400, '400 Bad Request');
+      badRequest(res);
       return undefined;
     }
     const { host, rawPath, query } = target;
     if (!rawPath.startsWith('/') || decodePath(rawPath) === undefined) {
-      reject(400, '400 Bad Request');
+      badRequest(res);
       return undefined;
     }
     const cleaned = cleanPath(rawPath);

@@ -4,6 +4,7 @@
  * gets `403 Forbidden` in plain text and nothing goes upstream.
  */
 import { assertKnownOptions, assertOptionsObject, invalidOption } from '@resourceful/option-checks';
+import { translateGoRegExp } from './go-regexp.js';
 
 /** kubectl proxy's defaults, flag for flag. */
 export const DEFAULT_ACCEPT_HOSTS = '^localhost$,^127\\.0\\.0\\.1$,^\\[::1\\]$';
@@ -25,7 +26,8 @@ export interface RequestFilter {
 
 /**
  * Compiles a comma-separated list as kubectl does (`strings.Split(s, ",")`; an empty string is
- * one empty pattern, which matches everything). Go's leading `(?i)`-style flags become JS flags.
+ * one empty pattern, which matches everything). Go's leading `(?i)`-style flags become JS flags,
+ * and the rest of Go's syntax is translated where JavaScript reads it otherwise (go-regexp.ts).
  * A list that is not a string, or holds an invalid expression, is refused naming the option
  * and kubectl's flag.
  */
@@ -42,7 +44,8 @@ export function compilePatterns(
     const body = flags ? source.slice(flags[0].length) : source;
     const jsFlags = (flags?.[1] ?? '').replace(/[^ims]/g, '');
     try {
-      return new RegExp(body, jsFlags);
+      const translated = translateGoRegExp(body, jsFlags.includes('s'));
+      return new RegExp(translated.source, jsFlags + (translated.unicode ? 'u' : ''));
     } catch (error) {
       return invalidOption(
         factory,

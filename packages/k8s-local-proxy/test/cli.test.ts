@@ -48,6 +48,15 @@ describe('parseProxyArgs', () => {
     expect(parseProxyArgs(['--keepalive=500ms']).keepaliveMs).toBe(500);
   });
 
+  it('reads --request-timeout as kubectl does: a bare integer is seconds, or a Go duration', () => {
+    expect(parseProxyArgs(['--request-timeout=5']).requestTimeoutMs).toBe(5000);
+    expect(parseProxyArgs(['--request-timeout=0']).requestTimeoutMs).toBe(0);
+    expect(parseProxyArgs(['--request-timeout=1.5s']).requestTimeoutMs).toBe(1500);
+    expect(() => parseProxyArgs(['--request-timeout=5x'])).toThrow(
+      /Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit/,
+    );
+  });
+
   it('refuses unknown flags, bad values and stray arguments', () => {
     expect(() => parseProxyArgs(['--prot=1'])).toThrow('unknown flag: --prot');
     expect(() => parseProxyArgs(['-x'])).toThrow(/unknown shorthand flag: 'x'/);

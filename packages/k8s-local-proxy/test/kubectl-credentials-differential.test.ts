@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ExecStanza, writeExecKubeconfig } from '@resourceful/test-support';
 import {
+  makeServerCertificate,
   rawRequest,
   rawUpgrade,
   startConnectProxy,
@@ -407,6 +408,27 @@ describe.skipIf(!runDifferential)('credential kinds, k8s-local-proxy against kub
       await proxy.close();
     }
   });
+
+  it.each([
+    ['names only the proxy host', 'IP:127.0.0.1', [500, 200]],
+    ["names only the cluster's tls-server-name", 'DNS:localhost', [200, 200]],
+  ])(
+    'accepts an https:// proxy certificate that %s, where kubectl checks only tls-server-name (documented difference)',
+    async (_what, subjectAltName, statuses) => {
+      const proxy = await startConnectProxy({
+        aliases: ['kube.test'],
+        tls: makeServerCertificate(k8s.certs, `proxy-${++counter}`, subjectAltName),
+      });
+      const proxies = await pair(throughProxyUrl(proxy.url));
+      try {
+        const answers = await through(proxies);
+        expect(answers.map((answer) => answer.status)).toEqual(statuses);
+      } finally {
+        await stopAll(proxies);
+        await proxy.close();
+      }
+    },
+  );
 
   it('connects through a socks5:// proxy-url, the proxy resolving the name, as kubectl does', async () => {
     const socks = await startSocks5Proxy({ aliases: ['kube.test'] });

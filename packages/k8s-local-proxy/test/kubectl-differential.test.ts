@@ -8,8 +8,11 @@
  * kubeconfigs both must refuse.
  */
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { writeKubeconfig } from '@resourceful/test-support';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rawExchange, writeKubeconfig } from '@resourceful/test-support';
 import {
   type RawRequest,
   type RawResponse,
@@ -213,6 +216,21 @@ describe.skipIf(!runDifferential)(
         request: { path: `${SERVICE}/web/proxy/a//b/./c` },
         status: 301,
       },
+      {
+        name: 'relays percent-encoded bytes that are not UTF-8 (%e9) unchanged',
+        request: { path: `${SERVICE}/web/proxy/caf%e9?q=%ff` },
+        status: 200,
+      },
+      {
+        name: 'refuses an exec path with a byte that is not UTF-8 in the pod name (%ff) with 403',
+        request: { path: '/api/v1/namespaces/default/pods/p%ff/exec' },
+        status: 403,
+      },
+      {
+        name: "answers malformed percent-encoding (%zz) with Go's plain-text 400",
+        request: { path: `${SERVICE}/web/proxy/%zz` },
+        status: 400,
+      },
       { name: 'relays HEAD', request: { method: 'HEAD', path: '/api' }, status: 200 },
       {
         name: 'answers a malformed request with the plain-text 400 and sends nothing upstream',
@@ -276,6 +294,20 @@ describe.skipIf(!runDifferential)(
       },
     );
 
+    it('answers two Host headers with 400 and sends nothing upstream, as RFC 9112 §3.2 requires', async () => {
+      const before = k8s.plane.requests.length;
+      const head = 'GET /api HTTP/1.1\r\nHost: localhost\r\nHost: evil.example.com\r\n\r\n';
+      const answers = [];
+      for (const proxy of [reference, candidate]) {
+        const { text, closedByServer } = await rawExchange(proxy.port, head);
+        answers.push({ status: text.split('\r\n')[0], body: text.split('\r\n\r\n')[1] });
+        expect(closedByServer).toBe(true);
+      }
+      expect(answers[0]).toEqual({ status: 'HTTP/1.1 400 Bad Request', body: '400 Bad Request' });
+      expect(answers[1]).toEqual(answers[0]);
+      expect(k8s.plane.requests.length).toBe(before);
+    });
+
     it('relays an upgrade and splices both connections (101)', async () => {
       const path = `${SERVICE}/web/proxy/socket`;
       const before = k8s.plane.requests.length;
@@ -303,6 +335,63 @@ describe.skipIf(!runDifferential)(
         expect(k8s.plane.requests.length).toBe(before);
       },
     );
+    /** Starts kubectl and ours with `flags` added, and GETs `paths` through each, in order. */
+    async function answersWithFlags(flags: readonly string[], paths: readonly string[]) {
+      const all = [`--kubeconfig=${kubeconfig}`, ...flags];
+      const pair = await Promise.all([
+        startKubectlProxy(kubectl as string, all),
+        startOurProxy(all),
+      ]);
+      try {
+        const answers = [];
+        for (const proxy of pair) {
+          const seen = [];
+          for (const path of paths) {
+            const { status, headers, body } = await rawRequest(proxy.port, { path });
+            seen.push({ path, status, location: headers.location, body });
+          }
+          answers.push(seen);
+        }
+        return answers;
+      } finally {
+        await Promise.all(pair.map((proxy) => proxy.stop()));
+      }
+    }
+
+    it('serves --api-prefix and --www-prefix given without their trailing slash as kubectl does', async () => {
+      const www = mkdtempSync(join(tmpdir(), 'k8s-www-'));
+      writeFileSync(join(www, 'hello.txt'), 'hello');
+      try {
+        const [theirs, ours] = await answersWithFlags(
+          ['--api-prefix=/k8s', `--www=${www}`, '--www-prefix=/files'],
+          ['/k8s', '/k8s/api', '/k8sapi', '/files', '/files/hello.txt', '/api'],
+        );
+        expect(theirs?.map((answer) => answer.status)).toEqual([301, 200, 404, 301, 200, 404]);
+        expect(theirs?.[4]?.body).toBe('hello');
+        expect(ours).toEqual(theirs);
+      } finally {
+        rmSync(www, { recursive: true, force: true });
+      }
+    });
+
+    it("reads --reject-paths in Go's syntax as kubectl does (\\A, \\z, POSIX and Unicode classes)", async () => {
+      const [theirs, ours] = await answersWithFlags(
+        [
+          '--reject-paths=\\A/api/.*/pods/.*/exec\\z,^/api/v1/namespaces/[[:digit:]]+/,/x\\p{Greek}',
+        ],
+        [
+          '/api/v1/namespaces/default/pods/p/exec',
+          '/api/v1/namespaces/default/pods/p/exec/more',
+          '/api/v1/namespaces/123/pods',
+          `${SERVICE}/web/proxy/x%CE%B1`,
+          `${SERVICE}/web/proxy/xa`,
+        ],
+      );
+      const statuses = (answers: typeof theirs) => answers?.map((answer) => answer.status);
+      expect(statuses(theirs)).toEqual([403, 404, 403, 403, 200]);
+      expect(statuses(ours)).toEqual(statuses(theirs));
+    });
+
     describe('documented difference: a dead control plane', () => {
       let deadReference: RunningProxy;
       let deadCandidate: RunningProxy;

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClusterCredentials } from '@resourceful/k8s-service-proxy';
+import { thrownBy } from '@resourceful/test-support';
 import { rawRequest, rawUpgrade, useControlPlane } from '@resourceful/test-support/k8s';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -46,6 +47,37 @@ describe('hostForFilter (Go net.SplitHostPort, whole value on failure)', () => {
     });
     expect(filter.accepts('POST', '/api', 'localhost')).toBe(false);
     expect(filter.accepts('GET', '/api', 'LocalHost:1')).toBe(true);
+  });
+});
+
+describe("the filter's regular expressions, in Go's syntax as kubectl reads them", () => {
+  const EXEC = '/api/v1/namespaces/default/pods/p/exec';
+
+  it.each([
+    ['\\A and \\z', '\\A/api/.*/pods/.*/exec\\z', [EXEC], [`${EXEC}/x`]],
+    ['a POSIX class', '^/api/v1/namespaces/[[:digit:]]+/', ['/api/v1/namespaces/7/pods'], [EXEC]],
+    ['Unicode classes', '^/x\\pL\\p{Greek}$', ['/xaα'], ['/xaa', '/x1α']],
+    ['a quoted literal', '^\\Q/a.b\\E$', ['/a.b'], ['/aXb']],
+    ['a "]" first in a class', '^/[]x]$', ['/]', '/x'], ['/y']],
+    ['a hex escape', '^/\\x{41}$', ['/A'], ['/B']],
+    ['a named group', '^/(?P<kind>pods)/', ['/pods/x'], ['/svc/x']],
+    ['"." (which takes "\\r" in Go)', '^/a.b$', ['/a\rb'], ['/a\nb']],
+    ['"\\s" (which leaves "\\v" out in Go)', '^/a\\sb$', ['/a b'], ['/a\vb']],
+  ])('reads %s as kubectl does', (_what, rejectPaths, rejected, accepted) => {
+    const filter = createRequestFilter({ rejectPaths });
+    for (const path of rejected) expect(filter.accepts('GET', path, 'localhost'), path).toBe(false);
+    for (const path of accepted) expect(filter.accepts('GET', path, 'localhost'), path).toBe(true);
+  });
+
+  it.each([
+    ['\\C', 'an escape Go refuses too', /\\C is not an escape Go knows/],
+    ['\\1', 'a backreference, refused by Go too', /backreference/],
+    ['[[:^alpha:]]', 'a negated POSIX class', /has no translation/],
+    ['[\\S]', '\\S inside a class', /has no translation/],
+  ])('refuses %s (%s) at construction, naming the flag', (rejectPaths, _what, reason) => {
+    const error = thrownBy(() => createRequestFilter({ rejectPaths }));
+    expect(error.message).toMatch(/--reject-paths: .* is not a valid regular expression/);
+    expect(error.message).toMatch(reason);
   });
 });
 

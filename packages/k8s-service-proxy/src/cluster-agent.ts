@@ -13,7 +13,7 @@
 import { type ClientRequest, Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
 import type { Duplex } from 'node:stream';
-import type { ConnectionOptions } from 'node:tls';
+import { type ConnectionOptions, checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { Agent as AgentBase, type AgentConnectOpts } from 'agent-base';
 import { HttpProxyAgent } from 'http-proxy-agent';
 import { HttpsProxyAgent } from 'https-proxy-agent';
@@ -31,6 +31,26 @@ let tunnelAgentClass: TunnelAgentClass | undefined;
 let socksAgentClass: SocksAgentClass | undefined;
 
 /**
+ * The name check of an https:// proxy's certificate when the cluster has a `tls-server-name`.
+ * Go's transport (so kubectl) checks the proxy's certificate against the cluster's
+ * `tls-server-name`, not the proxy's host, so a kubeconfig whose proxy certificate names only
+ * that works there; every other client checks the proxy's host. Either name is accepted here:
+ * both are names the kubeconfig vouches for, and a certificate for the cluster's name, from the
+ * CA that vouches for the cluster, could as well answer for the cluster itself.
+ */
+function proxyIdentityCheck(
+  tlsServerName: string,
+): (host: string, cert: PeerCertificate) => Error | undefined {
+  return (host, cert) => {
+    const problem = checkServerIdentity(host, cert);
+    if (problem === undefined || checkServerIdentity(tlsServerName, cert) === undefined) {
+      return undefined;
+    }
+    return problem;
+  };
+}
+
+/**
  * `HttpsProxyAgent` takes its constructor's TLS options for the connection to the proxy; the
  * cluster's go with each tunnelled connection instead.
  */
@@ -46,6 +66,9 @@ function clusterTunnelAgent(proxy: URL, clusterTls: ClusterTls): HttpAgent {
         keepAlive: true,
         ...(clusterTls.ca === undefined ? {} : { ca: clusterTls.ca }),
         ...(clusterTls.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
+        ...(typeof clusterTls.servername === 'string'
+          ? { checkServerIdentity: proxyIdentityCheck(clusterTls.servername) }
+          : {}),
       });
       // agent-base guesses the protocol from the call stack unless told; requests say `https:`.
       this.protocol = 'https:';

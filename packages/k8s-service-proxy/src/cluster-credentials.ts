@@ -42,7 +42,7 @@ import {
 import { type InClusterOptions, loadInCluster } from './in-cluster.js';
 import { keyPairProblem } from './key-pair.js';
 import { loadKubeconfig } from './kubeconfig.js';
-import { oidcAuthorization } from './oidc-token.js';
+import { oidcAuthorizer } from './oidc-token.js';
 import { parseProxyUrl, proxyFromEnvironment, redactProxyUrl } from './proxy-environment.js';
 import {
   DEFAULT_TOKEN_REFRESH_MS,
@@ -478,6 +478,7 @@ function buildCredentials(options: ClusterCredentialsOptions, factory: string): 
   const fixedAuth: UpstreamAuth | undefined =
     tokens || plugin || oidc ? undefined : { authorization: basic, agent };
   const impersonation = impersonationHeaders(options.impersonate);
+  const oidcAuthorization = oidc === undefined ? undefined : oidcAuthorizer(oidc);
 
   const credentials: ClusterCredentials & { [inspect.custom]: () => string } = {
     server,
@@ -496,8 +497,8 @@ function buildCredentials(options: ClusterCredentialsOptions, factory: string): 
           agent,
         });
       }
-      if (oidc !== undefined) {
-        const value = oidcAuthorization(oidc, Date.now());
+      if (oidcAuthorization !== undefined) {
+        const value = oidcAuthorization(Date.now());
         return value instanceof ApiError
           ? Promise.reject(value)
           : Promise.resolve({ authorization: value, agent });

@@ -4,10 +4,11 @@
  * the stanza's `args` and `env` on top of the process environment and `KUBERNETES_EXEC_INFO`
  * describing the call; the credential is kept until its `expirationTimestamp`, dropped after a
  * 401, and concurrent requests share one run. A failure is not kept: the next request runs the
- * plugin again. Plugins are started with `execFile` (no shell) and killed after a timeout.
+ * plugin again. Plugins are started without a shell, with an empty stdin (as client-go runs a
+ * plugin that is not interactive), and stopped after a timeout: SIGTERM, then SIGKILL.
  * @see https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { ApiError } from '@resourceful/error-envelope';
 import type { ExecConfig } from './cluster-config.js';
 import { keyPairProblem } from './key-pair.js';
@@ -52,6 +53,8 @@ export interface ExecCredentialSource {
 export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
 /** Largest plugin output read; an ExecCredential is a few KiB. */
 const MAX_OUTPUT_BYTES = 1024 * 1024;
+/** How long a plugin past its timeout gets to exit on SIGTERM before it is killed outright. */
+const KILL_GRACE_MS = 1000;
 
 function pluginFailure(config: ExecConfig, reason: string, code: string): ApiError {
   return ApiError.internal(
@@ -140,46 +143,83 @@ export function runExecPlugin(
   env.KUBERNETES_EXEC_INFO = JSON.stringify(execInfo);
   const timeoutMs = options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    execFile(
-      config.command,
-      [...(config.args ?? [])],
-      { env, timeout: timeoutMs, maxBuffer: MAX_OUTPUT_BYTES, windowsHide: true, shell: false },
-      (error, stdout) => {
-        if (error) {
-          const failure = error as NodeJS.ErrnoException & { killed?: boolean; signal?: string };
-          if (failure.code === 'ENOENT') {
-            const hint = config.installHint ? `: ${config.installHint.trim()}` : '';
-            reject(pluginFailure(config, `is not installed${hint}`, 'CREDENTIAL_PLUGIN_MISSING'));
-          } else if (failure.killed && failure.signal === 'SIGTERM') {
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      outcome();
+    };
+    const fail = (reason: string, code: string) =>
+      settle(() => reject(pluginFailure(config, reason, code)));
+    let child: ChildProcess;
+    try {
+      // stdin is /dev/null, as client-go gives a plugin that is not interactive (a plugin that
+      // reads it gets end of file at once); stderr is not kept (never echoed, and a plugin that
+      // logs a lot must not hit the output limit).
+      child = spawn(config.command, [...(config.args ?? [])], {
+        env,
+        stdio: ['ignore', 'pipe', 'ignore'],
+        windowsHide: true,
+        shell: false,
+      });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      return reject(
+        pluginFailure(config, `could not be run (${code})`, 'CREDENTIAL_PLUGIN_FAILED'),
+      );
+    }
+    /** SIGTERM, then SIGKILL if it is still there a moment later (it may ignore SIGTERM). */
+    const stop = () => {
+      child.stdout?.destroy();
+      child.kill('SIGTERM');
+      setTimeout(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }, KILL_GRACE_MS).unref();
+    };
+    const deadline =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            fail(`did not finish within ${timeoutMs} ms`, 'CREDENTIAL_PLUGIN_TIMEOUT');
+            stop();
+          }, timeoutMs)
+        : undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    child.stdout?.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_OUTPUT_BYTES) {
+        fail('printed more than 1 MiB', 'CREDENTIAL_PLUGIN_BAD_OUTPUT');
+        stop();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') {
+        const hint = config.installHint ? `: ${config.installHint.trim()}` : '';
+        fail(`is not installed${hint}`, 'CREDENTIAL_PLUGIN_MISSING');
+      } else {
+        fail(`could not be run (${error.code ?? 'error'})`, 'CREDENTIAL_PLUGIN_FAILED');
+      }
+    });
+    child.on('close', (code: number | null, signal: NodeJS.Signals | null) => {
+      if (code === 0) {
+        settle(() => {
+          try {
+            resolve(parseExecCredential(Buffer.concat(chunks).toString('utf8'), config.apiVersion));
+          } catch (problem) {
             reject(
-              pluginFailure(
-                config,
-                `did not finish within ${timeoutMs} ms`,
-                'CREDENTIAL_PLUGIN_TIMEOUT',
-              ),
-            );
-          } else if (typeof failure.code === 'number') {
-            reject(
-              pluginFailure(config, `exited with code ${failure.code}`, 'CREDENTIAL_PLUGIN_FAILED'),
-            );
-          } else {
-            reject(
-              pluginFailure(
-                config,
-                `could not be run (${failure.signal ?? failure.code ?? 'error'})`,
-                'CREDENTIAL_PLUGIN_FAILED',
-              ),
+              pluginFailure(config, (problem as Error).message, 'CREDENTIAL_PLUGIN_BAD_OUTPUT'),
             );
           }
-          return;
-        }
-        try {
-          resolve(parseExecCredential(stdout, config.apiVersion));
-        } catch (problem) {
-          reject(pluginFailure(config, (problem as Error).message, 'CREDENTIAL_PLUGIN_BAD_OUTPUT'));
-        }
-      },
-    );
+        });
+      } else if (code !== null) {
+        fail(`exited with code ${code}`, 'CREDENTIAL_PLUGIN_FAILED');
+      } else {
+        fail(`could not be run (${signal ?? 'error'})`, 'CREDENTIAL_PLUGIN_FAILED');
+      }
+    });
   });
 }
 

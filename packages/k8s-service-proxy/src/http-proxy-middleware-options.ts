@@ -15,6 +15,8 @@ import { ApiError, sendError } from '@resourceful/error-envelope';
 import { assertKnownOptions, assertOptionsObject, booleanOption } from '@resourceful/option-checks';
 import type { ClusterCredentials, UpstreamAuth } from './cluster-credentials.js';
 import { credentialsOption, targetOptions } from './option-values.js';
+import { originForm } from './origin-form.js';
+import { credentialNotSendable } from './relay.js';
 import { suffixProblem } from './safe-suffix.js';
 import {
   type ServiceProxyPathOptions,
@@ -22,6 +24,7 @@ import {
   serviceProxyPrefix,
 } from './service-proxy-path.js';
 import { upstreamError } from './upstream-errors.js';
+import { isSendableHeaderValue } from './upstream-transport.js';
 
 export interface ClusterServiceProxyOptions {
   credentials: ClusterCredentials;
@@ -121,7 +124,7 @@ export function clusterServiceProxyOptions(
     async router(req) {
       // The control plane resolves dot segments: a `..` below the mount would leave the service
       // with the relay's credential (see safe-suffix.ts). Checked before any credential is made.
-      const url = req.url ?? '/';
+      const url = originForm(req.url ?? '/');
       const queryAt = url.indexOf('?');
       const problem = suffixProblem(queryAt === -1 ? url : url.slice(0, queryAt));
       if (problem !== undefined) {
@@ -140,14 +143,21 @@ export function clusterServiceProxyOptions(
       for (const name of Object.keys(req.headers)) {
         if (isClientIdentityHeader(name)) delete req.headers[name];
       }
-      if (auth.authorization !== undefined) req.headers.authorization = auth.authorization;
+      if (auth.authorization !== undefined) {
+        // http-proxy would throw Node's ERR_INVALID_CHAR from inside its own pass.
+        if (!isSendableHeaderValue(auth.authorization)) throw credentialNotSendable();
+        req.headers.authorization = auth.authorization;
+      }
       for (const [name, value] of Object.entries(credentials.impersonationHeaders)) {
         req.headers[name] = typeof value === 'string' ? value : [...value].join(', ');
       }
       sent.set(req, auth);
       return target;
     },
-    pathRewrite: (path) => upstreamPrefix + (path.startsWith('/') ? path : `/${path}`),
+    pathRewrite: (path) => {
+      const relayed = originForm(path);
+      return upstreamPrefix + (relayed.startsWith('/') ? relayed : `/${relayed}`);
+    },
     ejectPlugins: true,
     plugins: [plugin],
   };

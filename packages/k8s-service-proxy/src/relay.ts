@@ -19,10 +19,12 @@ import type { ClusterCredentials, UpstreamAuth } from './cluster-credentials.js'
 import { appendHeader, connectionTokens, HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
 import { UPSTREAM_TIMEOUT, upstreamError } from './upstream-errors.js';
 import {
+  CREDENTIAL_NOT_SENDABLE,
   callUpstream,
   http1RelayHeaders,
   UNRELAYABLE_REQUEST,
   type UpstreamAnswer,
+  unrelayable,
   watchProxyConnect,
 } from './upstream-transport.js';
 
@@ -168,8 +170,22 @@ function sendUpstream(
   return req;
 }
 
-/** Maps a transport failure to the envelope: a request Node cannot send is the client's fault. */
+/** The 500 for a relay credential Node will not put in a header (a line break in a token). */
+export function credentialNotSendable(): ApiError {
+  return ApiError.internal(
+    'The relay credential cannot be sent in an Authorization header (it holds a line break or another control character); no request was sent to the control plane.',
+    { innererror: { code: CREDENTIAL_NOT_SENDABLE } },
+  );
+}
+
+/**
+ * Maps a transport failure to the envelope: a request Node cannot send is the client's fault,
+ * unless what Node refused is the relay's own credential.
+ */
 function relayError(error: Error): ApiError {
+  if ((error as NodeJS.ErrnoException).code === CREDENTIAL_NOT_SENDABLE) {
+    return credentialNotSendable();
+  }
   if ((error as NodeJS.ErrnoException).code === UNRELAYABLE_REQUEST) {
     const target = (error as Error & { target?: string }).target ?? 'headers';
     return ApiError.invalidRequest(
@@ -349,16 +365,12 @@ export function relayUpgrade(
 
   function upgradeWith(auth: UpstreamAuth): void {
     let upstream: ReturnType<typeof sendUpstream>;
+    let headers: OutgoingHttpHeaders | undefined;
     try {
-      upstream = sendUpstream(
-        policy,
-        req.method ?? 'GET',
-        path,
-        upstreamHeaders(req, policy, true, auth),
-        auth.agent,
-      );
-    } catch {
-      fail(ApiError.invalidRequest('The request target cannot be relayed.', { target: 'path' }));
+      headers = upstreamHeaders(req, policy, true, auth);
+      upstream = sendUpstream(policy, req.method ?? 'GET', path, headers, auth.agent);
+    } catch (error) {
+      fail(relayError(unrelayable(error, headers ?? {})));
       return;
     }
     upstream.on('error', (error) => fail(upstreamError(error)));

@@ -20,6 +20,7 @@ import {
 import type { ClusterCredentials } from './cluster-credentials.js';
 import { isNamespaceName, isPortName, isServiceName } from './kubernetes-names.js';
 import { credentialsOption, targetOptions } from './option-values.js';
+import { originForm } from './origin-form.js';
 import { type RelayPolicy, relayRequest, relayUpgrade } from './relay.js';
 import { suffixProblem } from './safe-suffix.js';
 import { type ServiceScheme, serviceProxyPrefix } from './service-proxy-path.js';
@@ -95,6 +96,31 @@ interface Target {
   namespace: string;
   service: string;
   port: string | undefined;
+}
+
+/**
+ * A form a body parser read (`querystring`'s or `qs`'s shape, as Express's `urlencoded` gives
+ * it) as `application/x-www-form-urlencoded` again, in a form both parsers read back the same:
+ * an array as its key repeated (`tag=a&tag=b`), a nested object in brackets (`meta[k]=v`), an
+ * object inside an array with its index (`items[0][id]=1`).
+ */
+function encodeForm(form: unknown): string {
+  const pairs = new URLSearchParams();
+  const add = (key: string, value: unknown): void => {
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => {
+        add(item !== null && typeof item === 'object' ? `${key}[${index}]` : key, item);
+      });
+    } else if (value !== null && typeof value === 'object') {
+      for (const [name, item] of Object.entries(value)) add(`${key}[${name}]`, item);
+    } else {
+      pairs.append(key, value === undefined || value === null ? '' : String(value));
+    }
+  };
+  if (form !== null && typeof form === 'object') {
+    for (const [key, value] of Object.entries(form)) add(key, value);
+  }
+  return pairs.toString();
 }
 
 function escapeRegExp(text: string): string {
@@ -266,7 +292,7 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
   const splitTarget = (
     req: ExpressishRequest,
   ): { suffix: string; query: string; mount: string } => {
-    const original = req.originalUrl ?? req.url ?? '/';
+    const original = originForm(req.originalUrl ?? req.url ?? '/');
     const queryAt = original.indexOf('?');
     const path = queryAt === -1 ? original : original.slice(0, queryAt);
     const query = queryAt === -1 ? '' : original.slice(queryAt);
@@ -286,9 +312,7 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
     if (Buffer.isBuffer(body)) return body;
     if (typeof body === 'string') return Buffer.from(body);
     const type = String(req.headers['content-type'] ?? '');
-    if (/urlencoded/i.test(type)) {
-      return Buffer.from(new URLSearchParams(body as Record<string, string>).toString());
-    }
+    if (/urlencoded/i.test(type)) return Buffer.from(encodeForm(body));
     return Buffer.from(JSON.stringify(body));
   };
 
@@ -337,7 +361,7 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
     };
     try {
       if (fromParams) throw ApiError.notFound('Upgrades are relayed for a fixed service only.');
-      const url = req.url ?? '/';
+      const url = originForm(req.url ?? '/');
       const queryAt = url.indexOf('?');
       const path = queryAt === -1 ? url : url.slice(0, queryAt);
       if (path !== mountPath && !path.startsWith(`${mountPath}/`)) {

@@ -61,8 +61,29 @@ function tagged(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-/** A request Node refuses to send (bad path or header): the client's fault, not upstream's. */
-function unrelayable(cause: unknown): Error {
+/** Set on errors for a credential that cannot be sent as a header value (the proxy's fault). */
+export const CREDENTIAL_NOT_SENDABLE = 'CREDENTIAL_NOT_SENDABLE';
+
+/** What Node refuses in a header value (its `checkInvalidHeaderChar`). */
+const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** Whether Node will send `value` as a header value. */
+export function isSendableHeaderValue(value: string): boolean {
+  return !INVALID_HEADER_VALUE.test(value);
+}
+
+/**
+ * Why Node refused to send a request. A client's own header values passed Node's parser, so an
+ * `Authorization` Node will not send is the relay's credential (a token with a line break in
+ * it): the proxy's fault, not the client's. Otherwise a bad path or header is the client's.
+ */
+export function unrelayable(cause: unknown, headers: OutgoingHttpHeaders): Error {
+  const authorization = headers.authorization;
+  if (typeof authorization === 'string' && !isSendableHeaderValue(authorization)) {
+    return Object.assign(new Error('the credential cannot be sent in a header'), {
+      code: CREDENTIAL_NOT_SENDABLE,
+    });
+  }
   const code = (cause as NodeJS.ErrnoException | undefined)?.code;
   return Object.assign(new Error('the request cannot be sent upstream'), {
     code: UNRELAYABLE_REQUEST,
@@ -135,7 +156,7 @@ export function callUpstream(
       headers: request.headers,
     });
   } catch (error) {
-    fail(unrelayable(error));
+    fail(unrelayable(error, request.headers));
     return { abort() {} };
   }
   if (keepAliveMs > 0) req.on('socket', (socket) => socket.setKeepAlive(true, keepAliveMs));

@@ -41,7 +41,11 @@ afterEach(() => {
 });
 
 /** A fresh plugin and the credentials of a kubeconfig that runs it. */
-function withPlugin(args: string[] = [], stanza: Partial<ExecStanza> = {}) {
+function withPlugin(
+  args: string[] = [],
+  stanza: Partial<ExecStanza> = {},
+  options: { execTimeoutMs?: number } = {},
+) {
   counter += 1;
   const prefix = `tok${counter}`;
   const plugin = writeFakePlugin(dir, `plugin-${counter}`);
@@ -56,7 +60,7 @@ function withPlugin(args: string[] = [], stanza: Partial<ExecStanza> = {}) {
     },
     name: `kubeconfig-${counter}.yaml`,
   });
-  const credentials = findClusterCredentials({ kubeconfig, inCluster: false });
+  const credentials = findClusterCredentials({ kubeconfig, inCluster: false, ...options });
   if (credentials === undefined) throw new Error('no credentials');
   opened.push(credentials);
   return { plugin, credentials, prefix, kubeconfig };
@@ -212,6 +216,47 @@ describeEachExpress('a plugin certificate and key that do not belong together', 
   });
 });
 
+describe('plugin processes that misbehave', () => {
+  it('answers 500 CREDENTIAL_PLUGIN_TIMEOUT once execTimeoutMs passes, even for a plugin that ignores SIGTERM', async () => {
+    const { credentials } = withPlugin(
+      ['--ignore-term', '--delay-ms=60000'],
+      {},
+      {
+        execTimeoutMs: 1000,
+      },
+    );
+    const before = k8s.plane.requests.length;
+    await expect(getApiVersions(credentials)).rejects.toMatchObject({
+      status: 500,
+      message: expect.stringMatching(/did not finish within 1000 ms/),
+      innererror: { code: 'CREDENTIAL_PLUGIN_TIMEOUT' },
+    });
+    expect(upstreamSince(before)).toEqual([]);
+  });
+
+  it('gives the plugin an empty stdin, as kubectl does, so one that reads it answers at once', async () => {
+    const { plugin, credentials, prefix } = withPlugin(['--read-stdin']);
+    k8s.plane.tokens.add(`${prefix}-1`);
+    await expect(getApiVersions(credentials)).resolves.toMatchObject({ kind: 'APIVersions' });
+    expect(plugin.runs()).toBe(1);
+  });
+
+  it('uses the credential of a plugin that writes more than 1 MiB to stderr, as kubectl does', async () => {
+    const { credentials, prefix } = withPlugin(['--stderr-bytes=1200000']);
+    k8s.plane.tokens.add(`${prefix}-1`);
+    await expect(getApiVersions(credentials)).resolves.toMatchObject({ kind: 'APIVersions' });
+  });
+
+  it('answers 500 CREDENTIAL_PLUGIN_BAD_OUTPUT naming the limit for more than 1 MiB of output', async () => {
+    const { credentials } = withPlugin(['--stdout-bytes=1100000']);
+    await expect(getApiVersions(credentials)).rejects.toMatchObject({
+      status: 500,
+      message: expect.stringMatching(/printed more than 1 MiB/),
+      innererror: { code: 'CREDENTIAL_PLUGIN_BAD_OUTPUT' },
+    });
+  });
+});
+
 describe('the credential resolver outside HTTP', () => {
   it('is used by getApiVersions too: the plugin runs once for discovery', async () => {
     const { plugin, credentials, prefix } = withPlugin(['--ttl=3600']);
@@ -292,26 +337,27 @@ function jwt(exp: number): string {
   return `${part({ alg: 'RS256' })}.${part({ sub: 'jane', exp })}.c2ln`;
 }
 
-describeEachExpress('auth-provider oidc through serviceProxy', (express) => {
-  function oidcCredentials(idToken: string) {
-    counter += 1;
-    const kubeconfig = writeExecKubeconfig(dir, {
-      server: k8s.plane.url,
-      caFile: k8s.certs.caFile,
-      userLines: [
-        '    auth-provider:',
-        '      name: oidc',
-        '      config:',
-        `        id-token: ${idToken}`,
-        '        client-id: k8s',
-      ],
-      name: `oidc-${counter}.yaml`,
-    });
-    const credentials = findClusterCredentials({ kubeconfig, inCluster: false });
-    opened.push(credentials as ClusterCredentials);
-    return credentials as ClusterCredentials;
-  }
+/** Credentials of a kubeconfig whose user is `auth-provider: oidc` with `idToken`. */
+function oidcCredentials(idToken: string) {
+  counter += 1;
+  const kubeconfig = writeExecKubeconfig(dir, {
+    server: k8s.plane.url,
+    caFile: k8s.certs.caFile,
+    userLines: [
+      '    auth-provider:',
+      '      name: oidc',
+      '      config:',
+      `        id-token: ${idToken}`,
+      '        client-id: k8s',
+    ],
+    name: `oidc-${counter}.yaml`,
+  });
+  const credentials = findClusterCredentials({ kubeconfig, inCluster: false });
+  opened.push(credentials as ClusterCredentials);
+  return credentials as ClusterCredentials;
+}
 
+describeEachExpress('auth-provider oidc through serviceProxy', (express) => {
   it('sends a valid id-token as the bearer token', async () => {
     const token = jwt(Math.floor(Date.now() / 1000) + 3600);
     k8s.plane.tokens.add(token);
@@ -334,6 +380,42 @@ describeEachExpress('auth-provider oidc through serviceProxy', (express) => {
     const res = await request(application).get('/ledger/x');
     expectErrorEnvelope(res, 500);
     expect(res.body.error.message).toMatch(/cannot refresh/);
+    expect(upstreamSince(before)).toEqual([]);
+  });
+});
+
+describe('auth-provider oidc id-tokens kubectl does not send', () => {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const now = () => Math.floor(Date.now() / 1000);
+
+  it.each([
+    ['that is not a JWT', () => 'not-a-jwt', 'OIDC_TOKEN_INVALID', /is not a valid JWT/],
+    [
+      'whose claims are not JSON',
+      () => `${part({ alg: 'RS256' })}.bm90IGpzb24.c2ln`,
+      'OIDC_TOKEN_INVALID',
+      /is not a valid JWT/,
+    ],
+    [
+      'without an exp claim',
+      () => `${part({ alg: 'RS256' })}.${part({ sub: 'jane' })}.c2ln`,
+      'OIDC_TOKEN_EXPIRED',
+      /has no expiry \(exp\)/,
+    ],
+    [
+      'expiring within 10 seconds (client-go counts it expired)',
+      () => jwt(now() + 5),
+      'OIDC_TOKEN_EXPIRED',
+      /has expired/,
+    ],
+  ])('answers 500 and sends nothing for an id-token %s', async (_what, token, code, message) => {
+    const credentials = oidcCredentials(token());
+    const before = k8s.plane.requests.length;
+    await expect(getApiVersions(credentials)).rejects.toMatchObject({
+      status: 500,
+      message: expect.stringMatching(message),
+      innererror: { code },
+    });
     expect(upstreamSince(before)).toEqual([]);
   });
 });

@@ -12,10 +12,11 @@ import { errorHandler } from '@resourceful/error-envelope';
 import {
   describeEachExpress,
   expectErrorEnvelope,
+  listen,
   waitFor,
   writeExecKubeconfig,
 } from '@resourceful/test-support';
-import { useControlPlane, writeFakePlugin } from '@resourceful/test-support/k8s';
+import { rawRequest, useControlPlane, writeFakePlugin } from '@resourceful/test-support/k8s';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -109,6 +110,37 @@ describeEachExpress(`http-proxy-middleware ${MAJOR} with clusterServiceProxyOpti
     const before = k8s.plane.requests.length;
     const res = await request(app(tokenCredentials())).get('/ledger/%2e%2e/%2e%2e/secrets');
     expectErrorEnvelope(res, 400, { code: 'INVALID_REQUEST', target: 'path' });
+    expect(k8s.plane.requests.length).toBe(before);
+  });
+
+  it('relays an absolute-form target (RFC 9112 §3.2.2) to the path its origin form names', async () => {
+    const server = await listen(app(tokenCredentials()));
+    try {
+      const before = k8s.plane.requests.length;
+      const target = `http://localhost:${server.port}/ledger/items?x=1`;
+      expect((await rawRequest(server.port, { path: target })).status).toBe(200);
+      expect(k8s.plane.requests.slice(before).map((seen) => seen.url)).toEqual([
+        '/api/v1/namespaces/payments/services/ledger/proxy/items?x=1',
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers 500 CREDENTIAL_NOT_SENDABLE for a token with a line break, and keeps serving', async () => {
+    const credentials = createClusterCredentials({
+      server: k8s.plane.url,
+      token: 'secret-part\nsecond-part',
+      ca: k8s.certs.ca,
+    });
+    opened.push(credentials);
+    const application = app(credentials);
+    const before = k8s.plane.requests.length;
+    for (const path of ['/ledger/a', '/ledger/b']) {
+      const res = await request(application).get(path);
+      expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+      expect(res.body.error.innererror).toEqual({ code: 'CREDENTIAL_NOT_SENDABLE' });
+    }
     expect(k8s.plane.requests.length).toBe(before);
   });
 

@@ -12,6 +12,7 @@ import { errorHandler } from '@resourceful/error-envelope';
 import { describeEachExpress, expectErrorEnvelope, thrownBy } from '@resourceful/test-support';
 import {
   type ConnectProxy,
+  makeServerCertificate,
   rawUpgrade,
   startConnectProxy,
   startSocks5Proxy,
@@ -155,6 +156,22 @@ describe('an https:// proxy (TLS to the proxy, then the tunnel)', () => {
     expect(await upgradeThrough(url)).toEqual({ status: 101, echoed: 'echo:ping' });
     expect(proxy.tunnels).toHaveLength(1);
   });
+
+  it.each([
+    [200, 'the host of the proxy URL', 'IP:127.0.0.1'],
+    [200, "the cluster's tls-server-name (kubectl accepts only this one)", 'DNS:localhost'],
+    [502, 'neither of them', 'DNS:elsewhere.test'],
+  ])(
+    'answers %i through a proxy whose certificate names %s',
+    async (status, _what, subjectAltName) => {
+      const name = `proxy-${subjectAltName.replace(/\W/g, '-')}`;
+      const { cert, key } = makeServerCertificate(k8s.certs, name, subjectAltName);
+      const { url } = await tlsProxy(cert, key);
+      const res = await request(await ledgerApp(viaName({ proxyUrl: url }))).get('/ledger/x');
+      expect(res.status).toBe(status);
+      expect(proxy.tunnels).toHaveLength(status === 200 ? 1 : 0);
+    },
+  );
 
   it('answers 502 to a proxy whose certificate the cluster CA does not sign; no tunnel opens', async () => {
     const { url } = await tlsProxy(

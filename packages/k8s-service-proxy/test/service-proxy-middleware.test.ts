@@ -7,7 +7,7 @@ import {
   listen,
   type RunningServer,
 } from '@resourceful/test-support';
-import { rawUpgrade, useControlPlane } from '@resourceful/test-support/k8s';
+import { rawRequest, rawUpgrade, useControlPlane } from '@resourceful/test-support/k8s';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -121,22 +121,29 @@ describeEachExpress('serviceProxy', (express) => {
     return k8s.plane.requests.at(-1);
   }
 
+  /** Runs `use` with credentials that send `token`, closed afterwards. */
+  async function withToken(token: string, use: (credentials: ClusterCredentials) => Promise<void>) {
+    const credentials = createClusterCredentials({
+      server: k8s.plane.url,
+      token,
+      ca: k8s.certs.ca,
+    });
+    try {
+      await use(credentials);
+    } finally {
+      credentials.close();
+    }
+  }
+
   describe('when the control plane answers with its own Status', () => {
     it('relays a 401 (the relay credential refused) with its Status body, as kubectl proxy does', async () => {
-      const refused = createClusterCredentials({
-        server: k8s.plane.url,
-        token: 'revoked',
-        ca: k8s.certs.ca,
-      });
-      try {
+      await withToken('revoked', async (refused) => {
         const { url } = await start({ credentials: refused });
         const res = await request(url).get('/ledger/v1/entries');
         expect(res.status).toBe(401);
         expect(res.headers['content-type']).toMatch(/^application\/json/);
         expect(res.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
-      } finally {
-        refused.close();
-      }
+      });
     });
 
     it('relays a 503 for a service without endpoints with its Status body, as kubectl proxy does', async () => {
@@ -171,6 +178,17 @@ describeEachExpress('serviceProxy', (express) => {
     expect(seen?.headers.cookie).toBeUndefined();
     expect(seen?.headers['x-trace']).toBe('1');
     expect(seen?.headers['x-forwarded-for']).toBe('127.0.0.1');
+  });
+
+  it('relays an absolute-form target (RFC 9112 §3.2.2) to the path its origin form names', async () => {
+    const { relay } = await start({ mountPath: '/ledger' });
+    server?.server.on('upgrade', relay.upgrade);
+    const port = server?.port ?? 0;
+    const target = `http://localhost:${port}/ledger/v1/entries?page=2`;
+    expect((await rawRequest(port, { path: target })).status).toBe(200);
+    expect(lastUpstream()?.url).toBe(`${PREFIX}/v1/entries?page=2`);
+    expect((await rawUpgrade(port, target.replace('entries?page=2', 'socket'))).status).toBe(101);
+    expect(lastUpstream()?.url).toBe(`${PREFIX}/v1/socket`);
   });
 
   it('streams a request body up and a chunked answer down', async () => {
@@ -209,6 +227,30 @@ describeEachExpress('serviceProxy', (express) => {
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body.body)).toEqual({ amount: '5.00' });
   });
+
+  it.each([false, true])(
+    're-sends a form that express.urlencoded({ extended: %s }) read with its repeated and nested fields',
+    async (extended) => {
+      const app = express();
+      app.use(express.urlencoded({ extended }));
+      app.use('/ledger', serviceProxy({ credentials, namespace: 'payments', service: 'ledger' }));
+      app.use(errorHandler());
+      server = await listen(app);
+      const res = await request(server.url)
+        .post('/ledger/items')
+        .type('form')
+        .send('tag=a&tag=b&note=x+y&meta%5Bk%5D=v&items%5B0%5D%5Bid%5D=1&items%5B1%5D%5Bid%5D=2');
+      expect(res.status).toBe(200);
+      expect([...new URLSearchParams(lastUpstream()?.body)]).toEqual([
+        ['tag', 'a'],
+        ['tag', 'b'],
+        ['note', 'x y'],
+        ['meta[k]', 'v'],
+        ['items[0][id]', '1'],
+        ['items[1][id]', '2'],
+      ]);
+    },
+  );
 
   it('sends no body upstream for a GET that a JSON parser mounted earlier saw', async () => {
     const { url } = await start({}, true);
@@ -369,6 +411,20 @@ describeEachExpress('serviceProxy', (express) => {
     expect(tls.text).not.toContain('SELF_SIGNED');
     dead.close();
     untrusted.close();
+  });
+
+  it('answers 500, not 400, when its own token cannot be sent in a header (a line break inside)', async () => {
+    await withToken('secret-part\nsecond-part', async (broken) => {
+      const { url, relay } = await start({ credentials: broken, mountPath: '/ledger' });
+      server?.server.on('upgrade', relay.upgrade);
+      const before = k8s.plane.requests.length;
+      const res = await request(url).get('/ledger/v1/entries');
+      expectErrorEnvelope(res, 500, { code: 'INTERNAL_SERVER_ERROR' });
+      expect(res.body.error.innererror).toEqual({ code: 'CREDENTIAL_NOT_SENDABLE' });
+      expect(res.text).not.toContain('secret-part');
+      expect((await rawUpgrade(server?.port ?? 0, '/ledger/socket')).status).toBe(500);
+      expect(k8s.plane.requests.length).toBe(before);
+    });
   });
 
   it('relays odd headers (repeated, __proto__) without crashing', async () => {

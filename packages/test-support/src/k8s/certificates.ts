@@ -121,3 +121,26 @@ export function makeCertificates(): TestCertificates {
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
+
+/**
+ * Another server certificate from the CA of `certs`, naming only `subjectAltName` (OpenSSL's
+ * syntax: `IP:127.0.0.1`, `DNS:proxy.test`), for a test that needs a name the usual server
+ * certificate (127.0.0.1 and localhost) does not tell apart. Written into `certs.dir`.
+ */
+export function makeServerCertificate(
+  certs: TestCertificates,
+  name: string,
+  subjectAltName: string,
+): { cert: string; key: string } {
+  makeLeaf(
+    certs.dir,
+    name,
+    `/CN=${name}`,
+    `subjectAltName=${subjectAltName}\nextendedKeyUsage=serverAuth\n` +
+      'keyUsage=critical,digitalSignature,keyEncipherment\n',
+  );
+  return {
+    cert: readFileSync(join(certs.dir, `${name}.crt`), 'utf8'),
+    key: readFileSync(join(certs.dir, `${name}.key`), 'utf8'),
+  };
+}

@@ -3,7 +3,10 @@
  * `execFile`, no shell) that counts its runs in a file, records what it was given
  * (`KUBERNETES_EXEC_INFO`, its arguments, chosen environment variables) and prints an
  * ExecCredential of the apiVersion it was asked for: a token `PREFIX-N` for run N expiring after
- * `--ttl` seconds, or a client certificate and key, or nothing and an exit code.
+ * `--ttl` seconds, or a client certificate and key, or nothing and an exit code. Misbehaving
+ * plugins on request: `--ignore-term` (SIGTERM does nothing), `--read-stdin` (answers only once
+ * its stdin ends), `--stderr-bytes=N` (that much noise on stderr first), `--stdout-bytes=N`
+ * (that many bytes of output that is not an ExecCredential instead).
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,7 +37,15 @@ fs.writeFileSync(${JSON.stringify(seenFile)}, JSON.stringify({
 }));
 const exitCode = Number(option('exit', '0'));
 const delay = Number(option('delay-ms', '0'));
-setTimeout(() => {
+if (args.includes('--ignore-term')) process.on('SIGTERM', () => {});
+const stderrBytes = Number(option('stderr-bytes', '0'));
+if (stderrBytes > 0) process.stderr.write('e'.repeat(stderrBytes));
+const answer = () => setTimeout(() => {
+  const stdoutBytes = Number(option('stdout-bytes', '0'));
+  if (stdoutBytes > 0) {
+    process.stdout.write('o'.repeat(stdoutBytes));
+    return;
+  }
   if (exitCode !== 0) {
     process.stderr.write('fake plugin failing on purpose\\n');
     process.exit(exitCode);
@@ -54,6 +65,10 @@ setTimeout(() => {
     status,
   }));
 }, delay);
+if (args.includes('--read-stdin')) {
+  process.stdin.resume();
+  process.stdin.on('end', answer);
+} else answer();
 `;
 
 /** Writes the plugin into `dir` (under `name`, so several can coexist). */

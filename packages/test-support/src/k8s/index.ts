@@ -4,7 +4,11 @@
  * plugin, a raw HTTP client). A subpath of its own: its names (`RawResponse`, `rawRequest`) would
  * clash with the raw-http helpers of the main entry, and no other package's tests need them.
  */
-export { makeCertificates, type TestCertificates } from './certificates.js';
+export {
+  makeCertificates,
+  makeServerCertificate,
+  type TestCertificates,
+} from './certificates.js';
 export { type ConnectProxy, type RecordedTunnel, startConnectProxy } from './connect-proxy.js';
 export {
   type ControlPlaneDouble,
