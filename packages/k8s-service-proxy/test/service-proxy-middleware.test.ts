@@ -252,6 +252,35 @@ describeEachExpress('serviceProxy', (express) => {
     },
   );
 
+  it.each(['"x"', '"5"', '5', '0', 'null', 'false', '[1,"a",null]'])(
+    're-sends the JSON body %s that express.json({ strict: false }) read as the same JSON value',
+    async (sent) => {
+      const app = express();
+      app.use(express.json({ strict: false }));
+      app.use('/ledger', serviceProxy({ credentials, namespace: 'payments', service: 'ledger' }));
+      app.use(errorHandler());
+      server = await listen(app);
+      const res = await request(server.url)
+        .post('/ledger/items')
+        .set('content-type', 'application/json')
+        .send(sent);
+      expect(res.status).toBe(200);
+      expect(lastUpstream()?.body).toBe(sent);
+      expect(lastUpstream()?.headers['content-length']).toBe(String(Buffer.byteLength(sent)));
+    },
+  );
+
+  it('re-sends a text body that express.text() read as it is', async () => {
+    const app = express();
+    app.use(express.text());
+    app.use('/ledger', serviceProxy({ credentials, namespace: 'payments', service: 'ledger' }));
+    app.use(errorHandler());
+    server = await listen(app);
+    const res = await request(server.url).post('/ledger/items').type('text').send('"x" y');
+    expect(res.status).toBe(200);
+    expect(lastUpstream()?.body).toBe('"x" y');
+  });
+
   it('sends no body upstream for a GET that a JSON parser mounted earlier saw', async () => {
     const { url } = await start({}, true);
     const res = await request(url).get('/ledger/items');
