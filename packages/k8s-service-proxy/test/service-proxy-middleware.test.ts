@@ -406,6 +406,29 @@ describeEachExpress('serviceProxy', (express) => {
     expect(k8s.plane.requests.length).toBe(before);
   });
 
+  it("relays response headers larger than Node's 16 KiB default, as kubectl proxy does", async () => {
+    const { url } = await start();
+    const answer = await new Promise<{ status?: number; big?: string; body: string }>(
+      (resolve, reject) => {
+        const req = httpRequest(`${url}/ledger/big-headers`, { maxHeaderSize: 1 << 20 }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            body += chunk;
+          });
+          res.on('end', () =>
+            resolve({ status: res.statusCode, big: res.headers['x-big'] as string, body }),
+          );
+        });
+        req.on('error', reject);
+        req.end();
+      },
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.big).toHaveLength(64 * 1024);
+    expect(answer.body).toBe('big');
+  });
+
   it('answers 504 UPSTREAM_ERROR when the service does not answer in time', async () => {
     const { url } = await start({ timeoutMs: 150 });
     const res = await request(url).get('/ledger/hang');
