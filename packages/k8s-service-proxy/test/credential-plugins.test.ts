@@ -19,6 +19,7 @@ import {
 import { useControlPlane, writeFakePlugin } from '@resourceful/test-support/k8s';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseExecCredential } from '../src/exec-credential.js';
 import {
   type ClusterCredentials,
   createClusterCredentials,
@@ -26,7 +27,6 @@ import {
   getApiVersions,
   serviceProxy,
 } from '../src/index.js';
-import { parseExecCredential } from '../src/exec-credential.js';
 
 const k8s = useControlPlane({ tokens: [] });
 let dir: string;
