@@ -67,6 +67,31 @@ export function decodePath(rawPath: string): string | undefined {
   }
 }
 
+/** The bytes Go's `validEncoded` lets stand in a path: RFC 3986 pchars, `/`, `[`, `]`, `%`. */
+const GO_VALID_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@[\]%/]*$/;
+/** The bytes Go's `escape(…, encodePath)` leaves alone; every other byte becomes `%XX`. */
+const GO_PATH_SAFE = /[A-Za-z0-9\-._~$&+,/:;=@]/;
+
+/**
+ * Go's `URL.EscapedPath()` of a request's (well-formed) raw path, the path kubectl relays: the raw
+ * path itself, unless it holds a byte Go would escape (`#`, `"`, `{`, `|`, …); then the decoded
+ * path escaped again, byte by byte (`/a#b` becomes `/a%23b`, `/a#b%21` becomes `/a%23b%21`).
+ */
+export function goEscapedPath(rawPath: string): string {
+  if (GO_VALID_PATH.test(rawPath)) return rawPath;
+  const bytes = rawPath.replace(/%([0-9a-f]{2})/gi, (_escape, hex: string) =>
+    String.fromCharCode(Number.parseInt(hex, 16)),
+  );
+  let escaped = '';
+  for (const byte of Buffer.from(bytes, 'latin1')) {
+    const char = String.fromCharCode(byte);
+    escaped += GO_PATH_SAFE.test(char)
+      ? char
+      : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return escaped;
+}
+
 /**
  * What Go's server answers to a request line or header it refuses (a malformed escape, two
  * `Host` headers): `400 Bad Request` in plain text, without a newline, and it hangs up.

@@ -19,7 +19,14 @@ import {
   stringOption,
 } from '@resourceful/option-checks';
 import { createFailureLog } from './failure-log.js';
-import { badRequest, cleanPath, decodePath, movedPermanently, plainError } from './go-http.js';
+import {
+  badRequest,
+  cleanPath,
+  decodePath,
+  goEscapedPath,
+  movedPermanently,
+  plainError,
+} from './go-http.js';
 import { type RequestFilterOptions, requestFilter } from './request-filter.js';
 import { responseOnSocket } from './socket-response.js';
 import { createStaticHandler } from './static-files.js';
@@ -270,7 +277,8 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
       serveStatic(req, res, rawPath);
       return undefined;
     }
-    let path = rawPath;
+    // kubectl relays Go's escaped form of the path (`#` as `%23`), not the bytes the client sent.
+    let path = goEscapedPath(rawPath);
     if (stripPrefix) {
       if (!path.startsWith(apiPrefix)) {
         reject(404, '404 page not found');
@@ -318,8 +326,27 @@ export function createLocalProxy(options: LocalProxyOptions): LocalProxy {
     });
   };
 
+  /**
+   * `CONNECT`, which Node hands to no request handler. Go's ServeMux redirects an authority-form
+   * target (`CONNECT host:443`, an empty path) to `/` when `/` is served (kubectl's default API
+   * prefix), else answers 404; a path-form target is routed like any request, and where kubectl
+   * would relay it as a tunnel, answered 501: this proxy relays no tunnels.
+   */
+  const handleConnect = (req: IncomingMessage, socket: Duplex) => {
+    const res = responseOnSocket(req, socket);
+    if (hasRepeatedHost(req.rawHeaders)) {
+      badRequest(res);
+    } else if (!(req.url ?? '').startsWith('/')) {
+      if (patterns.includes('/')) movedPermanently(res, '/');
+      else plainError(res, 404, '404 page not found');
+    } else if (route(req, res) !== undefined) {
+      plainError(res, 501, 'CONNECT tunnels are not relayed');
+    }
+  };
+
   const server = createServer(handle);
   server.on('upgrade', handleUpgrade);
+  server.on('connect', handleConnect);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (socket.writable) socket.end(malformedRequestAnswer(error));
     else socket.destroy();

@@ -258,6 +258,16 @@ describe.skipIf(!runDifferential)(
         status: 200,
       },
       {
+        name: 'relays a # in the path percent-encoded (%23), the rest of the path re-escaped as Go does',
+        request: { path: `${SERVICE}/web/proxy/a#b!(c)%7e%2F{d}` },
+        status: 200,
+      },
+      {
+        name: 'relays a # in the query unchanged, as kubectl does',
+        request: { path: `${SERVICE}/web/proxy/a?q=1#frag` },
+        status: 200,
+      },
+      {
         name: 'answers OPTIONS * itself, as Go servers do',
         request: { method: 'OPTIONS', path: '*' },
         status: 200,
@@ -304,6 +314,26 @@ describe.skipIf(!runDifferential)(
         expect(closedByServer).toBe(true);
       }
       expect(answers[0]).toEqual({ status: 'HTTP/1.1 400 Bad Request', body: '400 Bad Request' });
+      expect(answers[1]).toEqual(answers[0]);
+      expect(k8s.plane.requests.length).toBe(before);
+    });
+
+    it('answers an authority-form CONNECT with a 301 to / and sends nothing upstream, as kubectl does', async () => {
+      const before = k8s.plane.requests.length;
+      const head = 'CONNECT localhost:443 HTTP/1.1\r\nHost: localhost:443\r\n\r\n';
+      const answers = [];
+      for (const proxy of [reference, candidate]) {
+        // kubectl keeps the connection open: the answer is all there once the time bound is up.
+        const { text } = await rawExchange(proxy.port, head, { timeoutMs: 500 });
+        const [statusLine, ...lines] = (text.split('\r\n\r\n')[0] ?? '').split('\r\n');
+        const location = lines.find((line) => /^location:/i.test(line));
+        answers.push({ statusLine, location, body: text.split('\r\n\r\n')[1] });
+      }
+      expect(answers[0]).toEqual({
+        statusLine: 'HTTP/1.1 301 Moved Permanently',
+        location: 'Location: /',
+        body: '',
+      });
       expect(answers[1]).toEqual(answers[0]);
       expect(k8s.plane.requests.length).toBe(before);
     });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClusterCredentials } from '@resourceful/k8s-service-proxy';
-import { thrownBy } from '@resourceful/test-support';
+import { rawExchange, thrownBy } from '@resourceful/test-support';
 import { rawRequest, rawUpgrade, useControlPlane } from '@resourceful/test-support/k8s';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -177,6 +177,25 @@ describe('createLocalProxy', () => {
     const res = await rawUpgrade(port, '/api/v1/namespaces/default/secrets');
     expect(res).toMatchObject({ status: 403, body: 'Forbidden\n' });
     expect(res.contentType).toBe('text/plain; charset=utf-8');
+    expect(k8s.plane.requests.length).toBe(before);
+  });
+
+  it('answers CONNECT itself and relays no tunnel: 404 outside --api-prefix, 403 filtered, else 501', async () => {
+    const port = await start({ apiPrefix: '/k8s-api/' });
+    const before = k8s.plane.requests.length;
+    const statusOf = async (target: string) => {
+      const head = `CONNECT ${target} HTTP/1.1\r\nHost: localhost:${port}\r\n\r\n`;
+      const { text, closedByServer } = await rawExchange(port, head);
+      expect(closedByServer).toBe(true);
+      return text.split('\r\n')[0];
+    };
+    expect(await statusOf('localhost:443')).toBe('HTTP/1.1 404 Not Found');
+    expect(await statusOf('/k8s-api/api/v1/namespaces/d/pods/p/exec')).toBe(
+      'HTTP/1.1 403 Forbidden',
+    );
+    expect(await statusOf('/k8s-api/api/v1/namespaces/d/pods/p/portforward')).toBe(
+      'HTTP/1.1 501 Not Implemented',
+    );
     expect(k8s.plane.requests.length).toBe(before);
   });
 

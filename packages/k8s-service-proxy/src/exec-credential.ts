@@ -63,6 +63,39 @@ function pluginFailure(config: ExecConfig, reason: string, code: string): ApiErr
   );
 }
 
+/**
+ * What Go's `time.Parse(time.RFC3339, …)` takes (client-go reads `expirationTimestamp` with it):
+ * `T` and `Z` in capitals, seconds and a zone required (`Z` or `±hh:mm`), the date a real one, a
+ * fraction after `.` or `,`, and, as Go's general parser allows, a one-digit hour and a zone hour
+ * up to 24. Milliseconds since the epoch, or `undefined` for anything else (`Date.parse` takes
+ * far more: a bare date, no zone, `Wed, 25 Nov 2026 …`).
+ */
+const GO_RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{1,2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+
+function parseGoRfc3339(value: unknown): number | undefined {
+  const parts = typeof value === 'string' ? GO_RFC3339.exec(value) : null;
+  if (parts === null) return undefined;
+  const [year, month, day, hour, minute, second] = parts.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const [fraction = '', sign, zoneHour = '0', zoneMinute = '0'] = parts.slice(7);
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  if (Number(zoneHour) > 24 || Number(zoneMinute) > 60) return undefined;
+  const time = new Date(0);
+  time.setUTCFullYear(year, month - 1, day);
+  // A day the month does not have (February 30) rolls over: Go refuses it.
+  if (time.getUTCMonth() !== month - 1 || time.getUTCDate() !== day) return undefined;
+  time.setUTCHours(hour, minute, second, Number(fraction.slice(0, 3).padEnd(3, '0')));
+  const offsetMinutes = (Number(zoneHour) * 60 + Number(zoneMinute)) * (sign === '-' ? -1 : 1);
+  return time.getTime() - offsetMinutes * 60_000;
+}
+
 /** Reads the plugin's stdout as client-go does; throws a message naming what is wrong. */
 export function parseExecCredential(
   stdout: string,
@@ -104,8 +137,8 @@ export function parseExecCredential(
   }
   let expiresAt: number | undefined;
   if (status.expirationTimestamp !== undefined && status.expirationTimestamp !== null) {
-    expiresAt = Date.parse(String(status.expirationTimestamp));
-    if (Number.isNaN(expiresAt))
+    expiresAt = parseGoRfc3339(status.expirationTimestamp);
+    if (expiresAt === undefined)
       throw new Error('returned an expirationTimestamp that is not RFC 3339');
   }
   return {

@@ -22,6 +22,7 @@ import {
   CREDENTIAL_NOT_SENDABLE,
   callUpstream,
   http1RelayHeaders,
+  MAX_RESPONSE_HEADER_BYTES,
   UNRELAYABLE_REQUEST,
   type UpstreamAnswer,
   unrelayable,
@@ -159,6 +160,7 @@ function sendUpstream(
     method,
     path,
     headers,
+    maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
   });
   if (keepAliveMs > 0) req.on('socket', (socket) => socket.setKeepAlive(true, keepAliveMs));
   watchProxyConnect(req);

@@ -149,6 +149,8 @@ function parseAllowEntry(
 }
 
 const FACTORY = 'serviceProxy';
+/** `application/json` and the `+json` suffix types (RFC 6839), parameters allowed. */
+const JSON_TYPE = /^\s*[^\s/;]+\/(?:[^\s;]*\+)?json\s*(?:;|$)/i;
 const PARAM_NAMES = ['namespace', 'service', 'port'];
 
 /** `params`: route parameter names, each a non-empty string. */
@@ -307,11 +309,14 @@ export function serviceProxy(options: ServiceProxyOptions): ServiceProxyMiddlewa
   const bodyOf = (req: ExpressishRequest): Buffer | undefined => {
     if (!req.readableEnded) return undefined;
     // A body parser ran first: send what it parsed, re-encoded.
-    const body = req.body;
-    if (body === undefined || body === null) return Buffer.alloc(0);
+    const body: unknown = req.body;
+    if (body === undefined) return Buffer.alloc(0);
     if (Buffer.isBuffer(body)) return body;
-    if (typeof body === 'string') return Buffer.from(body);
     const type = String(req.headers['content-type'] ?? '');
+    // A JSON body is its value's JSON text, even a bare string or `null` (`strict: false`).
+    if (JSON_TYPE.test(type)) return Buffer.from(JSON.stringify(body));
+    if (body === null) return Buffer.alloc(0);
+    if (typeof body === 'string') return Buffer.from(body);
     if (/urlencoded/i.test(type)) return Buffer.from(encodeForm(body));
     return Buffer.from(JSON.stringify(body));
   };

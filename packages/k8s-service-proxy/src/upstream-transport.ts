@@ -21,6 +21,13 @@ import { PROXY_REFUSED, UPSTREAM_TIMEOUT } from './upstream-errors.js';
 /** Set on errors for requests that cannot be expressed upstream (bad path or header). */
 export const UNRELAYABLE_REQUEST = 'UNRELAYABLE_REQUEST';
 
+/**
+ * The largest response head read from the control plane: Go's `Transport` default (10 MiB), what
+ * `kubectl proxy` takes, rather than Node's 16 KiB, which would turn a service's large (but
+ * valid) headers into a 502. A larger head still fails (502 UPSTREAM_ERROR).
+ */
+export const MAX_RESPONSE_HEADER_BYTES = 10 * 1024 * 1024;
+
 export interface UpstreamAnswer {
   readonly status: number;
   /** The reason phrase. */
@@ -154,6 +161,7 @@ export function callUpstream(
       method: request.method,
       path: request.path,
       headers: request.headers,
+      maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
     });
   } catch (error) {
     fail(unrelayable(error, request.headers));

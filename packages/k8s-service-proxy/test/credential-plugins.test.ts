@@ -19,6 +19,7 @@ import {
 import { useControlPlane, writeFakePlugin } from '@resourceful/test-support/k8s';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseExecCredential } from '../src/exec-credential.js';
 import {
   type ClusterCredentials,
   createClusterCredentials,
@@ -254,6 +255,46 @@ describe('plugin processes that misbehave', () => {
       message: expect.stringMatching(/printed more than 1 MiB/),
       innererror: { code: 'CREDENTIAL_PLUGIN_BAD_OUTPUT' },
     });
+  });
+});
+
+describe('expirationTimestamp, read as client-go reads it (Go time.Parse with RFC 3339)', () => {
+  const V1 = 'client.authentication.k8s.io/v1';
+  const parse = (expirationTimestamp: unknown) =>
+    parseExecCredential(
+      JSON.stringify({
+        apiVersion: V1,
+        kind: 'ExecCredential',
+        status: { token: 't', expirationTimestamp },
+      }),
+      V1,
+    ).expiresAt;
+
+  it.each([
+    ['2026-11-25T04:00:00Z', Date.UTC(2026, 10, 25, 4)],
+    ['2026-11-25T04:00:00.123456789+01:00', Date.UTC(2026, 10, 25, 3, 0, 0, 123)],
+    ['2026-11-25T04:00:00,5-00:30', Date.UTC(2026, 10, 25, 4, 30, 0, 500)],
+    ['2026-11-25T4:00:00Z', Date.UTC(2026, 10, 25, 4)],
+    ['2024-02-29T23:59:59Z', Date.UTC(2024, 1, 29, 23, 59, 59)],
+  ])('takes %s', (text, expected) => {
+    expect(parse(text)).toBe(expected);
+  });
+
+  it.each([
+    '2026-11-25',
+    '2026-11-25T04:00Z',
+    '2026-11-25T04:00:00',
+    '2026-11-25 04:00:00Z',
+    '2026-11-25t04:00:00z',
+    '2026-11-25T04:00:00+0100',
+    'Wed, 25 Nov 2026 04:00:00 GMT',
+    '2026-02-30T00:00:00Z',
+    '2026-11-25T24:00:00Z',
+    '2026-11-25T04:00:60Z',
+    ' 2026-11-25T04:00:00Z',
+    12345,
+  ])('refuses %j, as client-go does', (value) => {
+    expect(() => parse(value)).toThrow(/expirationTimestamp that is not RFC 3339/);
   });
 });
 

@@ -252,6 +252,35 @@ describeEachExpress('serviceProxy', (express) => {
     },
   );
 
+  it.each(['"x"', '"5"', '5', '0', 'null', 'false', '[1,"a",null]'])(
+    're-sends the JSON body %s that express.json({ strict: false }) read as the same JSON value',
+    async (sent) => {
+      const app = express();
+      app.use(express.json({ strict: false }));
+      app.use('/ledger', serviceProxy({ credentials, namespace: 'payments', service: 'ledger' }));
+      app.use(errorHandler());
+      server = await listen(app);
+      const res = await request(server.url)
+        .post('/ledger/items')
+        .set('content-type', 'application/json')
+        .send(sent);
+      expect(res.status).toBe(200);
+      expect(lastUpstream()?.body).toBe(sent);
+      expect(lastUpstream()?.headers['content-length']).toBe(String(Buffer.byteLength(sent)));
+    },
+  );
+
+  it('re-sends a text body that express.text() read as it is', async () => {
+    const app = express();
+    app.use(express.text());
+    app.use('/ledger', serviceProxy({ credentials, namespace: 'payments', service: 'ledger' }));
+    app.use(errorHandler());
+    server = await listen(app);
+    const res = await request(server.url).post('/ledger/items').type('text').send('"x" y');
+    expect(res.status).toBe(200);
+    expect(lastUpstream()?.body).toBe('"x" y');
+  });
+
   it('sends no body upstream for a GET that a JSON parser mounted earlier saw', async () => {
     const { url } = await start({}, true);
     const res = await request(url).get('/ledger/items');
@@ -375,6 +404,29 @@ describeEachExpress('serviceProxy', (express) => {
       target: 'namespace',
     });
     expect(k8s.plane.requests.length).toBe(before);
+  });
+
+  it("relays response headers larger than Node's 16 KiB default, as kubectl proxy does", async () => {
+    const { url } = await start();
+    const answer = await new Promise<{ status?: number; big?: string; body: string }>(
+      (resolve, reject) => {
+        const req = httpRequest(`${url}/ledger/big-headers`, { maxHeaderSize: 1 << 20 }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            body += chunk;
+          });
+          res.on('end', () =>
+            resolve({ status: res.statusCode, big: res.headers['x-big'] as string, body }),
+          );
+        });
+        req.on('error', reject);
+        req.end();
+      },
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.big).toHaveLength(64 * 1024);
+    expect(answer.body).toBe('big');
   });
 
   it('answers 504 UPSTREAM_ERROR when the service does not answer in time', async () => {

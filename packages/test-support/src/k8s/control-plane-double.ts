@@ -174,6 +174,12 @@ function answerService(
     }, 20);
     return;
   }
+  if (suffix === '/big-headers') {
+    // 64 KiB of response headers: four times Node's default limit (16 KiB), far below Go's 10 MiB.
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'X-Big': 'b'.repeat(64 * 1024) });
+    res.end('big');
+    return;
+  }
   if (suffix === '/hang') return; // never answers: for timeouts
   if (suffix === '/slow') {
     // Answers after 150 ms: keeps streams open for concurrency tests.
