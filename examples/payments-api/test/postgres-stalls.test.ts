@@ -157,6 +157,70 @@ describe.skipIf(!hasPostgresServer())('a database that stops answering', () => {
     });
   });
 
+  describe('a create applied after its 503', () => {
+    let server: PostgresServer;
+    let thaw: (() => void) | undefined;
+
+    beforeAll(async () => {
+      server = await startPostgresServer();
+    });
+
+    afterAll(async () => {
+      thaw?.();
+      await server?.close();
+    });
+
+    it('answers the retry with the same Service-Request-Id with the card the first attempt stored', async () => {
+      const pool = boundedPool(server.url, { connectMs: 1_000, queryMs: 1_000 }, 2);
+      const payer = 'frozen-create-payer';
+      const card = {
+        number: '4111111111111111',
+        type: 'visa',
+        expire_month: '11',
+        expire_year: '2030',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        payer_id: payer,
+      };
+      const stored = async () =>
+        (await pool.query('SELECT id FROM public.cards WHERE payer_id = $1', [payer])).rows.map(
+          (row: { id: string }) => row.id,
+        );
+      try {
+        const app = createApp({ database: { pool, schema: 'public' } });
+        await appReady(app);
+        await request(app).get(CUSTOMER);
+
+        thaw = freeze(server);
+        const first = await request(app)
+          .post('/v1/vault/credit-cards')
+          .set('Service-Request-Id', 'frozen-create-1')
+          .send(card);
+        expectErrorEnvelope(first, 503, { code: 'SERVICE_UNAVAILABLE' });
+        thaw();
+        thaw = undefined;
+        // The database applies the INSERT it had received: the card exists, unanswered.
+        await waitFor(async () => (await stored().catch(() => [])).length === 1, {
+          what: 'the frozen INSERT to be applied',
+        });
+
+        const retry = await request(app)
+          .post('/v1/vault/credit-cards')
+          .set('Service-Request-Id', 'frozen-create-1')
+          .send(card);
+        expect(retry.status).toBe(201);
+        const ids = await stored();
+        expect(ids).toHaveLength(1);
+        expect(retry.body.id).toBe(ids[0]);
+        expect(retry.headers.location).toMatch(new RegExp(`/v1/vault/credit-cards/${ids[0]}$`));
+      } finally {
+        thaw?.();
+        thaw = undefined;
+        await pool.end();
+      }
+    });
+  });
+
   describeEachExpress('blocked on a lock', (express) => {
     let server: PostgresServer;
     let holder: pg.Client;
