@@ -22,6 +22,8 @@ export function newRecordId(prefix: string): string {
 
 export class MemoryCollection<T extends StoredRecord> implements ListedRecordStore<T> {
   readonly #records = new Map<string, T>();
+  /** The id each create key stored (`insert`), as the PostgreSQL store's `create_key` column. */
+  readonly #created = new Map<string, string>();
   readonly #prefix: string;
   /** Writes of one process: conditional-requests' in-process lock keeps them apart. */
   readonly compareAndSet = false;
@@ -75,8 +77,14 @@ export class MemoryCollection<T extends StoredRecord> implements ListedRecordSto
     return this.#records.delete(id);
   }
 
-  insert(record: T): T {
-    return this.set(record);
+  insert(record: T, createKey?: string): T {
+    if (createKey === undefined) return this.set(record);
+    const earlier = this.#created.get(createKey);
+    const existing = earlier === undefined ? undefined : this.#records.get(earlier);
+    if (existing !== undefined) return existing;
+    this.set(record);
+    this.#created.set(createKey, record.id);
+    return record;
   }
 
   insertIfAbsent(record: T): void {

@@ -25,8 +25,12 @@ export interface RecordStore<T extends StoredRecord> {
   /** A new id like `CARD-5KX7Q2M4ZP8R1HJW`. */
   newId(): string;
   get(id: string): MaybePromise<T | undefined>;
-  /** Stores a new record (an id from `newId`). */
-  insert(record: T): MaybePromise<T>;
+  /**
+   * Stores a new record (an id from `newId`) and answers it. With `createKey` (create-keys.ts),
+   * when a record was stored under the same key before (a create answered 503 that the database
+   * applied all the same), stores nothing and answers that record.
+   */
+  insert(record: T, createKey?: string): MaybePromise<T>;
   /** Stores the record unless one with its id exists (seeding, by every instance at start). */
   insertIfAbsent(record: T): MaybePromise<void>;
   /**

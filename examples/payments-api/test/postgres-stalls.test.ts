@@ -47,6 +47,34 @@ function freeze(server: PostgresServer): () => void {
   };
 }
 
+/** A server of the describe's own (started before its tests), frozen and thawed by its tests. */
+function frozenServer() {
+  let server: PostgresServer | undefined;
+  let thaw: (() => void) | undefined;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+  });
+  afterAll(async () => {
+    thaw?.();
+    await server?.close();
+  });
+  const started = (): PostgresServer => {
+    if (server === undefined) throw new Error('the server has not started');
+    return server;
+  };
+  return {
+    url: () => started().url,
+    freeze: () => {
+      thaw = freeze(started());
+    },
+    /** Thaws a frozen server; nothing otherwise. */
+    thaw: () => {
+      thaw?.();
+      thaw = undefined;
+    },
+  };
+}
+
 describe('the database timeouts from the environment', () => {
   it('defaults to 2 s to connect and 5 s per query, both under half the lock TTL', () => {
     expect(databaseTimeoutsFromEnvironment({})).toEqual(DEFAULT_DATABASE_TIMEOUTS);
@@ -75,20 +103,10 @@ describe('the database timeouts from the environment', () => {
 
 describe.skipIf(!hasPostgresServer())('a database that stops answering', () => {
   describeEachExpress('frozen (SIGSTOP)', (express) => {
-    let server: PostgresServer;
-    let thaw: (() => void) | undefined;
-
-    beforeAll(async () => {
-      server = await startPostgresServer();
-    });
-
-    afterAll(async () => {
-      thaw?.();
-      await server?.close();
-    });
+    const db = frozenServer();
 
     it('answers 503 with Retry-After: 1 within its bounds, logs one line, and recovers', async () => {
-      const pool = boundedPool(server.url, { connectMs: 1_000, queryMs: 1_000 }, 2);
+      const pool = boundedPool(db.url(), { connectMs: 1_000, queryMs: 1_000 }, 2);
       const lines: string[] = [];
       const faults: unknown[] = [];
       logDatabaseOutages(pool, {
@@ -112,7 +130,7 @@ describe.skipIf(!hasPostgresServer())('a database that stops answering', () => {
         ]);
         expect(pool.totalCount).toBe(2);
 
-        thaw = freeze(server);
+        db.freeze();
         // A read on an open connection (query timeout), three at once (more than the pool holds:
         // waiting for a connection, then connecting, time out too), a write in a transaction.
         const reads = await Promise.all([1, 2, 3].map(() => request(app).get(CUSTOMER)));
@@ -128,8 +146,7 @@ describe.skipIf(!hasPostgresServer())('a database that stops answering', () => {
         expect(lines.filter((line) => line.startsWith('database unreachable'))).toHaveLength(1);
         expect(faults).toEqual([]);
 
-        thaw();
-        thaw = undefined;
+        db.thaw();
         // The connections that stalled were thrown away: every later request is answered.
         await waitFor(async () => (await request(app).get(CUSTOMER)).status === 200, {
           what: 'the database to answer again',
@@ -150,8 +167,59 @@ describe.skipIf(!hasPostgresServer())('a database that stops answering', () => {
         );
         expect(refused).toBeGreaterThanOrEqual(4);
       } finally {
-        thaw?.();
-        thaw = undefined;
+        db.thaw();
+        await pool.end();
+      }
+    });
+  });
+
+  describe('a create applied after its 503', () => {
+    const db = frozenServer();
+
+    it('answers the retry with the same Service-Request-Id with the card the first attempt stored', async () => {
+      const pool = boundedPool(db.url(), { connectMs: 1_000, queryMs: 1_000 }, 2);
+      const payer = 'frozen-create-payer';
+      const card = {
+        number: '4111111111111111',
+        type: 'visa',
+        expire_month: '11',
+        expire_year: '2030',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        payer_id: payer,
+      };
+      const stored = async () =>
+        (await pool.query('SELECT id FROM public.cards WHERE payer_id = $1', [payer])).rows.map(
+          (row: { id: string }) => row.id,
+        );
+      try {
+        const app = createApp({ database: { pool, schema: 'public' } });
+        await appReady(app);
+        await request(app).get(CUSTOMER);
+
+        db.freeze();
+        const first = await request(app)
+          .post('/v1/vault/credit-cards')
+          .set('Service-Request-Id', 'frozen-create-1')
+          .send(card);
+        expectErrorEnvelope(first, 503, { code: 'SERVICE_UNAVAILABLE' });
+        db.thaw();
+        // The database applies the INSERT it had received: the card exists, unanswered.
+        await waitFor(async () => (await stored().catch(() => [])).length === 1, {
+          what: 'the frozen INSERT to be applied',
+        });
+
+        const retry = await request(app)
+          .post('/v1/vault/credit-cards')
+          .set('Service-Request-Id', 'frozen-create-1')
+          .send(card);
+        expect(retry.status).toBe(201);
+        const ids = await stored();
+        expect(ids).toHaveLength(1);
+        expect(retry.body.id).toBe(ids[0]);
+        expect(retry.headers.location).toMatch(new RegExp(`/v1/vault/credit-cards/${ids[0]}$`));
+      } finally {
+        db.thaw();
         await pool.end();
       }
     });

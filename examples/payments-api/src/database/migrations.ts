@@ -152,4 +152,21 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO seed_runs (name) SELECT 'payments-api' WHERE EXISTS (SELECT 1 FROM payments);
     `,
   },
+  {
+    version: 4,
+    name: 'the create key of a row',
+    // The key of the create that stored the row (create-keys.ts: the Service-Request-Id scoped
+    // by the caller, with the request's fingerprint), NULL for a create without an id. UNIQUE:
+    // a retry of a create the database applied after a 503 finds that row (pg-records.ts).
+    sql: `
+      ALTER TABLE cards ADD COLUMN create_key text COLLATE "C" UNIQUE;
+      ALTER TABLE customers ADD COLUMN create_key text COLLATE "C" UNIQUE;
+      ALTER TABLE webhooks ADD COLUMN create_key text COLLATE "C" UNIQUE;
+      ALTER TABLE agreements ADD COLUMN create_key text COLLATE "C" UNIQUE;
+      ALTER TABLE payments ADD COLUMN create_key text COLLATE "C" UNIQUE;
+      ALTER TABLE captures ADD COLUMN create_key text COLLATE "C" UNIQUE;
+      ALTER TABLE refunds ADD COLUMN create_key text COLLATE "C" UNIQUE;
+      ALTER TABLE decisions ADD COLUMN create_key text COLLATE "C" UNIQUE;
+    `,
+  },
 ];

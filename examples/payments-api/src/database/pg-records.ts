@@ -49,6 +49,7 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
   readonly #table: string;
   readonly #columns: readonly string[];
   readonly #insert: string;
+  readonly #insertKeyed: string;
   readonly #update: string;
 
   constructor(options: PgRecordsOptions) {
@@ -61,6 +62,7 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
     const names = columns.map((column) => `"${column}"`);
     const values = columns.map((_, index) => `$${index + 4}`);
     this.#insert = `INSERT INTO ${this.#table} (id, doc, etag, ${names.join(', ')}) VALUES ($1, $2, $3, ${values.join(', ')})`;
+    this.#insertKeyed = `INSERT INTO ${this.#table} (id, doc, etag, ${names.join(', ')}, create_key) VALUES ($1, $2, $3, ${values.join(', ')}, $${columns.length + 4}) ON CONFLICT (create_key) DO NOTHING`;
     this.#update = `UPDATE ${this.#table} SET doc = $2, etag = $3, ${names
       .map((name, index) => `${name} = ${values[index]}`)
       .join(', ')} WHERE id = $1 AND etag = $${columns.length + 4}`;
@@ -110,9 +112,25 @@ export class PgRecords<T extends StoredRecord> implements ListedRecordStore<T> {
     return rows.map((row) => row.doc as T);
   }
 
-  async insert(record: T): Promise<T> {
-    await this.#query(this.#insert, this.#values(record));
-    return record;
+  async insert(record: T, createKey?: string): Promise<T> {
+    if (createKey === undefined) {
+      await this.#query(this.#insert, this.#values(record));
+      return record;
+    }
+    // The row of an earlier create with this key, left by a statement the database applied
+    // after its client gave up on it: answered in place of a second row.
+    const values = [...this.#values(record), createKey];
+    for (let attempt = 1; ; attempt += 1) {
+      const { rowCount } = await this.#query(this.#insertKeyed, values);
+      if (rowCount === 1) return record;
+      const { rows } = await this.#query<Row>(
+        `SELECT doc FROM ${this.#table} WHERE create_key = $1`,
+        [createKey],
+      );
+      if (rows[0] !== undefined) return rows[0].doc as T;
+      // Deleted between the two statements: the key is free again; twice is not chance.
+      if (attempt === 2) throw new StaleVersionError();
+    }
   }
 
   async insertIfAbsent(record: T): Promise<void> {

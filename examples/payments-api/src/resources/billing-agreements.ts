@@ -14,6 +14,7 @@ import {
 } from '@resourceful/resource-operations';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
+import { createKey } from '../create-keys.js';
 import { type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
 import type { ListedRecordStore, StoredRecord } from '../record-store.js';
@@ -233,7 +234,7 @@ export function mountBillingAgreements({
       const input = AgreementCreate.parse(req.body);
       const record = newAgreement(agreements.newId(), input, now().toISOString());
       checkCreateBody(req.body, input, toRepresentation(req, record));
-      const agreement = await agreements.insert(record);
+      const agreement = await agreements.insert(record, createKey(req));
       sendCreated(req, res, toRepresentation(req, agreement));
     }),
   );

@@ -10,6 +10,7 @@ import {
 } from '@resourceful/json-patch-update';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
+import { createKey } from '../create-keys.js';
 import { type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
 import type { RecordStore, StoredRecord } from '../record-store.js';
@@ -215,7 +216,7 @@ export function mountCreditCards({ router, lists, cards, now }: CreditCardRoutes
       const input = CreditCardCreate.parse(req.body);
       const record = newCard(cards.newId(), input, now().toISOString());
       checkCreateBody(req.body, input, toRepresentation(req, record));
-      const card = await cards.insert(record);
+      const card = await cards.insert(record, createKey(req));
       sendCreated(req, res, toRepresentation(req, card));
     }),
   );

@@ -6,6 +6,7 @@ import { asyncHandler } from '@resourceful/error-envelope';
 import { jsonPatchUpdate, putReplace } from '@resourceful/json-patch-update';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
+import { createKey } from '../create-keys.js';
 import { type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
 import type { RecordStore, StoredRecord } from '../record-store.js';
@@ -89,7 +90,7 @@ export function mountCustomers({ router, lists, customers, now }: CustomerRoutes
       const input = CustomerCreate.parse(req.body);
       const record = newCustomer(customers.newId(), input, now().toISOString());
       checkCreateBody(req.body, input, toRepresentation(req, record));
-      const customer = await customers.insert(record);
+      const customer = await customers.insert(record, createKey(req));
       sendCreated(req, res, toRepresentation(req, customer));
     }),
   );

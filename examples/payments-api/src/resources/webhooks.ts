@@ -8,6 +8,7 @@ import { ApiError, asyncHandler } from '@resourceful/error-envelope';
 import { jsonPatchUpdate } from '@resourceful/json-patch-update';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
+import { createKey } from '../create-keys.js';
 import { absoluteUrl, type Link, link } from '../links.js';
 import type { ListDefaults } from '../lists.js';
 import type { RecordStore, StoredRecord } from '../record-store.js';
@@ -170,7 +171,7 @@ export function mountWebhooks({ router, lists, webhooks, now }: WebhookRoutesOpt
       const input = WebhookCreate.parse(req.body);
       const record = newWebhook(webhooks.newId(), input, now().toISOString());
       checkCreateBody(req.body, input, toRepresentation(req, record));
-      const webhook = await webhooks.insert(record);
+      const webhook = await webhooks.insert(record, createKey(req));
       sendCreated(req, res, toRepresentation(req, webhook));
     }),
   );
