@@ -146,6 +146,7 @@ describeEachExpress('versionedRouter', (express) => {
     it('routes the rejection of a thenable that is no native promise, as Express 5 does', async () => {
       const outer = express();
       const thenable = {
+        // biome-ignore lint/suspicious/noThenProperty: the promise-like a handler may return
         then(_onFulfilled: unknown, onRejected: (reason: unknown) => void) {
           onRejected(new Error('thenable rejected'));
         },
