@@ -198,7 +198,9 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
     );
     expect(res.errors?.[0]?.extensions).toEqual({
       code: 'VALIDATION_ERROR',
+      target: 'criteria.description',
       details: [expect.objectContaining({ target: 'criteria.description' })],
+      http: { status: 400 },
     });
   });
 
@@ -292,7 +294,9 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
     );
     expect(res.errors?.[0]?.extensions).toEqual({
       code: 'VALIDATION_ERROR',
+      target: 'end_time',
       details: [expect.objectContaining({ target: 'end_time' })],
+      http: { status: 400 },
     });
   });
 
@@ -322,7 +326,9 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
     const res = await graphql('mutation { create_payment_decision(input: { code: "" }) { id } }');
     expect(res.errors?.[0]?.extensions).toEqual({
       code: 'VALIDATION_ERROR',
+      target: 'input.code',
       details: [expect.objectContaining({ target: 'input.code' })],
+      http: { status: 400 },
     });
   });
 
@@ -355,7 +361,9 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
     );
     expect(res.errors?.[0]?.extensions).toEqual({
       code: 'VALIDATION_ERROR',
+      target: 'input.url',
       details: [expect.objectContaining({ target: 'input.url' })],
+      http: { status: 400 },
     });
   });
 
@@ -369,10 +377,12 @@ describeEachExpress('GraphQL answers as REST does', (express) => {
     );
     expect(res.errors?.[0]?.extensions).toEqual({
       code: 'VALIDATION_ERROR',
+      target: `input.${rest.body.error.target}`,
       details: rest.body.error.details.map((detail: { target: string }) => ({
         ...detail,
         target: `input.${detail.target}`,
       })),
+      http: { status: rest.status },
     });
     expect(res.errors?.[0]?.extensions?.details).toEqual([
       expect.objectContaining({ code: 'VALIDATION_ERROR', target: 'input.event_types[0].name' }),

@@ -165,7 +165,9 @@ describeEachExpress('the create_credit_card mutation', (express) => {
       .send({ query: mutation, variables: { input: { ...input, expire_month: '13' } } });
     expect(res.body.errors[0].extensions).toEqual({
       code: 'VALIDATION_ERROR',
+      target: 'input.expire_month',
       details: [expect.objectContaining({ target: 'input.expire_month' })],
+      http: { status: 400 },
     });
     const after = (await request(app).get('/v1/vault/credit-cards?total_required=true')).body
       .total_items;

@@ -199,15 +199,15 @@ export function parseEntries(
   let offset = 0;
   if (position !== undefined) {
     if (position.style === 'offset') {
-      offset = parseInteger(position, 0, 'INVALID_OFFSET', 'a non-negative integer');
+      offset = parseInteger(position, 0, 'INVALID_OFFSET', OFFSET_EXPECTED);
       page = Math.floor(offset / pageSize) + 1;
     } else {
-      page = parseInteger(position, 1, 'INVALID_PAGE', 'an integer of at least 1');
+      page = parseInteger(position, 1, 'INVALID_PAGE', pageExpected, pageSize);
       offset = (page - 1) * pageSize;
       if (!Number.isSafeInteger(offset)) {
         throw invalid(
           position.name,
-          `The query parameter "${position.name}" is too large.`,
+          `The query parameter "${position.name}" must be ${pageExpected(pageSize)}.`,
           'INVALID_PAGE',
         );
       }
@@ -229,7 +229,7 @@ export function parseEntries(
 }
 
 function parsePageSize(size: Seen, max: number): number {
-  const value = parseInteger(size, 1, 'INVALID_PAGE_SIZE', `an integer from 1 to ${max}`);
+  const value = parseInteger(size, 1, 'INVALID_PAGE_SIZE', pageSizeExpected, max);
   if (value > max) {
     throw invalid(
       size.name,
@@ -240,10 +240,36 @@ function parsePageSize(size: Seen, max: number): number {
   return value;
 }
 
-function parseInteger(seen: Seen, min: number, cause: string, expected: string): number {
+/**
+ * An offset is used as a number, so it must be a safe integer; the message names that bound
+ * rather than calling `9999999999999999`, a non-negative integer, something else.
+ */
+const OFFSET_EXPECTED = `an integer from 0 to ${Number.MAX_SAFE_INTEGER}`;
+
+/** The pages whose offset, `(page - 1) * pageSize`, is still a safe integer. */
+function pageExpected(pageSize: number): string {
+  return `an integer from 1 to ${Math.floor(Number.MAX_SAFE_INTEGER / pageSize) + 1}`;
+}
+
+function pageSizeExpected(max: number): string {
+  return `an integer from 1 to ${max}`;
+}
+
+/**
+ * `expected` says what the value must be (a string, or built from `bound` only when the value
+ * is refused), so the message always gives the range, too-large values included.
+ */
+function parseInteger(
+  seen: Seen,
+  min: number,
+  cause: string,
+  expected: string | ((bound: number) => string),
+  bound = 0,
+): number {
   const value = INTEGER.test(seen.value) ? Number(seen.value) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min) {
-    throw invalid(seen.name, `The query parameter "${seen.name}" must be ${expected}.`, cause);
+    const range = typeof expected === 'string' ? expected : expected(bound);
+    throw invalid(seen.name, `The query parameter "${seen.name}" must be ${range}.`, cause);
   }
   return value;
 }

@@ -85,6 +85,15 @@ describe('parseCollectionQuery', () => {
       expectRefused('page=9999999999999999&page_size=100', 'page', 'INVALID_PAGE');
     });
 
+    it('names the largest page the page size allows when page is too large', () => {
+      const largest = Math.floor(Number.MAX_SAFE_INTEGER / 100) + 1;
+      expect(rejection('page=9999999999999999&page_size=100').message).toBe(
+        `The query parameter "page" must be an integer from 1 to ${largest}.`,
+      );
+      expect(parseCollectionQuery(`page=${largest}&page_size=100`, cards).page).toBe(largest);
+      expect(rejection('page=99999999999999999999').message).toContain('from 1 to ');
+    });
+
     it.each(['0', '-5', '2.5', 'ten'])('refuses page_size=%j', (value) => {
       expectRefused(`page_size=${value}`, 'page_size', 'INVALID_PAGE_SIZE');
     });
@@ -132,6 +141,19 @@ describe('parseCollectionQuery', () => {
     it('accepts offset 0 and refuses a negative offset', () => {
       expect(parseCollectionQuery('offset=0', cards).offset).toBe(0);
       expectRefused('offset=-1', 'offset', 'INVALID_OFFSET');
+    });
+
+    it('names the bound when offset is a non-negative integer too large to use', () => {
+      for (const offset of ['9999999999999999', '99999999999999999999']) {
+        const error = rejection(`offset=${offset}`);
+        expect(error.innererror?.code).toBe('INVALID_OFFSET');
+        expect(error.message).toBe(
+          `The query parameter "offset" must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}.`,
+        );
+      }
+      expect(parseCollectionQuery(`offset=${Number.MAX_SAFE_INTEGER}`, cards).offset).toBe(
+        Number.MAX_SAFE_INTEGER,
+      );
     });
 
     it('refuses page_number 0 and a limit over the maximum', () => {

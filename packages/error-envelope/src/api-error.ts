@@ -110,14 +110,17 @@ export class ApiError extends Error {
     return fromCatalogue('MALFORMED_REQUEST', message, options);
   }
 
-  /** 400 `VALIDATION_ERROR` with one detail per problem. */
+  /**
+   * 400 `VALIDATION_ERROR` with one detail per problem. The top-level `target` is the field every
+   * detail names, when they all name the same one (one problem, or several on one field).
+   */
   static validation(details: readonly ErrorDetail[], message?: string, options?: ErrorOptions) {
     const count = details.length;
     return fromCatalogue(
       'VALIDATION_ERROR',
       message ??
         `The request failed validation (${count} ${count === 1 ? 'problem' : 'problems'}).`,
-      { target: count === 1 ? details[0]?.target : undefined, ...options, details },
+      { target: sharedTarget(details), ...options, details },
     );
   }
 
@@ -312,4 +315,15 @@ function retryAfterValue(retryAfter: number | Date | undefined): string | undefi
   }
   if (typeof retryAfter !== 'number' || !Number.isFinite(retryAfter)) return undefined;
   return String(Math.min(Math.max(0, Math.ceil(retryAfter)), Number.MAX_SAFE_INTEGER));
+}
+
+/**
+ * The `target` all of `details` name, or undefined when they name different ones, or one of them
+ * names none (a problem with the whole document), or there are none.
+ */
+export function sharedTarget(details: readonly { readonly target?: string }[]): string | undefined {
+  const target = details[0]?.target;
+  if (target === undefined) return undefined;
+  for (const detail of details) if (detail.target !== target) return undefined;
+  return target;
 }

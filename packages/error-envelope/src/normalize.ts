@@ -2,7 +2,13 @@
  * @module Turns whatever reached the error handler into an ApiError: body-parser failures,
  * path parameters Express could not decode, zod validation errors, http-errors style errors, and unknown throws.
  */
-import { ApiError, type ErrorDetail, type InnerError, isApiError } from './api-error.js';
+import {
+  ApiError,
+  type ErrorDetail,
+  type InnerError,
+  isApiError,
+  sharedTarget,
+} from './api-error.js';
 import { codeForStatus, ERROR_CATALOGUE } from './catalogue.js';
 
 /** The shape of a zod issue that this package reads (zod 3 and 4 agree on it). */
@@ -52,7 +58,9 @@ const MAX_VALIDATION_DETAILS = 100;
 
 /**
  * A 400 `VALIDATION_ERROR` with one detail per zod issue (the first 100), `target` the field
- * path.
+ * path. The top-level `target` is the field every issue (listed or not) names, when they all name
+ * the same one; an issue about the whole document (`[]` for an object schema) names no field, as
+ * this cannot tell a body from a query.
  */
 export function fromZodError(error: ZodErrorLike, message?: string): ApiError {
   const details: ErrorDetail[] = error.issues.slice(0, MAX_VALIDATION_DETAILS).map((issue) => {
@@ -67,7 +75,12 @@ export function fromZodError(error: ZodErrorLike, message?: string): ApiError {
     (total > MAX_VALIDATION_DETAILS
       ? `The request failed validation (${total} problems; the first ${MAX_VALIDATION_DETAILS} are listed).`
       : undefined);
-  return ApiError.validation(details, summary, { cause: error });
+  // Over every issue, not only the listed ones: a 101st issue on another field means no one field.
+  const target =
+    total > MAX_VALIDATION_DETAILS
+      ? sharedTarget(error.issues.map((issue) => ({ target: formatFieldPath(issue.path) })))
+      : sharedTarget(details);
+  return ApiError.validation(details, summary, { target, cause: error });
 }
 
 // body-parser (and raw-body) tag their errors with `type`; see body-parser's README "Errors".

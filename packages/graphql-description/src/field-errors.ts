@@ -67,17 +67,27 @@ function answerable(
   } catch (hookError) {
     console.error('graphql-description: onError threw', hookError);
   }
-  const { message, ...envelope } = apiError.toJSON().error;
-  const http: HttpExtension = { status: apiError.status };
-  const retryAfter = retryAfterOf(apiError, settings);
-  if (retryAfter !== undefined) http.headers = { 'Retry-After': retryAfter };
-  return new GraphQLError(message, {
+  return new GraphQLError(apiError.message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
-    extensions: { ...envelope, http },
+    extensions: apiErrorExtensions(apiError, retryAfterOf(apiError, settings)),
   });
+}
+
+/**
+ * The `extensions` of a GraphQL error for `apiError`: its envelope's code, target, details and
+ * innererror, and its status (and `Retry-After`) under `http`, so every refusal has one shape.
+ */
+export function apiErrorExtensions(
+  apiError: ApiError,
+  retryAfter?: string,
+): Record<string, unknown> {
+  const { message: _message, ...envelope } = apiError.toJSON().error;
+  const http: HttpExtension = { status: apiError.status };
+  if (retryAfter !== undefined) http.headers = { 'Retry-After': retryAfter };
+  return { ...envelope, http };
 }
 
 /** The result with every field error answerable (see the module); the same object when none. */

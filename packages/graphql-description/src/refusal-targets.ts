@@ -25,16 +25,30 @@ function head(target: string): string {
 /**
  * `error` with every target that names a field of `body` (by its top-level name) prefixed with
  * `argument`; any other error, and any other target (a path parameter, a header), as it is.
+ * With `notFoundTarget`, a 404 whose target names no field of the body names that argument
+ * instead: a REST route names its own path parameter (`agreement_id`), while the GraphQL client
+ * sent the id as `id`, the only other thing it sent.
  */
-export function reRooted(error: unknown, argument: string, body: JsonSchema): unknown {
+export function reRooted(
+  error: unknown,
+  argument: string,
+  body: JsonSchema | undefined,
+  notFoundTarget?: string,
+): unknown {
   if (!isApiError(error) && !isZodError(error)) return error;
   const apiError = toApiError(error);
-  const fields = (body.properties as Readonly<Record<string, unknown>> | undefined) ?? {};
+  const fields = (body?.properties as Readonly<Record<string, unknown>> | undefined) ?? {};
+  const isBodyField = (target: string | undefined): target is string =>
+    target !== undefined && target !== '' && Object.hasOwn(fields, head(target));
   const rename = (target: string | undefined) =>
-    target !== undefined && target !== '' && Object.hasOwn(fields, head(target))
-      ? `${argument}.${target}`
-      : target;
-  const target = rename(apiError.target);
+    isBodyField(target) ? `${argument}.${target}` : target;
+  const target =
+    notFoundTarget !== undefined &&
+    apiError.status === 404 &&
+    apiError.target !== undefined &&
+    !isBodyField(apiError.target)
+      ? notFoundTarget
+      : rename(apiError.target);
   const details = apiError.details.map((detail): ErrorDetail => {
     const renamed = rename(detail.target);
     return renamed === detail.target ? detail : { ...detail, target: renamed };
@@ -57,17 +71,19 @@ export function reRooted(error: unknown, argument: string, body: JsonSchema): un
 
 /**
  * Runs a resolver that receives a body as `argument`, re-rooting the targets of what it throws
- * (see the module). The resolver's answer passes through untouched.
+ * (see the module; `notFoundTarget` as `reRooted`'s). The resolver's answer passes through
+ * untouched.
  */
 export async function withBodyTargets<T>(
   argument: string,
   body: JsonSchema | undefined,
   run: () => T | Promise<T>,
+  notFoundTarget?: string,
 ): Promise<T> {
-  if (body === undefined) return run();
+  if (body === undefined && notFoundTarget === undefined) return run();
   try {
     return await run();
   } catch (error) {
-    throw reRooted(error, argument, body);
+    throw reRooted(error, argument, body, notFoundTarget);
   }
 }

@@ -38,6 +38,7 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
 } from 'graphql';
+import { apiErrorExtensions } from './field-errors.js';
 import { withBodyTargets } from './refusal-targets.js';
 import { DateTimeScalar } from './scalars.js';
 import { LinkType, pascal, ResourceInterface, snake, TypeBuilder } from './type-builder.js';
@@ -425,7 +426,12 @@ export function graphqlSchema<Context>(
         args,
         resolve: async (_source, given: { id: string; input?: unknown }, context) => {
           const input = await validated(action.bodySource, given.input ?? {}, 'input');
-          return withBodyTargets('input', action.body, () => perform(given.id, input, context));
+          return withBodyTargets(
+            'input',
+            action.body,
+            () => perform(given.id, input, context),
+            'id',
+          );
         },
       });
       continue;
@@ -710,7 +716,9 @@ function isStandardSchema(value: unknown): value is StandardSchemaV1 {
  * The input through the create schema when it can validate (a Standard Schema); its issues as a
  * GraphQL error with the details the REST routes give the same issues (error-envelope's
  * `fromZodError`: `VALIDATION_ERROR` each, at most 100, `target` the field path with indexes in
- * brackets), under the argument's name (`input.event_types[0].name`).
+ * brackets), under the argument's name (`input.event_types[0].name`), in the extensions a
+ * resolver's refusal has: `code`, `target` (the field, when every problem is on one),
+ * `details` and `http: { status: 400 }`.
  */
 async function validated(source: unknown, input: unknown, root: string): Promise<unknown> {
   if (!isStandardSchema(source)) return input;
@@ -727,7 +735,7 @@ async function validated(source: unknown, input: unknown, root: string): Promise
   }));
   const problems = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
   const error = fromZodError({ issues }, `The input failed validation (${problems}).`);
-  throw new GraphQLError(error.message, {
-    extensions: { code: 'VALIDATION_ERROR', details: error.details },
-  });
+  // The shape a resolver's refusal gets (`target` when one field is at fault, `http.status`),
+  // built here too so that a schema run without the endpoint answers it the same way.
+  throw new GraphQLError(error.message, { extensions: apiErrorExtensions(error) });
 }

@@ -2,6 +2,7 @@
  * Sub-collections, searches, actions and complex operations of a description, as GraphQL fields.
  */
 import { type ApiDescriptionInit, describeApi } from '@resourceful/api-description';
+import { ApiError } from '@resourceful/error-envelope';
 import { type ExecutionResult, graphql, printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -149,6 +150,10 @@ function setup(mutations: string[] = []) {
         },
         actions: {
           're-activate': (id, input, context) => {
+            // As a REST app's store refuses it, naming its own path parameter.
+            if (id === 'A-404') {
+              throw ApiError.notFound('No such agreement.', { target: 'agreement_id' });
+            }
             calls.push({ what: 're-activate', args: { id, input, context } });
             return { ...agreement, state: 'ACTIVE' };
           },
@@ -300,7 +305,9 @@ describe('graphqlSchema: complex operations', () => {
     const res = await run('{ refund_summary(currency: "EURO") { count } }');
     expect(res.errors?.[0]?.extensions).toEqual({
       code: 'VALIDATION_ERROR',
+      target: 'currency',
       details: [expect.objectContaining({ target: 'currency' })],
+      http: { status: 400 },
     });
   });
 
@@ -361,6 +368,16 @@ describe('graphqlSchema: complex operations', () => {
       details: [expect.objectContaining({ target: 'input.note' })],
     });
     expect(calls).toHaveLength(1);
+  });
+
+  it('names the id argument the client sent as the target of an action’s 404', async () => {
+    const { run } = setup(['reActivateAgreement']);
+    for (const input of ['', ', input: { note: "back" }']) {
+      const res = await run(`mutation { re_activate_agreement(id: "A-404"${input}) { id } }`);
+      const refusal = res.errors?.[0]?.originalError;
+      expect(refusal).toBeInstanceOf(ApiError);
+      expect(refusal).toMatchObject({ status: 404, code: 'NOT_FOUND', target: 'id' });
+    }
   });
 
   it('refuses to make a query field of a computed or transient operation a mutation', () => {

@@ -155,9 +155,11 @@ describe('graphqlSchema: resolving', () => {
     );
     expect(bad.errors?.[0]?.extensions).toEqual({
       code: 'VALIDATION_ERROR',
+      target: 'input.number',
       details: [
         { code: 'VALIDATION_ERROR', message: 'must be 12 to 19 digits', target: 'input.number' },
       ],
+      http: { status: 400 },
     });
     expect(cards).toHaveLength(3);
     const good = await run(

@@ -128,13 +128,23 @@ function dispatch(
   };
   try {
     const result = version.handler(req, res, done);
-    // `||`, as Express 5's router routes a rejection: a falsy reason (`''`, `0`, `false`)
+    // Any thenable, as Express 5's router (router 2's `isPromise`) waits on one, not only a
+    // native promise. `||`, as it routes a rejection: a falsy reason (`''`, `0`, `false`)
     // handed to `next` as it is would mean "no error" and run the next route.
-    if (result instanceof Promise)
-      result.catch((error: unknown) => done(error || new Error('Rejected promise')));
+    if (isThenable(result))
+      result.then(undefined, (error: unknown) => done(error || new Error('Rejected promise')));
   } catch (error) {
     done(error);
   }
+}
+
+/** A promise or promise-like result (the `is-promise` test router 2 makes). */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 const DISCOVERY_METHODS = ['GET', 'HEAD', 'OPTIONS'];

@@ -143,6 +143,20 @@ describeEachExpress('versionedRouter', (express) => {
       expectErrorEnvelope(await request(outer).get('/v3/x'), 500);
     });
 
+    it('routes the rejection of a thenable that is no native promise, as Express 5 does', async () => {
+      const outer = express();
+      const thenable = {
+        // biome-ignore lint/suspicious/noThenProperty: the promise-like a handler may return
+        then(_onFulfilled: unknown, onRejected: (reason: unknown) => void) {
+          onRejected(new Error('thenable rejected'));
+        },
+      };
+      outer.use(versionedRouter({ versions: { v1: () => thenable } }));
+      outer.use((_req: unknown, res: { end: (body: string) => void }) => res.end('next route'));
+      outer.use(errorHandler({ onError: () => {} }));
+      expectErrorEnvelope(await request(outer).get('/v1/x'), 500);
+    });
+
     it.each([
       ['an empty string', ''],
       ['0', 0],
