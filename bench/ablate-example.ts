@@ -2,7 +2,8 @@
  * The marginal cost of each middleware inside the example's whole stack, measured in process:
  * the list GET of full-stack.bench.ts answered by the full app and by the same app with one
  * layer taken out of its router stack (and by bare Express 5 answering the captured body, and
- * by the stack with ten pass-through layers added: the price of an Express layer), each on an
+ * by the stack with ten pass-through layers added: the price of an Express layer, and by the same
+ * answer written by hand as one route, the floor), each on an
  * in-memory keep-alive connection (in-process.ts), in alternating rounds, CPU time per request
  * (process.cpuUsage; no load generator, no network, so far less noise than a load run; the
  * kernel's part of the socket writes is not measured). A diagnostic, not a benchmark (run-all.ts
